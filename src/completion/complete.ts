@@ -1,0 +1,76 @@
+// Completion in Cobra's `__complete` protocol, which kubectl uses for plugins: one candidate per line
+// (`value\tdescription`), then `:<directive>`. Pure: cluster look-ups are passed in.
+
+export const Directive = { default: 0, noSpace: 2, noFileComp: 4 } as const;
+
+export interface FlagSpec {
+  name: string;
+  char?: string | undefined;
+  takesValue: boolean;
+  options?: readonly string[] | undefined;
+  summary?: string | undefined;
+}
+
+export interface CommandSpec {
+  id: string;
+  summary?: string | undefined;
+  flags: FlagSpec[];
+  /** whether positional arguments name Deployments */
+  takesDeployments: boolean;
+}
+
+export interface Lookups {
+  namespaces(): Promise<string[]>;
+  deployments(namespace: string | undefined): Promise<string[]>;
+  contexts(): string[];
+}
+
+export interface Completion {
+  candidates: string[];
+  directive: number;
+}
+
+/** Flag values typed so far that change what the cluster look-ups see (namespace, context, kubeconfig). */
+export function typedFlag(words: string[], spec: CommandSpec | undefined, name: string): string | undefined {
+  const flag = spec?.flags.find((f) => f.name === name);
+  for (let i = 0; i < words.length - 1; i++) {
+    const w = words[i] as string;
+    if (w === `--${name}` || (flag?.char && w === `-${flag.char}`)) return words[i + 1];
+    if (w.startsWith(`--${name}=`)) return w.slice(name.length + 3);
+  }
+  return undefined;
+}
+
+export async function complete(words: string[], commands: CommandSpec[], lookups: Lookups): Promise<Completion> {
+  const current = words.at(-1) ?? '';
+  const before = words.slice(0, -1);
+  const visible = commands.filter((c) => !c.id.startsWith('_'));
+  const command = visible.find((c) => c.id === before[0]);
+  if (!command) {
+    if (before.length > 0) return { candidates: [], directive: Directive.noFileComp };
+    return { candidates: visible.filter((c) => c.id.startsWith(current)).map((c) => `${c.id}\t${c.summary ?? ''}`), directive: Directive.noFileComp };
+  }
+
+  const previous = before.at(-1) ?? '';
+  const valueOf = command.flags.find((f) => f.takesValue && (previous === `--${f.name}` || (f.char && previous === `-${f.char}`)));
+  if (valueOf) return completeValue(valueOf, lookups, current);
+
+  if (current.startsWith('-')) {
+    const candidates = command.flags.flatMap((f) => [`--${f.name}`, ...(f.char ? [`-${f.char}`] : [])].map((n) => `${n}\t${f.summary ?? ''}`));
+    return { candidates: candidates.filter((c) => c.startsWith(current)), directive: Directive.noFileComp };
+  }
+  if (!command.takesDeployments) return { candidates: [], directive: Directive.noFileComp };
+  const names = await lookups.deployments(typedFlag(words, command, 'namespace'));
+  const typed = new Set(before.slice(1));
+  return { candidates: names.filter((n) => n.startsWith(current) && !typed.has(n)), directive: Directive.noFileComp };
+}
+
+async function completeValue(flag: FlagSpec, lookups: Lookups, current: string): Promise<Completion> {
+  let values: string[];
+  if (flag.options) values = [...flag.options];
+  else if (flag.name === 'namespace') values = await lookups.namespaces();
+  else if (flag.name === 'context') values = lookups.contexts();
+  else if (flag.name === 'kubeconfig') return { candidates: [], directive: Directive.default };
+  else values = [];
+  return { candidates: values.filter((v) => v.startsWith(current)), directive: Directive.noFileComp };
+}

@@ -1,0 +1,62 @@
+import type { KubeClient } from './client.ts';
+import { isApiError, type ApiError } from './errors.ts';
+import { resourcePath, type ResourceType } from './resources.ts';
+import type { KubeObject, List } from './types.ts';
+
+/** One list or get. `optional` queries record a failure instead of failing the whole snapshot. */
+export interface Query {
+  resource: ResourceType;
+  namespace?: string | undefined;
+  /** get one object; a missing object yields no items rather than an error */
+  name?: string | undefined;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  optional?: boolean;
+}
+
+export type Fetched<T> = { items: T[]; error?: undefined } | { items: T[]; error: ApiError };
+
+const PAGE = 500;
+
+/** Lists (all pages) or gets what one query names. Not found on a get means "no such object", not an error. */
+export async function fetchQuery<T extends KubeObject>(client: KubeClient, query: Query): Promise<T[]> {
+  const path = resourcePath(query.resource, { namespace: query.namespace, name: query.name });
+  const target = { verb: query.name ? 'get' : 'list', resource: query.resource.display, namespace: query.namespace, name: query.name };
+  if (query.name) {
+    try {
+      return [await client.request<T>('GET', path, target)];
+    } catch (err) {
+      if (isApiError(err, 'NotFound')) return [];
+      throw err;
+    }
+  }
+  const items: T[] = [];
+  let next: string | undefined;
+  do {
+    const page: List<T> = await client.request<List<T>>('GET', path, target, {
+      query: { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector, limit: PAGE, continue: next },
+    });
+    items.push(...page.items);
+    next = page.metadata.continue || undefined;
+  } while (next);
+  return items;
+}
+
+/**
+ * Fetches every query in one parallel round. Required queries reject the whole snapshot with their typed error;
+ * optional ones (e.g. cluster-wide reads a namespaced user may not have) keep theirs beside an empty list.
+ */
+export async function fetchAll<K extends string>(client: KubeClient, queries: Record<K, Query>): Promise<Record<K, Fetched<KubeObject>>> {
+  const entries = Object.entries(queries) as [K, Query][];
+  const results = await Promise.all(
+    entries.map(async ([key, query]): Promise<[K, Fetched<KubeObject>]> => {
+      try {
+        return [key, { items: await fetchQuery(client, query) }];
+      } catch (err) {
+        if (query.optional && isApiError(err) && err.kind !== 'Unreachable') return [key, { items: [], error: err }];
+        throw err;
+      }
+    }),
+  );
+  return Object.fromEntries(results) as Record<K, Fetched<KubeObject>>;
+}
