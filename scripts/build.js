@@ -17,6 +17,9 @@ await build({
   legalComments: 'none',
   sourcemap: 'linked',
   logLevel: 'warning',
+  // Ink loads React DevTools only when DEV=true; it is not shipped.
+  external: ['react-devtools-core'],
+  define: { 'process.env.NODE_ENV': '"production"' },
   // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });

@@ -1,6 +1,12 @@
 // Every command, by id (oclif's "explicit" discovery: the bundle needs no directory scan at start-up).
 import CompleteCommand from './commands/__complete.ts';
+import DisableGate from './commands/disable-gate.ts';
+import EnableGate from './commands/enable-gate.ts';
+import Status from './commands/status.ts';
 
 export const COMMANDS = {
+  'enable-gate': EnableGate,
+  'disable-gate': DisableGate,
+  status: Status,
   __complete: CompleteCommand,
 };

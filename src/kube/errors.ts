@@ -60,6 +60,7 @@ export function isApiError(err: unknown, kind?: ApiErrorKind): err is ApiError {
 }
 
 const kindByStatus: Record<number, ApiErrorKind> = {
+  400: 'Invalid',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',

@@ -1,0 +1,20 @@
+import { GateCommand, gateArgs, gateDescriptionTail, gateFlags } from '../gate-command.ts';
+
+export default class DisableGate extends GateCommand {
+  static override summary = "Remove HAPTIC's readiness gate from Deployments.";
+  static override description = `Removes only the readinessGates entry of the HAPTIC condition type (other gates stay), and the readinessGates field when it becomes empty. A Deployment without the gate is left alone (no write). Removing the gate changes the pod template, so it starts a rollout.
+
+${gateDescriptionTail}`;
+  static override examples = [
+    { description: 'Preview the change', command: 'kubectl haptic disable-gate web -n shop --dry-run=client' },
+    { description: 'Remove the gate from every Deployment in the namespace', command: 'kubectl haptic disable-gate --all -n shop' },
+  ];
+  static override args = gateArgs;
+  static override flags = gateFlags;
+  protected readonly action = 'disable' as const;
+
+  async run(): Promise<void> {
+    const { flags, argv } = await this.parse(DisableGate);
+    await this.runGate(false, flags, argv as string[]);
+  }
+}

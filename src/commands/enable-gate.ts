@@ -1,0 +1,30 @@
+import { Flags } from '@oclif/core';
+import { GateCommand, gateArgs, gateDescriptionTail, gateFlags } from '../gate-command.ts';
+
+export default class EnableGate extends GateCommand {
+  static override summary = "Add HAPTIC's readiness gate to Deployments, after checking their pods could become Ready.";
+  static override description = `Adds {conditionType: haproxy-haptic.org/load-balancer-ready} to spec.template.spec.readinessGates, keeping every other gate and field. A Deployment that already has the gate is left alone (no write).
+
+Before writing, preflight checks must pass (--force overrides the blocking ones): a Service selects the pod template (HAPTIC only gates pods listed in an EndpointSlice), a HAPTIC installation exists with a controller leader, and its gate feature is on (the controller may patch pods/status). Warnings (single replica taken down first, Recreate strategy, paused Deployment, a gate type that looks like a typo) do not block.
+
+The patch is a JSON patch guarded by test operations: if the Deployment changes between read and write, it is re-read and retried once, never overwritten. Adding the gate changes the pod template, so it starts a rollout.
+
+${gateDescriptionTail}`;
+  static override examples = [
+    { description: 'Preview the change without writing', command: 'kubectl haptic enable-gate web -n shop --dry-run=client' },
+    { description: 'Add the gate to one Deployment', command: 'kubectl haptic enable-gate deployment/web -n shop' },
+    { description: 'Every Deployment labelled tier=frontend, as JSON', command: 'kubectl haptic enable-gate -l tier=frontend -o json' },
+    { description: 'Add it although no Service selects the pods yet', command: 'kubectl haptic enable-gate web --force' },
+  ];
+  static override args = gateArgs;
+  static override flags = {
+    ...gateFlags,
+    force: Flags.boolean({ summary: 'Write even when a blocking preflight check fails.' }),
+  };
+  protected readonly action = 'enable' as const;
+
+  async run(): Promise<void> {
+    const { flags, argv } = await this.parse(EnableGate);
+    await this.runGate(flags.force, flags, argv as string[]);
+  }
+}

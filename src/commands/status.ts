@@ -1,0 +1,75 @@
+import { Args, Flags } from '@oclif/core';
+import { EXIT_CODES_HELP, KubeCommand, outputFlag } from '../base-command.ts';
+import { parseDuration } from '../kube/duration.ts';
+import { ExitCode, UserError } from '../kube/errors.ts';
+import { GATE_CONDITION } from '../haptic/names.ts';
+import { loadStatus } from '../services/status.ts';
+import { deploymentNames, resolveDeployments } from '../services/targets.ts';
+import { waitForRollouts } from '../services/wait.ts';
+import { formatStructured } from '../ui/output.ts';
+import { statusText } from '../ui/status-text.ts';
+import { colorEnabled, painter } from '../ui/style.ts';
+
+export default class Status extends KubeCommand {
+  static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
+  static override description = `Shows, for a Deployment's rollout, each new pod's containers, HAPTIC gate condition, Ready condition, endpoint in each selecting Service and whether HAProxy routes to it on every HAProxy pod; each old pod's termination and drain; and HAPTIC's leader and fleet.
+
+Without a name, every Deployment in the namespace (or matching -l; -A for all namespaces). One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout). --watch draws a live view until the rollout completes. --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are gone), 1 when it failed (progress deadline exceeded), 2 on --timeout.
+
+${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
+  static override examples = [
+    { description: 'One-shot view of a rollout', command: 'kubectl haptic status web -n shop' },
+    { description: 'Live view until the rollout completes', command: 'kubectl haptic status deployment/web --watch' },
+    { description: 'In CI: wait for the rollout and for old pods to drain, at most 5 minutes', command: 'kubectl haptic status web --wait --drained --timeout 5m' },
+    { description: 'Every gated Deployment labelled tier=frontend in all namespaces, as JSON', command: 'kubectl haptic status -A -l tier=frontend -o json' },
+  ];
+  static override args = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };
+  static override flags = {
+    selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to show.' }),
+    'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
+    output: outputFlag,
+    watch: Flags.boolean({ char: 'w', summary: 'Live view (terminal only) until the rollout completes.', exclusive: ['wait', 'output'] }),
+    wait: Flags.boolean({ summary: 'No UI: log transitions and exit when the rollout completes, fails or times out.', exclusive: ['output'] }),
+    timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit).', default: '0' }),
+    drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
+    'condition-type': Flags.string({ summary: 'Readiness gate condition type.', default: GATE_CONDITION }),
+  };
+
+  async run(): Promise<void> {
+    const { flags, args } = await this.parse(Status);
+    const names = args.name ? deploymentNames([args.name]) : [];
+    const timeoutMs = parseDuration(flags.timeout, '--timeout');
+    if (flags.watch && !process.stdout.isTTY) throw new UserError('--watch needs a terminal; use --wait (one line per transition) or -o json when output is piped');
+    const client = this.client(flags);
+    const selection = {
+      namespace: flags['all-namespaces'] ? undefined : client.connection.namespace,
+      names,
+      selector: flags.selector,
+      all: !names.length && !flags.selector,
+    };
+    const conditionType = flags['condition-type'];
+    if (flags.watch) {
+      const deployments = await resolveDeployments(client, selection);
+      if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
+      const { watchRollout } = await import('../ui/ink/watch.tsx');
+      const code = await watchRollout(client, deployments[0]!, { conditionType, drained: flags.drained });
+      if (code !== ExitCode.ok) this.exit(code);
+      return;
+    }
+    if (flags.wait) {
+      const deployments = await resolveDeployments(client, selection);
+      const code = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, log: (line) => process.stdout.write(`${line}\n`) });
+      if (code !== ExitCode.ok) this.exit(code);
+      return;
+    }
+    const now = Date.now();
+    const models = await loadStatus(client, { ...selection, conditionType }, now);
+    if (flags.output) {
+      const format = flags.output as 'json' | 'yaml';
+      process.stdout.write(formatStructured(models.length === 1 && names.length ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models }, format));
+      return;
+    }
+    const paint = painter(colorEnabled());
+    process.stdout.write(models.map((m) => statusText(m, now, paint)).join('\n'));
+  }
+}

@@ -1,0 +1,36 @@
+import type { HapticInputs } from '../model/haptic.ts';
+import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
+import type { KubeClient } from './client.ts';
+import type { ApiError } from './errors.ts';
+import { R } from './resources.ts';
+import { fetchAll, fetchQuery, type Fetched } from './snapshot.ts';
+import type { Lease } from './types.ts';
+
+/**
+ * Everything about HAPTIC installations, cluster-wide: template configs, rendered configs, HAPTIC's pods and the
+ * RBAC that says whether the gate feature is on — one parallel round; the Leases of each installation namespace
+ * are asked for as soon as the template configs are known. A user who may not read some of it gets the rest.
+ */
+export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
+  const templateConfigs = fetchAll(client, { templateConfigs: { resource: R.haproxytemplateconfigs, optional: true } });
+  const leases = templateConfigs.then(async ({ templateConfigs: htcs }): Promise<Fetched<Lease>> => {
+    const namespaces = [...new Set(htcs.items.map((h) => h.metadata.namespace ?? ''))];
+    try {
+      const lists = await Promise.all(namespaces.map((namespace) => fetchQuery<Lease>(client, { resource: R.leases, namespace })));
+      return { items: lists.flat() };
+    } catch (err) {
+      return { items: [], error: err as ApiError };
+    }
+  });
+  const [first, rest, leaseList] = await Promise.all([
+    templateConfigs,
+    fetchAll(client, {
+      haproxyCfgs: { resource: R.haproxycfgs, optional: true },
+      pods: { resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, optional: true },
+      clusterRoles: { resource: R.clusterroles, optional: true },
+      clusterRoleBindings: { resource: R.clusterrolebindings, optional: true },
+    }),
+    leases,
+  ]);
+  return { ...first, ...rest, leases: leaseList } as HapticInputs;
+}

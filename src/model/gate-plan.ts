@@ -1,0 +1,38 @@
+import fastJsonPatch, { type Operation } from 'fast-json-patch';
+import type { Deployment } from '../kube/types.ts';
+
+export type GateAction = 'enable' | 'disable';
+
+export interface GatePlan {
+  changed: boolean;
+  gatesBefore: string[];
+  gatesAfter: string[];
+  /** JSON patch (RFC 6902) with `test` operations first: a concurrent spec change makes the server refuse it */
+  patch: Operation[];
+}
+
+/**
+ * Adds or removes one readiness gate, keeping every other gate and field. The patch is the diff of plain JSON
+ * computed by fast-json-patch, guarded by tests of metadata.generation (bumped by any spec change) and of the
+ * current readinessGates value, so a concurrent edit fails instead of being overwritten.
+ */
+export function planGate(deployment: Deployment, action: GateAction, conditionType: string): GatePlan {
+  const before = structuredClone(deployment);
+  const after = structuredClone(deployment);
+  const gates = before.spec.template.spec.readinessGates;
+  const gatesBefore = (gates ?? []).map((g) => g.conditionType);
+  const has = gatesBefore.includes(conditionType);
+  if (action === 'enable' && !has) {
+    after.spec.template.spec.readinessGates = [...(gates ?? []), { conditionType }];
+  } else if (action === 'disable' && has) {
+    const kept = (gates ?? []).filter((g) => g.conditionType !== conditionType);
+    if (kept.length) after.spec.template.spec.readinessGates = kept;
+    else delete after.spec.template.spec.readinessGates;
+  }
+  const diff = fastJsonPatch.compare(before, after);
+  const gatesAfter = (after.spec.template.spec.readinessGates ?? []).map((g) => g.conditionType);
+  if (diff.length === 0) return { changed: false, gatesBefore, gatesAfter, patch: [] };
+  const guards: Operation[] = [{ op: 'test', path: '/metadata/generation', value: deployment.metadata.generation }];
+  if (gates) guards.push({ op: 'test', path: '/spec/template/spec/readinessGates', value: gates });
+  return { changed: true, gatesBefore, gatesAfter, patch: [...guards, ...diff] };
+}

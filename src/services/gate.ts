@@ -1,0 +1,145 @@
+import type { Operation } from 'fast-json-patch';
+import { loadHaptic } from '../kube/haptic-snapshot.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { ExitCode, exitCodeOf, isApiError, oneLine } from '../kube/errors.ts';
+import { R, resourcePath } from '../kube/resources.ts';
+import { fetchQuery } from '../kube/snapshot.ts';
+import type { Deployment, PodTemplate, Service } from '../kube/types.ts';
+import { preflight } from '../diagnose/preflight.ts';
+import type { Finding } from '../diagnose/finding.ts';
+import { buildHaptic } from '../model/haptic.ts';
+import { planGate, type GateAction } from '../model/gate-plan.ts';
+import { resolveDeployments, type TargetSelection } from './targets.ts';
+
+export type DryRun = 'none' | 'client' | 'server';
+export type GateResult = 'added' | 'removed' | 'unchanged' | 'refused' | 'failed';
+
+export interface GateOptions extends TargetSelection {
+  action: GateAction;
+  conditionType: string;
+  dryRun: DryRun;
+  force: boolean;
+  /** test seam: runs between reading a Deployment and patching it */
+  beforePatch?: ((deployment: Deployment) => Promise<void>) | undefined;
+}
+
+export interface GateRecord {
+  name: string;
+  namespace: string;
+  action: GateAction;
+  result: GateResult;
+  dryRun: DryRun;
+  conditionType: string;
+  /** the Deployment's revision after the write (a new one when the write started a rollout) */
+  revision?: string | undefined;
+  gatesBefore: string[];
+  gatesAfter: string[];
+  patch: Operation[];
+  findings: Finding[];
+  templateBefore?: PodTemplate | undefined;
+  templateAfter?: PodTemplate | undefined;
+  error?: string | undefined;
+  /** the exit code the error alone would have: 4 for forbidden, unauthorized, unreachable */
+  errorExitCode?: number | undefined;
+}
+
+/** enable-gate / disable-gate: resolve every target first, then plan, check and patch each on its own. */
+export async function applyGate(client: KubeClient, options: GateOptions): Promise<GateRecord[]> {
+  const deployments = await resolveDeployments(client, options);
+  const needsPreflight = options.action === 'enable' && deployments.some((d) => planGate(d, 'enable', options.conditionType).changed);
+  const [services, haptic] = needsPreflight
+    ? await Promise.all([fetchQuery<Service>(client, { resource: R.services, namespace: options.namespace }), loadHaptic(client)])
+    : [[], undefined];
+  const hapticModel = haptic && buildHaptic(haptic, Date.now());
+  const records: GateRecord[] = [];
+  for (const deployment of deployments) {
+    const findings = hapticModel ? preflight({ deployment, services, haptic: hapticModel, conditionType: options.conditionType }) : [];
+    records.push(await gateOne(client, deployment, findings, options));
+  }
+  return records;
+}
+
+async function gateOne(client: KubeClient, deployment: Deployment, findings: Finding[], options: GateOptions): Promise<GateRecord> {
+  const plan = planGate(deployment, options.action, options.conditionType);
+  const record: GateRecord = {
+    name: deployment.metadata.name,
+    namespace: deployment.metadata.namespace ?? options.namespace ?? '',
+    action: options.action,
+    result: 'unchanged',
+    dryRun: options.dryRun,
+    conditionType: options.conditionType,
+    revision: revisionOf(deployment),
+    gatesBefore: plan.gatesBefore,
+    gatesAfter: plan.gatesAfter,
+    patch: plan.patch,
+    findings: plan.changed ? findings : [],
+  };
+  if (!plan.changed) return record;
+  record.templateBefore = deployment.spec.template;
+  record.templateAfter = { ...deployment.spec.template, spec: { ...deployment.spec.template.spec, readinessGates: plan.gatesAfter.map((conditionType) => ({ conditionType })) } };
+  if (!plan.gatesAfter.length) delete record.templateAfter.spec.readinessGates;
+  const blockers = findings.filter((f) => f.severity === 'blocker');
+  if (blockers.length && !options.force) return { ...record, result: 'refused' };
+  const done: GateResult = options.action === 'enable' ? 'added' : 'removed';
+  if (options.dryRun === 'client') return { ...record, result: done };
+  try {
+    const patched = await patchWithRetry(client, deployment, options);
+    record.patch = patched.patch;
+    if (!patched.changed) return record;
+    record.result = done;
+    if (options.dryRun === 'none') record.revision = await observedRevision(client, patched.deployment);
+    return record;
+  } catch (err) {
+    return { ...record, result: 'failed', error: oneLine(err), errorExitCode: exitCodeOf(err) };
+  }
+}
+
+const isConflict = (err: unknown) => isApiError(err, 'Conflict') || (isApiError(err, 'Invalid') && /test/i.test(err.message) && /fail/i.test(err.message));
+
+/** Sends the guarded patch; after a conflict it re-reads and re-plans once, then reports the conflict. */
+async function patchWithRetry(client: KubeClient, deployment: Deployment, options: GateOptions): Promise<{ deployment: Deployment; patch: Operation[]; changed: boolean }> {
+  let current = deployment;
+  for (let attempt = 0; ; attempt++) {
+    const plan = planGate(current, options.action, options.conditionType);
+    if (!plan.changed) return { deployment: current, patch: [], changed: false };
+    await options.beforePatch?.(current);
+    const { name, namespace } = current.metadata;
+    const target = { verb: 'patch', resource: R.deployments.display, namespace, name };
+    try {
+      const result = await client.request<Deployment>('PATCH', resourcePath(R.deployments, { namespace, name }), target, {
+        body: plan.patch,
+        contentType: 'application/json-patch+json',
+        query: { dryRun: options.dryRun === 'server' ? 'All' : undefined, fieldManager: 'kubectl-haptic' },
+      });
+      return { deployment: result, patch: plan.patch, changed: true };
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      if (attempt >= 1) throw new Error(`conflict: deployments.apps "${name}" changed again while retrying; nothing was written, run the command again`, { cause: err });
+      const [fresh] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name });
+      if (!fresh) throw new Error(`deployments.apps "${name}" was deleted while this command ran`);
+      current = fresh;
+    }
+  }
+}
+
+function revisionOf(deployment: Deployment): string | undefined {
+  return deployment.metadata.annotations?.['deployment.kubernetes.io/revision'];
+}
+
+/** The Deployment controller stamps the new revision once it observes the new generation; wait a little for it. */
+async function observedRevision(client: KubeClient, written: Deployment, timeoutMs = 5000): Promise<string | undefined> {
+  const { name, namespace, generation = 0 } = written.metadata;
+  const deadline = Date.now() + timeoutMs;
+  let latest = written;
+  while ((latest.status?.observedGeneration ?? 0) < generation && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    latest = (await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name }))[0] ?? latest;
+  }
+  return revisionOf(latest);
+}
+
+/** 4 when a write was refused by the cluster itself (forbidden, unreachable…), 1 when any target failed or was refused. */
+export function gateExitCode(records: GateRecord[]): ExitCode {
+  if (records.some((r) => r.errorExitCode === ExitCode.cluster)) return ExitCode.cluster;
+  return records.some((r) => r.result === 'failed' || r.result === 'refused') ? ExitCode.failed : ExitCode.ok;
+}

@@ -1,0 +1,49 @@
+import type { KubeClient } from '../kube/client.ts';
+import { isApiError, UserError } from '../kube/errors.ts';
+import { parseTargetName, R } from '../kube/resources.ts';
+import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
+import type { Deployment } from '../kube/types.ts';
+
+export interface TargetSelection {
+  /** undefined: every namespace (-A) */
+  namespace: string | undefined;
+  names: string[];
+  selector?: string | undefined;
+  all?: boolean | undefined;
+}
+
+/** Checks the shape of NAME / kind/NAME arguments before any request: only Deployments are supported. */
+export function deploymentNames(args: string[]): string[] {
+  return args.map((arg) => {
+    const { kind, name } = parseTargetName(arg);
+    if (!name) throw new UserError(`invalid target "${arg}": use NAME or deployment/NAME`);
+    if (kind !== 'deployment') throw new UserError(`${kind} "${name}": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)`);
+    return name;
+  });
+}
+
+/**
+ * Resolves the Deployments a command acts on, all before any write: named ones must all exist, a selector or
+ * --all must match at least one. An unknown namespace is named as such.
+ */
+export async function resolveDeployments(client: KubeClient, sel: TargetSelection): Promise<Deployment[]> {
+  if (sel.names.length && (sel.selector || sel.all)) throw new UserError('name Deployments or use -l/--all, not both');
+  if (!sel.names.length && !sel.selector && !sel.all) throw new UserError('no Deployments given: name them (NAME or deployment/NAME), or use -l SELECTOR or --all');
+  const { namespace } = sel;
+  if (namespace === undefined && sel.names.length) throw new UserError('a Deployment cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
+  const found = sel.names.length
+    ? await Promise.all(sel.names.map((name) => fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name }).then((items) => ({ name, item: items[0] }))))
+    : (await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, labelSelector: sel.selector })).map((item) => ({ name: item.metadata.name, item }));
+  const missing = found.filter((f) => !f.item).map((f) => f.name);
+  if (namespace !== undefined && (missing.length || found.length === 0)) await assertNamespaceExists(client, namespace);
+  if (missing.length) throw new UserError(`deployments.apps ${missing.map((m) => `"${m}"`).join(', ')} not found in namespace "${namespace}"`);
+  const where = namespace === undefined ? 'any namespace' : `namespace "${namespace}"`;
+  if (found.length === 0) throw new UserError(sel.selector ? `no Deployments in ${where} match -l ${sel.selector}` : `no Deployments in ${where}`);
+  return found.map((f) => f.item as Deployment).sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+}
+
+async function assertNamespaceExists(client: KubeClient, namespace: string): Promise<void> {
+  const { ns } = await fetchAll(client, { ns: { resource: R.namespaces, name: namespace, optional: true } });
+  if (!ns.error && ns.items.length === 0) throw new UserError(`namespace "${namespace}" not found`);
+  if (ns.error && !isApiError(ns.error, 'Forbidden')) throw ns.error;
+}

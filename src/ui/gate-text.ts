@@ -1,0 +1,45 @@
+import type { GateRecord } from '../services/gate.ts';
+import { lineDiff } from './diff.ts';
+import { findingLines } from './findings-text.ts';
+import { toYaml } from './output.ts';
+import type { Painter } from './style.ts';
+
+const verb = { enable: 'added', disable: 'removed' } as const;
+
+/** kubectl-like result lines for enable-gate / disable-gate, one block per Deployment. */
+export function gateText(records: GateRecord[], paint: Painter): string {
+  return records.map((r) => recordLines(r, paint).join('\n')).join('\n\n') + '\n';
+}
+
+function recordLines(r: GateRecord, paint: Painter): string[] {
+  const head = `deployment.apps/${r.name}`;
+  const lines: string[] = [];
+  const dry = r.dryRun === 'none' ? '' : ` (dry run: ${r.dryRun}${r.dryRun === 'server' ? ', accepted by the API server' : ''}; nothing written)`;
+  switch (r.result) {
+    case 'unchanged':
+      lines.push(`${head} unchanged (gate ${r.conditionType} ${r.action === 'enable' ? 'already present' : 'not present'})`);
+      break;
+    case 'refused': {
+      const blockers = r.findings.filter((f) => f.severity === 'blocker').length;
+      lines.push(`${head} ${paint('red', 'refused')}: ${blockers} preflight check${blockers === 1 ? '' : 's'} failed; nothing written (--force ${r.action === 'enable' ? 'adds' : 'removes'} the gate anyway)`);
+      break;
+    }
+    case 'failed':
+      lines.push(`${head} ${paint('red', 'failed')}: ${r.error ?? 'unknown error'}`);
+      break;
+    default:
+      lines.push(`${head} gate ${paint('green', verb[r.action])}${dry}`);
+  }
+  for (const f of r.findings) lines.push(...findingLines(f, paint));
+  if (r.dryRun === 'client' && r.result !== 'unchanged') {
+    lines.push(`  patch (application/json-patch+json): ${JSON.stringify(r.patch)}`);
+    if (r.templateBefore && r.templateAfter) {
+      lines.push('  pod template:');
+      lines.push(...lineDiff(toYaml(r.templateBefore), toYaml(r.templateAfter)).map((l) => `    ${l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l}`));
+    }
+  }
+  if (r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed')) {
+    lines.push(`  the pod template changed, so a rollout started${r.revision ? ` (revision ${r.revision})` : ''}; follow it with: kubectl haptic status ${r.name} -n ${r.namespace} --watch`);
+  }
+  return lines;
+}

@@ -1,0 +1,96 @@
+import { Box, Text } from 'ink';
+import type { Finding } from '../../diagnose/finding.ts';
+import type { RolloutModel } from '../../model/rollout.ts';
+import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from '../status-rows.ts';
+
+const toneColor: Record<Tone, string | undefined> = { good: 'green', wait: 'yellow', bad: 'red', muted: 'gray', plain: undefined };
+
+function Row({ cells, widths }: { cells: Cell[]; widths: number[] }) {
+  return (
+    <Box>
+      {cells.map((c, i) => (
+        <Box key={i} width={(widths[i] ?? 0) + 3} flexShrink={0}>
+          <Text color={toneColor[c.tone]} wrap="truncate">
+            {c.text}
+          </Text>
+        </Box>
+      ))}
+    </Box>
+  );
+}
+
+function Table({ header, rows }: { header: string[]; rows: Cell[][] }) {
+  const all = [header.map((h) => ({ text: h, tone: 'plain' as Tone })), ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]?.text.length ?? 0)));
+  return (
+    <Box flexDirection="column">
+      <Row cells={all[0] ?? []} widths={widths} />
+      {rows.map((r, i) => (
+        <Row key={i} cells={r} widths={widths} />
+      ))}
+    </Box>
+  );
+}
+
+export interface StatusViewProps {
+  model: RolloutModel;
+  now: number;
+  finding?: Finding | undefined;
+  problem?: string | undefined;
+}
+
+/** The live status: rollout header, new pods gating, old pods draining, HAPTIC leader and fleet. */
+export function StatusView({ model, now, finding, problem }: StatusViewProps) {
+  const head = headline(model);
+  return (
+    <Box flexDirection="column">
+      <Text bold>{summaryLine(model)}</Text>
+      <Text color={toneColor[head.tone]}>{head.text}</Text>
+      <Text>  {countsLine(model)}</Text>
+      {model.newReplicaSet && (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>
+            NEW PODS <Text dimColor>replicaset/{model.newReplicaSet.name} (revision {model.newReplicaSet.revision ?? '?'})</Text>
+          </Text>
+          {model.newPods.length ? <Table header={NEW_POD_HEADER} rows={model.newPods.map((p) => newPodRow(p, now))} /> : <Text dimColor>  no pods yet</Text>}
+        </Box>
+      )}
+      {model.oldPods.length > 0 && (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>OLD PODS <Text dimColor>draining</Text></Text>
+          <Table header={OLD_POD_HEADER} rows={model.oldPods.map((p) => oldPodRow(p, now))} />
+        </Box>
+      )}
+      <Box flexDirection="column" marginTop={1}>
+        {model.installations.length ? (
+          model.installations.map((i) => {
+            const line = installationLine(i);
+            return (
+              <Text key={`${i.namespace}/${i.templateConfig}`} color={toneColor[line.tone]}>
+                {line.text}
+              </Text>
+            );
+          })
+        ) : (
+          <Text color="red">HAPTIC: {model.hapticUnreadable ?? 'no installation found'}</Text>
+        )}
+      </Box>
+      {finding && (
+        <Box flexDirection="column" marginTop={1}>
+          <Text color={finding.severity === 'warning' ? 'yellow' : 'red'}>
+            {finding.severity === 'warning' ? '!' : '✗'} [{finding.id}] {finding.title}
+          </Text>
+          {finding.evidence.map((e, i) => (
+            <Text key={i} dimColor>
+              {'    '}
+              {e}
+            </Text>
+          ))}
+          {finding.fix && <Text>    fix: {finding.fix}</Text>}
+        </Box>
+      )}
+      {problem && <Text color="yellow">retrying: {problem}</Text>}
+      <Text dimColor>{model.phase === 'complete' ? '' : 'Ctrl-C to stop watching (the rollout goes on)'}</Text>
+    </Box>
+  );
+}

@@ -1,0 +1,120 @@
+import { formatAge } from '../kube/duration.ts';
+import type { Installation } from '../model/haptic.ts';
+import type { PodView } from '../model/pod.ts';
+import type { RolloutModel } from '../model/rollout.ts';
+
+/** How a cell should look; the text and Ink views map tones to colours. */
+export type Tone = 'good' | 'wait' | 'bad' | 'muted' | 'plain';
+export interface Cell {
+  text: string;
+  tone: Tone;
+}
+
+const cell = (text: string, tone: Tone = 'plain'): Cell => ({ text, tone });
+const since = (time: string | undefined, now: number) => (time ? formatAge(now - Date.parse(time)) : '');
+
+export const NEW_POD_HEADER = ['NAME', 'CONTAINERS', 'GATE', 'READY', 'ENDPOINTS', 'HAPROXY', 'AGE'];
+export const OLD_POD_HEADER = ['NAME', 'STATE', 'ENDPOINTS', 'HAPROXY', 'AGE'];
+
+function containersCell(p: PodView, now: number): Cell {
+  const problem = p.containerProblems.find((c) => c.reason !== 'NotReady') ?? p.containerProblems[0];
+  if (p.containersReady.status === 'True') return cell(`✓ ${since(p.containersReady.since, now)}`, 'good');
+  if (problem && problem.reason !== 'NotReady') return cell(`✗ ${problem.reason}${problem.restarts ? ` (${problem.restarts} restarts)` : ''}`, 'bad');
+  if (p.phase === 'Pending') return cell('… Pending', 'wait');
+  return cell('… not ready', 'wait');
+}
+
+function gateCell(p: PodView, now: number): Cell {
+  switch (p.gate.state) {
+    case 'not-gated':
+      return cell('— not gated', 'muted');
+    case 'True':
+      return cell(`✓ ${since(p.gate.since, now)}${p.gateLatencyMs !== undefined ? ` (+${(p.gateLatencyMs / 1000).toFixed(1)}s)` : ''}`, 'good');
+    case 'missing':
+      return cell('… waiting', 'wait');
+    default:
+      return cell(`… ${p.gate.state}`, 'wait');
+  }
+}
+
+export function endpointsCell(p: PodView): Cell {
+  if (p.services.length === 0 && p.endpoints.length === 0) return cell('✗ no Service', p.gate.state === 'not-gated' ? 'muted' : 'bad');
+  const parts = p.services.map((svc) => {
+    const ep = p.endpoints.find((e) => e.service === svc);
+    if (!ep) return `${svc}: not listed`;
+    if (ep.terminating) return `${svc}: terminating${ep.serving ? ', serving' : ''}`;
+    return `${svc}: ${ep.ready ? 'ready' : ep.serving ? 'serving' : 'not ready'}`;
+  });
+  const tone: Tone = p.endpoints.some((e) => e.ready) ? 'good' : p.terminating ? 'muted' : 'wait';
+  return cell(parts.join('; '), tone);
+}
+
+export function haproxyCell(p: PodView): Cell {
+  if (p.haproxy.length === 0) return cell('not in config', p.terminating ? 'muted' : 'wait');
+  const parts = p.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} ${h.runningOn}/${h.of}`);
+  const converged = p.haproxy.every((h) => h.runningOn === h.of);
+  const tone: Tone = p.terminating ? 'muted' : p.haproxy.every((h) => !h.disabled) && converged ? 'good' : 'wait';
+  return cell(parts.join(', '), tone);
+}
+
+export function newPodRow(p: PodView, now: number): Cell[] {
+  return [
+    cell(p.name),
+    containersCell(p, now),
+    gateCell(p, now),
+    p.ready.status === 'True' ? cell(`✓ ${since(p.ready.since, now)}`, 'good') : cell('✗', 'wait'),
+    endpointsCell(p),
+    haproxyCell(p),
+    cell(since(p.createdAt, now), 'muted'),
+  ];
+}
+
+export function oldPodRow(p: PodView, now: number): Cell[] {
+  let state: Cell;
+  if (p.terminating) {
+    const t = p.terminating;
+    state = t.pastDeadline
+      ? cell(`✗ Terminating, ${since(t.deadline, now)} past its grace period${t.finalizers.length ? ` (finalizers: ${t.finalizers.join(', ')})` : ''}`, 'bad')
+      : cell(`↓ Terminating, ${formatAge(t.graceRemainingMs ?? 0)} of grace left`, 'wait');
+  } else {
+    state = p.ready.status === 'True' ? cell('● Running, Ready', 'good') : cell(`● ${p.phase}, not Ready`, 'wait');
+  }
+  return [cell(p.name), state, endpointsCell(p), haproxyCell(p), cell(since(p.createdAt, now), 'muted')];
+}
+
+export function headline(m: RolloutModel): Cell {
+  const tone: Tone = m.phase === 'complete' ? (m.drained ? 'good' : 'wait') : m.phase === 'failed' ? 'bad' : 'wait';
+  const icon = m.phase === 'complete' ? (m.drained ? '✓' : '↓') : m.phase === 'failed' ? '✗' : m.phase === 'paused' ? '‖' : '…';
+  const drain = m.phase === 'complete' && !m.drained ? ` (${m.counts.terminating} old pod${m.counts.terminating === 1 ? '' : 's'} still draining)` : '';
+  return cell(`${icon} ${m.message}${drain}`, tone);
+}
+
+export function summaryLine(m: RolloutModel): string {
+  const s = m.strategy;
+  const strategy = s.type === 'Recreate' ? 'Recreate' : `RollingUpdate maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`;
+  const gate = m.gated ? `gate ${m.gateType}` : `not gated (no ${m.gateType} in readinessGates)`;
+  return `deployment.apps/${m.name} -n ${m.namespace} · revision ${m.revision ?? '?'} · ${strategy} · ${gate}`;
+}
+
+export function countsLine(m: RolloutModel): string {
+  const c = m.counts;
+  return `desired ${c.desired} · updated ${c.updated} · ready ${c.ready} · available ${c.available} · terminating ${c.terminating}`;
+}
+
+export function installationLine(i: Installation): Cell {
+  const l = i.leader;
+  const leader = l.state === 'held' ? `leader ${l.holder} (renewed ${formatAge(l.renewAgeMs ?? 0)} ago)` : `no leader (${l.state === 'unknown' ? 'lease unreadable' : `lease ${l.state}`})`;
+  const live = i.haproxyPods.filter((p) => p.phase === 'Running');
+  const converged = live.filter((p) => p.current).length;
+  const failing = live.filter((p) => p.entry?.lastError);
+  const validated = i.config?.configValidated?.status === 'False' || i.config?.pinned ? 'config refused' : i.config ? 'config ok' : 'no config';
+  const text = `HAPTIC ${i.namespace}/${i.templateConfig}: ${leader} · ${validated} · HAProxy ${converged}/${live.length} on ${shortChecksum(i.config?.checksum)}${failing.length ? ` · deploy failing on ${failing.map((p) => p.name).join(', ')}` : ''}`;
+  const tone: Tone = l.state === 'held' && !failing.length && validated === 'config ok' ? (converged === live.length ? 'good' : 'wait') : 'bad';
+  return cell(text, tone);
+}
+
+function shortChecksum(c: string | undefined): string {
+  if (!c) return 'no checksum';
+  const [algo, hex = ''] = c.includes(':') ? c.split(':') : ['sha256', c];
+  return `${algo}:${hex.slice(0, 12)}`;
+}

@@ -1,0 +1,32 @@
+import type { Finding } from '../diagnose/finding.ts';
+import type { RolloutModel } from '../model/rollout.ts';
+import { findingLines } from './findings-text.ts';
+import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from './status-rows.ts';
+import type { Color, Painter } from './style.ts';
+import { table } from './table.ts';
+
+const toneColor: Record<Tone, Color | undefined> = { good: 'green', wait: 'yellow', bad: 'red', muted: 'gray', plain: undefined };
+
+function paintCell(c: Cell, paint: Painter): string {
+  const color = toneColor[c.tone];
+  return color ? paint(color, c.text) : c.text;
+}
+
+/** The one-shot status view of one rollout, readable like kubectl output. */
+export function statusText(m: RolloutModel, now: number, paint: Painter, topFinding?: Finding): string {
+  const lines = [paint('bold', summaryLine(m)), paintCell(headline(m), paint), `  ${countsLine(m)}`];
+  if (m.newReplicaSet) {
+    lines.push('', `NEW PODS  replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})`);
+    lines.push(...(m.newPods.length ? table([NEW_POD_HEADER, ...m.newPods.map((p) => newPodRow(p, now).map((c) => paintCell(c, paint)))]) : ['  no pods yet']));
+  }
+  const oldWithPods = m.oldReplicaSets.filter((rs) => m.oldPods.length || rs.replicas > 0);
+  if (m.oldPods.length || oldWithPods.length) {
+    lines.push('', `OLD PODS  ${m.oldReplicaSets.map((rs) => `replicaset/${rs.name} (revision ${rs.revision ?? '?'})`).join(', ')}`);
+    lines.push(...(m.oldPods.length ? table([OLD_POD_HEADER, ...m.oldPods.map((p) => oldPodRow(p, now).map((c) => paintCell(c, paint)))]) : ['  all gone']));
+  }
+  lines.push('');
+  if (m.installations.length) lines.push(...m.installations.map((i) => paintCell(installationLine(i), paint)));
+  else lines.push(paint('red', `HAPTIC: ${m.hapticUnreadable ?? 'no installation found'}`));
+  if (topFinding) lines.push('', ...findingLines(topFinding, paint, ''));
+  return `${lines.join('\n')}\n`;
+}
