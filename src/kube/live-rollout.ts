@@ -1,4 +1,5 @@
 import { buildHaptic, type HapticInputs } from '../model/haptic.ts';
+import { rememberFirstRouted } from '../model/pod.ts';
 import { buildRollout, type RolloutModel } from '../model/rollout.ts';
 import { formatSelector } from '../model/selectors.ts';
 import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
@@ -43,6 +44,7 @@ export class LiveRollout {
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private last = '';
+  private readonly firstRouted = new Map<string, number>();
 
   constructor(client: KubeClient, target: Deployment, options: LiveRolloutOptions) {
     this.client = client;
@@ -103,7 +105,8 @@ export class LiveRollout {
   private recompute(): void {
     this.ensureLeaseInformers();
     const deployment = this.deployment.items()[0];
-    if (!deployment || !this.informers.every((i) => i.synced || i.error)) return;
+    const ready = (i: Informer) => i.synced || i.error;
+    if (!deployment || !this.informers.every(ready) || ![...this.leaseInformers.values()].every(ready)) return;
     const p = this.parts;
     const optional = <T>(i: Informer) => ({ items: i.items() as T[], error: i.synced ? undefined : (i.error as never) });
     const leases = [...this.leaseInformers.values()];
@@ -116,18 +119,13 @@ export class LiveRollout {
       clusterRoleBindings: optional(p.clusterRoleBindings),
     };
     const now = (this.options.now ?? Date.now)();
+    const haptic = buildHaptic(inputs, now);
+    rememberFirstRouted(this.firstRouted, p.pods.items(), haptic.installations);
     const model = buildRollout(
-      {
-        deployment,
-        replicaSets: p.replicaSets.items(),
-        pods: p.pods.items(),
-        services: p.services.items(),
-        slices: p.slices.items(),
-        events: p.events.items(),
-        haptic: buildHaptic(inputs, now),
-      },
+      { deployment, replicaSets: p.replicaSets.items(), pods: p.pods.items(), services: p.services.items(), slices: p.slices.items(), events: p.events.items(), haptic },
       now,
       this.options.conditionType,
+      this.firstRouted,
     );
     const json = JSON.stringify(model);
     if (json === this.last) return;

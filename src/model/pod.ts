@@ -72,20 +72,41 @@ function problems(statuses: ContainerStatus[] | undefined): ContainerProblem[] {
     }));
 }
 
-function routing(pod: Pod, installations: Installation[]): HAProxyRouting[] {
+/**
+ * Which HAProxy pods run a config that routes to the pod. A HAProxy pod has converged on the change that added the
+ * pod's server when it runs the live checksum, or a generation at least as new as the first one that carried the
+ * server (known in watch mode), or — once HAPTIC set the gate — any config it was deployed (HAPTIC sets the gate
+ * only after every HAProxy pod ran such a config). Comparing with the latest checksum alone never settles under churn.
+ */
+function routing(pod: Pod, installations: Installation[], gateTrue: boolean, firstRouted: ReadonlyMap<string, number> | undefined): HAProxyRouting[] {
   const ip = pod.status?.podIP;
   return installations.flatMap((inst) => {
     const servers = (inst.config?.servers ?? []).filter((s) => s.pod === pod.metadata.name && (!ip || s.address.startsWith(`${ip}:`)));
     if (!servers.length) return [];
     const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
+    const since = firstRouted?.get(`${inst.namespace}/${inst.templateConfig}/${pod.metadata.uid}`);
+    const converged = (p: (typeof live)[number]) => p.current || (!!p.entry && (gateTrue || (since !== undefined && (p.entry.observedGeneration ?? 0) >= since)));
     return [{
       installation: `${inst.namespace}/${inst.templateConfig}`,
       inConfig: true,
       disabled: servers.every((s) => s.disabled),
-      runningOn: live.filter((p) => p.current).length,
+      runningOn: live.filter(converged).length,
       of: live.length,
     }];
   });
+}
+
+/** Remembers, per installation and pod, the first config generation seen with the pod's server enabled. */
+export function rememberFirstRouted(memory: Map<string, number>, pods: Pod[], installations: Installation[]): void {
+  for (const inst of installations) {
+    const generation = inst.config?.generation;
+    if (generation === undefined) continue;
+    for (const pod of pods) {
+      const key = `${inst.namespace}/${inst.templateConfig}/${pod.metadata.uid}`;
+      if (memory.has(key)) continue;
+      if ((inst.config?.servers ?? []).some((s) => s.pod === pod.metadata.name && !s.disabled)) memory.set(key, generation);
+    }
+  }
 }
 
 export interface PodContext {
@@ -96,6 +117,8 @@ export interface PodContext {
   events: KubeEvent[];
   installations: Installation[];
   now: number;
+  /** from rememberFirstRouted, in watch mode */
+  firstRouted?: ReadonlyMap<string, number> | undefined;
 }
 
 /** Everything a person checks by hand about one pod of a gated rollout, from objects already fetched. */
@@ -125,7 +148,7 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     gateLatencyMs: cr !== undefined && gt !== undefined ? Math.max(0, gt - cr) : undefined,
     services,
     endpoints,
-    haproxy: routing(pod, ctx.installations),
+    haproxy: routing(pod, ctx.installations, gate.state === 'True', ctx.firstRouted),
     containerProblems: problems(pod.status?.containerStatuses),
     terminating: deadlineMs === undefined ? undefined : {
       // deletionTimestamp is the deadline: request time + grace period

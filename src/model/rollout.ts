@@ -113,7 +113,7 @@ function phaseOf(d: Deployment, desired: number): { phase: Phase; message: strin
   return { phase: 'complete', message: `${name} successfully rolled out` };
 }
 
-export function buildRollout(snap: RolloutSnapshot, now: number, gateType = GATE_CONDITION): RolloutModel {
+export function buildRollout(snap: RolloutSnapshot, now: number, gateType = GATE_CONDITION, firstRouted?: ReadonlyMap<string, number>): RolloutModel {
   const d = snap.deployment;
   const uid = d.metadata.uid;
   const owned = snap.replicaSets.filter((rs) => ownedBy(rs, uid));
@@ -122,7 +122,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, gateType = GATE
   const desired = d.spec.replicas ?? 1;
   const gated = (d.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = snap.haptic.installations;
-  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now };
+  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, firstRouted };
   const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
   const newPods = (newRS ? podsOf([newRS]) : []).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
   const oldPods = podsOf(oldRSs).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));

@@ -36,7 +36,7 @@ function podChanges(was: PodView | undefined, pod: PodView, gateType: string, an
   const wasRouted = was?.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} on ${h.runningOn}/${h.of} HAProxy pods`).join(', ');
   if (routed && routed !== wasRouted) lines.push(`${id} HAProxy: ${routed}`);
   if (pod.gate.state !== 'not-gated' && pod.gate.state !== was?.gate.state) {
-    const latency = pod.gate.state === 'True' && pod.gateLatencyMs !== undefined ? ` (${(pod.gateLatencyMs / 1000).toFixed(1)}s after containers ready)` : '';
+    const latency = pod.gate.state === 'True' && pod.gateLatencyMs !== undefined ? ` (${Math.round(pod.gateLatencyMs / 1000)}s after containers ready)` : '';
     lines.push(`${id} gate ${gateType}: ${pod.gate.state}${latency}`);
   }
   if (pod.ready.status === 'True' && was?.ready.status !== 'True') lines.push(`${id} Ready`);

@@ -29,7 +29,7 @@ function gateCell(p: PodView, now: number): Cell {
     case 'not-gated':
       return cell('— not gated', 'muted');
     case 'True':
-      return cell(`✓ ${since(p.gate.since, now)}${p.gateLatencyMs !== undefined ? ` (+${(p.gateLatencyMs / 1000).toFixed(1)}s)` : ''}`, 'good');
+      return cell(`✓ ${since(p.gate.since, now)}${p.gateLatencyMs !== undefined ? ` (+${Math.round(p.gateLatencyMs / 1000)}s)` : ''}`, 'good');
     case 'missing':
       return cell('… waiting', 'wait');
     default:
