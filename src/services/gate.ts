@@ -1,4 +1,4 @@
-import type { Operation } from 'fast-json-patch';
+import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { loadHaptic } from '../kube/haptic-snapshot.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { ExitCode, exitCodeOf, isApiError, oneLine } from '../kube/errors.ts';
@@ -94,9 +94,11 @@ async function gateOne(client: KubeClient, deployment: Deployment, findings: Fin
   }
 }
 
-const isConflict = (err: unknown) => isApiError(err, 'Conflict') || (isApiError(err, 'Invalid') && /test/i.test(err.message) && /fail/i.test(err.message));
-
-/** Sends the guarded patch; after a conflict it re-reads and re-plans once, then reports the conflict. */
+/**
+ * Sends the guarded patch. The API server answers a failed `test` operation with a bare 422 ("the server rejected
+ * our request…"), so after a 409 or 422 the Deployment is re-read: if the tested fields changed, it was a concurrent
+ * edit and the patch is re-planned and sent once more; otherwise the 422 was a real validation error and is reported.
+ */
 async function patchWithRetry(client: KubeClient, deployment: Deployment, options: GateOptions): Promise<{ deployment: Deployment; patch: Operation[]; changed: boolean }> {
   let current = deployment;
   for (let attempt = 0; ; attempt++) {
@@ -113,12 +115,23 @@ async function patchWithRetry(client: KubeClient, deployment: Deployment, option
       });
       return { deployment: result, patch: plan.patch, changed: true };
     } catch (err) {
-      if (!isConflict(err)) throw err;
-      if (attempt >= 1) throw new Error(`conflict: deployments.apps "${name}" changed again while retrying; nothing was written, run the command again`, { cause: err });
+      if (!isApiError(err, 'Conflict') && !isApiError(err, 'Invalid')) throw err;
       const [fresh] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name });
       if (!fresh) throw new Error(`deployments.apps "${name}" was deleted while this command ran`);
+      if (!guardsFail(plan.patch, fresh)) throw err;
+      if (attempt >= 1) throw new Error(`conflict: deployments.apps "${name}" changed again while retrying; nothing was written, run the command again`, { cause: err });
       current = fresh;
     }
+  }
+}
+
+/** Whether the patch's `test` operations fail against this object (what a concurrent edit does). */
+function guardsFail(patch: Operation[], object: Deployment): boolean {
+  try {
+    fastJsonPatch.applyPatch(structuredClone(object), patch.filter((op) => op.op === 'test'), true);
+    return false;
+  } catch {
+    return true;
   }
 }
 

@@ -1,0 +1,73 @@
+// The fake Node objects: registered Ready with room for pods, no taints, heartbeats kept fresh through the node
+// Lease (every 10 s) and the Ready condition's lastHeartbeatTime (every minute), as the kubelet does.
+import type { Api } from './client.ts';
+import { errorText, log, microTime, rfc3339, sleep } from './common.ts';
+
+export type FakeNode = { name: string; ip: string; subnet: number };
+
+export const FAKE_NODES: FakeNode[] = [
+  { name: 'standin-node-1', ip: '172.18.0.2', subnet: 1 },
+  { name: 'standin-node-2', ip: '172.18.0.3', subnet: 2 },
+];
+
+const RESOURCES = { cpu: '32', memory: '128Gi', pods: '110', 'ephemeral-storage': '500Gi' };
+
+function nodeStatus(node: FakeNode, registeredAt: number, now: number) {
+  const condition = (type: string, status: string, reason: string, message: string) => ({
+    type, status, reason, message, lastHeartbeatTime: rfc3339(now), lastTransitionTime: rfc3339(registeredAt),
+  });
+  return {
+    capacity: RESOURCES,
+    allocatable: RESOURCES,
+    conditions: [
+      condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+      condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+      condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+      condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+    ],
+    addresses: [{ type: 'InternalIP', address: node.ip }, { type: 'Hostname', address: node.name }],
+    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    nodeInfo: {
+      machineID: node.name, systemUUID: node.name, bootID: node.name, kernelVersion: '6.8.0-standin',
+      osImage: 'kubectl-haptic node stand-in', containerRuntimeVersion: 'containerd://2.1.0',
+      kubeletVersion: 'v1.36.3', operatingSystem: 'linux', architecture: 'amd64',
+    },
+  };
+}
+
+async function register(api: Api, node: FakeNode, registeredAt: number): Promise<void> {
+  const labels = {
+    'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64',
+    'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': 'amd64',
+  };
+  const cidr = `10.244.${node.subnet}.0/24`;
+  await api.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels },
+    spec: { podCIDR: cidr, podCIDRs: [cidr] } }, 'kubelet');
+  await api.patch(`/api/v1/nodes/${node.name}/status`, { status: nodeStatus(node, registeredAt, Date.now()) });
+  await renewLease(api, node);
+}
+
+function renewLease(api: Api, node: FakeNode): Promise<unknown> {
+  return api.apply({
+    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: node.name, namespace: 'kube-node-lease' },
+    spec: { holderIdentity: node.name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
+  }, 'kubelet');
+}
+
+/** Registers the nodes (resolves once they are Ready), then keeps their heartbeats fresh until the signal aborts. */
+export async function startFakeNodes(api: Api, signal: AbortSignal): Promise<void> {
+  const registeredAt = Date.now();
+  await Promise.all(FAKE_NODES.map((node) => register(api, node, registeredAt)));
+  void (async () => {
+    for (let tick = 1; !signal.aborted; tick++) {
+      await sleep(10_000, signal);
+      if (signal.aborted) break;
+      await Promise.all(FAKE_NODES.map(async (node) => {
+        await renewLease(api, node);
+        if (tick % 6 === 0) {
+          await api.patch(`/api/v1/nodes/${node.name}/status`, { status: nodeStatus(node, registeredAt, Date.now()) });
+        }
+      })).catch((error) => log('nodes', `heartbeat: ${errorText(error)}`)); // retried on the next tick
+    }
+  })();
+}

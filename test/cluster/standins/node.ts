@@ -1,0 +1,91 @@
+// The node stand-in: acts as the kubelet of the fake nodes for every pod bound to them — writes the status the
+// kubelet would write (kubelet-status.ts), records its events, and finishes graceful deletion at the deadline.
+// It never writes readiness gate conditions; it recomputes Ready whenever the pod changes.
+import { type Api, ApiError } from './client.ts';
+import { jsonEqual, log, type Obj } from './common.ts';
+import { EventRecorder } from './events.ts';
+import { FAKE_NODES, type FakeNode, startFakeNodes } from './fake-nodes.ts';
+import { startInformer } from './informer.ts';
+import { kubeletView, nextPodStatus, podTrace, terminatedView, type KubeletView } from './kubelet-status.ts';
+import { Reconciler } from './reconciler.ts';
+
+type PodState = { uid: string; seenAt: number; podIP?: string; deleteSent?: boolean };
+
+export async function runNodeStandIn(api: Api, signal: AbortSignal): Promise<void> {
+  await startFakeNodes(api, signal);
+  const states = new Map<string, PodState>();
+  const recorders = new Map(FAKE_NODES.map((n) => [n.name, new EventRecorder(api, 'kubelet', n.name)]));
+  const nextHost = new Map(FAKE_NODES.map((n) => [n.name, 2]));
+
+  const allocateIP = (node: FakeNode): string => {
+    const used = new Set([...informer.list().map((p) => p.status?.podIP), ...[...states.values()].map((s) => s.podIP)]);
+    for (let i = 0; i < 253; i++) {
+      const host = nextHost.get(node.name)!;
+      nextHost.set(node.name, host >= 254 ? 2 : host + 1);
+      const ip = `10.244.${node.subnet}.${host}`;
+      if (!used.has(ip)) return ip;
+    }
+    throw new Error(`node ${node.name}: no free pod IP`);
+  };
+
+  const writeStatus = async (pod: Obj, view: KubeletView, now: number): Promise<void> => {
+    const status = nextPodStatus(pod, view, now);
+    if (jsonEqual(pod.status, status)) return;
+    const { namespace, name } = pod.metadata;
+    try {
+      await api.request('PUT', `/api/v1/namespaces/${namespace}/pods/${name}/status`, { ...pod, status });
+    } catch (error) {
+      // A stale cache (409): the watch brings the newer pod and triggers another pass. A gone pod: nothing to do.
+      if (!(error instanceof ApiError && (error.status === 409 || error.status === 404))) throw error;
+    }
+  };
+
+  const reconcile = async (key: string): Promise<number | undefined> => {
+    const pod = informer.get(key);
+    const node = FAKE_NODES.find((n) => n.name === pod?.spec.nodeName);
+    const previous = states.get(key);
+    if (!pod || !node || previous?.uid !== pod.metadata.uid) {
+      if (previous) recorders.forEach((r) => r.forget(previous.uid));
+      states.delete(key);
+      if (!pod || !node) return undefined;
+    }
+    const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+    if (terminal && !pod.metadata.deletionTimestamp) return undefined;
+    const now = Date.now();
+    const startTime = pod.status?.startTime ? Date.parse(pod.status.startTime) : now;
+    const state: PodState = states.get(key) ?? { uid: pod.metadata.uid!, seenAt: startTime, podIP: pod.status?.podIP };
+    states.set(key, state);
+    if (!state.podIP && now >= state.seenAt + podTrace(pod).startDelayMs) state.podIP = allocateIP(node);
+    const ctx = { now, seenAt: state.seenAt, hostIP: node.ip, podIP: state.podIP };
+
+    let deadline: number | undefined;
+    if (pod.metadata.deletionTimestamp) {
+      deadline = Date.parse(pod.metadata.deletionTimestamp);
+      if (now >= deadline) {
+        if (state.deleteSent) return undefined;
+        await writeStatus(pod, terminatedView(pod, ctx), now);
+        // As the kubelet's status manager: delete with grace 0 once the containers are gone. A pod with
+        // finalizers stays Terminating until someone removes them.
+        const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`;
+        await api.delete(path, { gracePeriodSeconds: 0, uid: pod.metadata.uid! });
+        state.deleteSent = true;
+        return undefined;
+      }
+      if (terminal) return deadline;
+    }
+    const view = kubeletView(pod, ctx);
+    await writeStatus(pod, view, now);
+    const { namespace, name, uid } = pod.metadata;
+    for (const event of view.events) {
+      const involved = { apiVersion: 'v1', kind: 'Pod', namespace: namespace!, name, uid: uid!, fieldPath: event.fieldPath };
+      await recorders.get(node.name)!.record(involved, event);
+    }
+    return deadline === undefined ? view.wakeAt : Math.min(view.wakeAt ?? deadline, deadline);
+  };
+
+  const reconciler = new Reconciler('node', reconcile);
+  signal.addEventListener('abort', () => reconciler.stop(), { once: true });
+  const informer = startInformer(api, '/api/v1/pods', { name: 'node: pods' }, (key) => reconciler.enqueue(key), signal);
+  await informer.synced;
+  log('node', `nodes ${FAKE_NODES.map((n) => n.name).join(', ')} ready`);
+}

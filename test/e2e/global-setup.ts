@@ -1,0 +1,44 @@
+// vitest global setup of the e2e project: one fresh local cluster per run, stopped at the end (kept with
+// KEEP_CLUSTER=1, e.g. to look around with kubectl after a failure).
+import { existsSync, readdirSync } from 'node:fs';
+import type { TestProject } from 'vitest/node';
+import { clustersDir, startCluster, stopCluster, type ClusterState } from '../cluster/cluster.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    cluster: ClusterState;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await stopAbandonedTestClusters();
+  const state = await startCluster({ name: `test-${process.pid}` });
+  project.provide('cluster', state);
+  return async () => {
+    if (process.env.KEEP_CLUSTER === '1') {
+      process.stderr.write(`[cluster] KEEP_CLUSTER=1: ${state.name} keeps running\n`);
+      process.stderr.write(`[cluster]   export KUBECONFIG=${state.adminKubeconfig}\n`);
+      process.stderr.write(`[cluster]   stop it with: node test/cluster/down.ts ${state.name}\n`);
+      return;
+    }
+    await stopCluster(state.name);
+  };
+}
+
+/** Clusters of test runs whose vitest process is gone (killed before its teardown ran). */
+async function stopAbandonedTestClusters(): Promise<void> {
+  if (!existsSync(clustersDir())) return;
+  for (const name of readdirSync(clustersDir())) {
+    const pid = /^test-(\d+)$/.exec(name)?.[1];
+    if (pid && !isAlive(Number(pid))) await stopCluster(name);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,184 @@
+// Helpers for the end-to-end tests: the injected cluster, a raw JSON API client, per-file namespaces, polling,
+// running the plugin, and builders of plain manifests.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { READONLY_CLUSTER_ROLE, repoRoot, type ClusterState } from '../cluster/cluster.ts';
+import { Kube, type KubeObject } from '../cluster/kube.ts';
+
+export { Kube, KubeApiError, type KubeObject, type PatchType } from '../cluster/kube.ts';
+
+/** The gate's condition type, spelled out here on purpose: the tests must not share the plugin's constant. */
+export const GATE = 'haproxy-haptic.org/load-balancer-ready';
+
+export function cluster(): ClusterState {
+  return inject('cluster');
+}
+
+let admin: Kube | undefined;
+let limited: Kube | undefined;
+
+/** A client with cluster-admin rights (user `admin`, group system:masters). */
+export function adminApi(): Kube {
+  return (admin ??= new Kube(cluster().adminKubeconfig));
+}
+
+/** A client as user `limited`, who may do nothing until a test grants it something (see grantReadOnly). */
+export function limitedApi(): Kube {
+  return (limited ??= new Kube(cluster().limitedKubeconfig));
+}
+
+const namespaces: string[] = [];
+
+/** Creates a namespace named `<prefix>-<random>`; it is deleted after the test file (setup-each.ts). */
+export async function newNamespace(prefix: string): Promise<string> {
+  const name = `${prefix.toLowerCase().slice(0, 50)}-${randomBytes(3).toString('hex')}`;
+  await adminApi().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'haptic-test': 'true' } } });
+  namespaces.push(name);
+  return name;
+}
+
+/** Deletes the namespaces this test file created (not waiting for them to go); kept with KEEP_CLUSTER=1. */
+export async function deleteTestNamespaces(): Promise<void> {
+  if (process.env.KEEP_CLUSTER === '1') return;
+  const names = namespaces.splice(0);
+  await Promise.all(names.map((name) => adminApi().delete('v1', 'Namespace', name)));
+}
+
+/** Binds `user` to the read-only ClusterRole in one namespace. */
+export async function grantReadOnly(namespace: string, user = 'limited'): Promise<void> {
+  await adminApi().apply([
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `${READONLY_CLUSTER_ROLE}-${user}`, namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: READONLY_CLUSTER_ROLE },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+    },
+  ]);
+}
+
+/**
+ * Polls fn until it returns a truthy value (or, with `until`, a value that passes it) and returns that value.
+ * A throw counts as "not yet". On timeout the error names what it waited for and the last value or error seen.
+ */
+export async function waitFor<T>(
+  fn: () => T | Promise<T>,
+  options: { what: string; timeoutMs?: number; intervalMs?: number; until?: (value: T) => boolean },
+): Promise<T> {
+  const { what, timeoutMs = 30_000, intervalMs = 250, until = Boolean } = options;
+  const deadline = Date.now() + timeoutMs;
+  let last = 'nothing yet';
+  for (;;) {
+    try {
+      const value = await fn();
+      if (until(value)) return value;
+      last = `last value: ${describe(value)}`;
+    } catch (error) {
+      last = `last error: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+function describe(value: unknown): string {
+  const text = JSON.stringify(value, (key, v) => (key === 'managedFields' ? undefined : v), 1) ?? String(value);
+  return text.length > 4000 ? `${text.slice(0, 4000)}…` : text;
+}
+
+export type PluginResult = { code: number | null; stdout: string; stderr: string };
+
+/** Runs `bin/kubectl-haptic` with KUBECONFIG set to the admin kubeconfig (unless given) and NO_COLOR=1. */
+export function runPlugin(
+  args: string[],
+  options: { kubeconfig?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<PluginResult> {
+  const { FORCE_COLOR: _, ...inherited } = process.env;
+  const env = { ...inherited, KUBECONFIG: options.kubeconfig ?? cluster().adminKubeconfig, NO_COLOR: '1', ...options.env };
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const bin = join(repoRoot, 'bin/kubectl-haptic');
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`kubectl-haptic ${args.join(' ')} ran longer than ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`could not run ${bin}: ${error.message}`, { cause: error }));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export type DeploymentOptions = {
+  name: string;
+  namespace: string;
+  replicas?: number;
+  /** Pod labels, also the selector; default `{ app: name }`. */
+  labels?: Record<string, string>;
+  image?: string;
+  /** Readiness gate condition types; default `[GATE]`. */
+  gates?: string[];
+  /** Default 5 s (not Kubernetes' 30) to keep rollouts short; the node stand-in honours it. */
+  terminationGracePeriodSeconds?: number;
+  progressDeadlineSeconds?: number;
+  maxSurge?: number | string;
+  maxUnavailable?: number | string;
+  podAnnotations?: Record<string, string>;
+};
+
+/** A Deployment whose pods carry the HAPTIC readiness gate. */
+export function gatedDeployment(options: DeploymentOptions): KubeObject {
+  const labels = options.labels ?? { app: options.name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: options.name, namespace: options.namespace, labels },
+    spec: {
+      replicas: options.replicas ?? 2,
+      selector: { matchLabels: labels },
+      ...(options.progressDeadlineSeconds === undefined ? {} : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
+      strategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: options.maxSurge ?? '25%', maxUnavailable: options.maxUnavailable ?? '25%' },
+      },
+      template: {
+        metadata: { labels, ...(options.podAnnotations ? { annotations: options.podAnnotations } : {}) },
+        spec: {
+          readinessGates: (options.gates ?? [GATE]).map((conditionType) => ({ conditionType })),
+          terminationGracePeriodSeconds: options.terminationGracePeriodSeconds ?? 5,
+          containers: [{ name: 'app', image: options.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] }],
+        },
+      },
+    },
+  };
+}
+
+/** A ClusterIP Service from port (default 80) to the pods' `http` port. */
+export function service(options: {
+  name: string;
+  namespace: string;
+  selector: Record<string, string>;
+  port?: number;
+  targetPort?: number | string;
+}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: options.name, namespace: options.namespace },
+    spec: {
+      selector: options.selector,
+      ports: [{ name: 'http', port: options.port ?? 80, targetPort: options.targetPort ?? 'http' }],
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { Obj } from '../../cluster/standins/common.ts';
+import { backendsFor, checksumOf, isRoutedNamespace, renderConfig, routedPods, serverEnabled } from '../../cluster/standins/haproxy-render.ts';
+
+const GATE = 'haproxy-haptic.org/load-balancer-ready';
+
+function pod(name: string, opts: { gated?: boolean; containersReady?: boolean; deleting?: boolean } = {}): Obj {
+  return {
+    metadata: { name, namespace: 'shop', ...(opts.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+    spec: { readinessGates: opts.gated ? [{ conditionType: GATE }] : [] },
+    status: { conditions: [{ type: 'ContainersReady', status: opts.containersReady === false ? 'False' : 'True' }] },
+  };
+}
+const endpoint = (name: string, ip: string, conditions: object) => ({ addresses: [ip], conditions, targetRef: { kind: 'Pod', name, namespace: 'shop' } });
+
+describe('serverEnabled', () => {
+  it.each([
+    ['ready endpoint', { ready: true, serving: true, terminating: false }, pod('a'), GATE, true],
+    ['nil conditions count as ready', {}, pod('a'), GATE, true],
+    ['terminating', { ready: false, serving: true, terminating: true }, pod('a', { deleting: true }), GATE, false],
+    ['not ready, not gated', { ready: false, serving: false }, pod('a'), GATE, false],
+    ['not ready, gated, containers ready: routed', { ready: false, serving: false }, pod('a', { gated: true }), GATE, true],
+    ['gated but containers not ready', { ready: false }, pod('a', { gated: true, containersReady: false }), GATE, false],
+    ['gated, gate feature off', { ready: false }, pod('a', { gated: true }), undefined, false],
+  ])('%s', (_, conditions, p, gate, expected) => {
+    expect(serverEnabled({ conditions }, p, gate)).toBe(expected);
+  });
+});
+
+it('routes neither HAPTIC nor system namespaces', () => {
+  expect([isRoutedNamespace('shop'), isRoutedNamespace('haptic'), isRoutedNamespace('haptic-2'), isRoutedNamespace('kube-system')]).toEqual([true, false, false, false]);
+});
+
+describe('backendsFor + renderConfig', () => {
+  const pods = new Map([['shop/web-a', pod('web-a')], ['shop/web-b', pod('web-b', { gated: true })], ['shop/web-c', pod('web-c', { deleting: true })]]);
+  const services: Obj[] = [
+    { metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }] } },
+    { metadata: { name: 'external', namespace: 'shop' }, spec: { ports: [{ name: 'http', port: 80 }] } },
+    { metadata: { name: 'haptic', namespace: 'haptic' }, spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 8080 }] } },
+  ];
+  const slices: Obj[] = [{
+    metadata: { name: 'web-abcde', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+    endpoints: [
+      endpoint('web-c', '10.244.1.4', { ready: false, serving: true, terminating: true }),
+      endpoint('web-a', '10.244.1.2', { ready: true, serving: true, terminating: false }),
+      endpoint('web-b', '10.244.2.3', { ready: false, serving: false, terminating: false }),
+    ],
+  }];
+  const backends = backendsFor(services, slices, (k) => pods.get(k), GATE);
+  const content = renderConfig('haptic/haptic-config', backends);
+
+  it('has one backend per routed Service port, servers sorted by pod', () => {
+    expect(backends).toEqual([{ name: 'shop_web_http', namespace: 'shop', service: 'web', servers: [
+      { pod: 'web-a', ip: '10.244.1.2', port: 8080, enabled: true },
+      { pod: 'web-b', ip: '10.244.2.3', port: 8080, enabled: true },
+      { pod: 'web-c', ip: '10.244.1.4', port: 8080, enabled: false },
+    ] }]);
+  });
+
+  it('renders server lines with # Pod comments and disabled markers', () => {
+    expect(content.slice(content.indexOf('\nbackend ') + 1)).toBe([
+      'backend shop_web_http',
+      '    balance roundrobin',
+      '    # Pod: web-a',
+      '    server web-a 10.244.1.2:8080 check',
+      '    # Pod: web-b',
+      '    server web-b 10.244.2.3:8080 check',
+      '    # Pod: web-c',
+      '    server web-c 10.244.1.4:8080 check disabled',
+      '',
+    ].join('\n'));
+  });
+
+  it('reads the routed pods back from the text', () => {
+    expect([...routedPods(content)].sort()).toEqual(['shop/web-a', 'shop/web-b']);
+  });
+
+  it('checksums as sha256:<hex>', () => {
+    expect(checksumOf('x')).toBe('sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881');
+  });
+});

@@ -1,0 +1,20 @@
+import { expect, it } from 'vitest';
+import { knobsDigest, parseKnobs } from '../../cluster/standins/knobs.ts';
+
+it('reads no ConfigMap or no keys as all healthy', () => {
+  const healthy = { leader: true, failDeployTo: '', refuseRender: false, gateFeature: true, secondInstallation: false };
+  expect(parseKnobs(undefined)).toEqual(healthy);
+  expect(parseKnobs({})).toEqual(healthy);
+});
+
+it('reads every knob', () => {
+  expect(parseKnobs({ leader: 'false', failDeployTo: 'first', refuseRender: 'true', gateFeature: 'off', secondInstallation: 'true', deployDelayMs: '2500' }))
+    .toEqual({ leader: false, failDeployTo: 'first', refuseRender: true, gateFeature: false, secondInstallation: true, deployDelayMs: 2500 });
+  expect(parseKnobs({ deployDelayMs: 'soon' }).deployDelayMs).toBeUndefined();
+});
+
+it('digests data independently of key order', () => {
+  expect(knobsDigest({ a: '1', b: '2' })).toBe(knobsDigest({ b: '2', a: '1' }));
+  expect(knobsDigest(undefined)).toBe(knobsDigest({}));
+  expect(knobsDigest({ a: '1' })).not.toBe(knobsDigest({}));
+});
