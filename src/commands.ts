@@ -3,10 +3,12 @@ import CompleteCommand from './commands/__complete.ts';
 import DisableGate from './commands/disable-gate.ts';
 import EnableGate from './commands/enable-gate.ts';
 import Status from './commands/status.ts';
+import WhyStalled from './commands/why-stalled.ts';
 
 export const COMMANDS = {
   'enable-gate': EnableGate,
   'disable-gate': DisableGate,
   status: Status,
+  'why-stalled': WhyStalled,
   __complete: CompleteCommand,
 };

@@ -1,10 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { EXIT_CODES_HELP, KubeCommand, outputFlag } from './base-command.ts';
-import { ExitCode } from './kube/errors.ts';
+import { ExitCode, UserError } from './kube/errors.ts';
 import { GATE_CONDITION } from './haptic/names.ts';
 import type { GateAction } from './model/gate-plan.ts';
 import { applyGate, gateExitCode, type DryRun, type GateRecord } from './services/gate.ts';
-import { deploymentNames } from './services/targets.ts';
+import { deploymentNames, resolveDeployments } from './services/targets.ts';
+import { waitForRollouts } from './services/wait.ts';
+import { parseDuration } from './kube/duration.ts';
 import { gateText } from './ui/gate-text.ts';
 import { formatStructured } from './ui/output.ts';
 import { colorEnabled, painter } from './ui/style.ts';
@@ -21,6 +23,8 @@ export const gateFlags = {
     default: 'none',
   }),
   output: outputFlag,
+  wait: Flags.boolean({ summary: 'After the write, follow the rollout it started until it completes (as status --wait).' }),
+  timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 5m; 0 = no limit).', default: '0' }),
 };
 
 /** The body shared by enable-gate and disable-gate: parse, apply, print, exit non-zero if any target failed or was refused. */
@@ -28,8 +32,10 @@ export abstract class GateCommand extends KubeCommand {
   static override strict = false;
   protected abstract readonly action: GateAction;
 
-  protected async runGate(force: boolean, flags: Parameters<KubeCommand['client']>[0] & { selector?: string | undefined; all: boolean; 'condition-type': string; 'dry-run': string; output?: string | undefined }, argv: string[]): Promise<GateRecord[]> {
+  protected async runGate(force: boolean, flags: Parameters<KubeCommand['client']>[0] & { selector?: string | undefined; all: boolean; 'condition-type': string; 'dry-run': string; output?: string | undefined; wait: boolean; timeout: string }, argv: string[]): Promise<GateRecord[]> {
     const names = deploymentNames(argv);
+    const timeoutMs = parseDuration(flags.timeout, '--timeout');
+    if (flags.wait && flags.output) throw new UserError('--wait prints transitions as text; it does not go with -o');
     const client = this.client(flags);
     const records = await applyGate(client, {
       namespace: client.connection.namespace,
@@ -50,6 +56,12 @@ export abstract class GateCommand extends KubeCommand {
     }
     const code = gateExitCode(records);
     if (code !== ExitCode.ok) this.exit(code);
+    const started = records.filter((r) => r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed'));
+    if (flags.wait && started.length) {
+      const deployments = await resolveDeployments(client, { namespace: client.connection.namespace, names: started.map((r) => r.name) });
+      const waited = await waitForRollouts(client, deployments, { conditionType: flags['condition-type'], drained: false, timeoutMs, log: (line) => process.stdout.write(`${line}\n`) });
+      if (waited !== ExitCode.ok) this.exit(waited);
+    }
     return records;
   }
 }

@@ -15,6 +15,7 @@ ${gateDescriptionTail}`;
     { description: 'Add the gate to one Deployment', command: 'kubectl haptic enable-gate deployment/web -n shop' },
     { description: 'Every Deployment labelled tier=frontend, as JSON', command: 'kubectl haptic enable-gate -l tier=frontend -o json' },
     { description: 'Add it although no Service selects the pods yet', command: 'kubectl haptic enable-gate web --force' },
+    { description: 'Add it and follow the rollout it starts (CI)', command: 'kubectl haptic enable-gate web --wait --timeout 5m' },
   ];
   static override args = gateArgs;
   static override flags = {

@@ -6,6 +6,9 @@ import { GATE_CONDITION } from '../haptic/names.ts';
 import { loadStatus } from '../services/status.ts';
 import { deploymentNames, resolveDeployments } from '../services/targets.ts';
 import { waitForRollouts } from '../services/wait.ts';
+import { topFinding } from '../diagnose/index.ts';
+import { diagnoseContext } from '../services/why-stalled.ts';
+import type { RolloutModel, RolloutSnapshot } from '../model/rollout.ts';
 import { formatStructured } from '../ui/output.ts';
 import { statusText } from '../ui/status-text.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
@@ -48,17 +51,18 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
       all: !names.length && !flags.selector,
     };
     const conditionType = flags['condition-type'];
+    const diagnose = (model: RolloutModel, snapshot: RolloutSnapshot) => topFinding(diagnoseContext(snapshot, model, Date.now()));
     if (flags.watch) {
       const deployments = await resolveDeployments(client, selection);
       if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
       const { watchRollout } = await import('../ui/ink/watch.tsx');
-      const code = await watchRollout(client, deployments[0]!, { conditionType, drained: flags.drained });
+      const code = await watchRollout(client, deployments[0]!, { conditionType, drained: flags.drained, diagnose });
       if (code !== ExitCode.ok) this.exit(code);
       return;
     }
     if (flags.wait) {
       const deployments = await resolveDeployments(client, selection);
-      const code = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, log: (line) => process.stdout.write(`${line}\n`) });
+      const code = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, diagnose, log: (line) => process.stdout.write(`${line}\n`) });
       if (code !== ExitCode.ok) this.exit(code);
       return;
     }

@@ -1,6 +1,6 @@
 import { buildHaptic, type HapticInputs } from '../model/haptic.ts';
 import { rememberFirstRouted } from '../model/pod.ts';
-import { buildRollout, type RolloutModel } from '../model/rollout.ts';
+import { buildRollout, type RolloutModel, type RolloutSnapshot } from '../model/rollout.ts';
 import { formatSelector } from '../model/selectors.ts';
 import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
 import type { KubeClient } from './client.ts';
@@ -10,7 +10,7 @@ import type { Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } f
 
 export interface LiveRolloutOptions {
   conditionType: string;
-  onModel: (model: RolloutModel) => void;
+  onModel: (model: RolloutModel, snapshot: RolloutSnapshot) => void;
   /** a burst of events yields one recompute after this quiet time */
   debounceMs?: number;
   /** recompute without any event, for countdowns and lease staleness (no API request) */
@@ -121,15 +121,11 @@ export class LiveRollout {
     const now = (this.options.now ?? Date.now)();
     const haptic = buildHaptic(inputs, now);
     rememberFirstRouted(this.firstRouted, p.pods.items(), haptic.installations);
-    const model = buildRollout(
-      { deployment, replicaSets: p.replicaSets.items(), pods: p.pods.items(), services: p.services.items(), slices: p.slices.items(), events: p.events.items(), haptic },
-      now,
-      this.options.conditionType,
-      this.firstRouted,
-    );
+    const snapshot: RolloutSnapshot = { deployment, replicaSets: p.replicaSets.items(), pods: p.pods.items(), services: p.services.items(), slices: p.slices.items(), events: p.events.items(), haptic };
+    const model = buildRollout(snapshot, now, this.options.conditionType, this.firstRouted);
     const json = JSON.stringify(model);
     if (json === this.last) return;
     this.last = json;
-    this.options.onModel(model);
+    this.options.onModel(model, snapshot);
   }
 }

@@ -11,10 +11,24 @@ export function servicesSelecting(services: Service[], labels: Record<string, st
   return services.filter((s) => mapSelects(s.spec.selector, labels));
 }
 
-/** Services whose selector misses the labels by one key: likely a typo or a stale label. */
+/**
+ * Services whose selector almost selects the labels: exactly one key differs, and either the selector has other keys
+ * that match or the two values are a typo apart (edit distance ≤ 2). A selector for another app is not a near miss.
+ */
 export function nearMisses(services: Service[], labels: Record<string, string> | undefined): NearMiss[] {
   return services
     .filter((s) => s.spec.selector && Object.keys(s.spec.selector).length > 0)
-    .map((s) => ({ service: s.metadata.name, mismatches: selectorMismatches(s.spec.selector as Record<string, string>, labels) }))
-    .filter((m) => m.mismatches.length === 1);
+    .map((s) => ({ service: s.metadata.name, size: Object.keys(s.spec.selector ?? {}).length, mismatches: selectorMismatches(s.spec.selector as Record<string, string>, labels) }))
+    .filter((m) => m.mismatches.length === 1 && (m.size > 1 || editDistance(m.mismatches[0]!.want, m.mismatches[0]!.have ?? '') <= 2))
+    .map(({ service, mismatches }) => ({ service, mismatches }));
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
 }

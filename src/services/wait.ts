@@ -2,7 +2,8 @@ import type { KubeClient } from '../kube/client.ts';
 import { ExitCode, oneLine } from '../kube/errors.ts';
 import { LiveRollout } from '../kube/live-rollout.ts';
 import type { Deployment } from '../kube/types.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { RolloutModel, RolloutSnapshot } from '../model/rollout.ts';
+import type { Finding } from '../diagnose/finding.ts';
 import { transitions } from '../model/transitions.ts';
 
 export interface WaitOptions {
@@ -12,8 +13,8 @@ export interface WaitOptions {
   timeoutMs: number;
   /** one line per transition */
   log: (line: string) => void;
-  /** called once with the last model of each rollout that failed or timed out */
-  explain?: ((model: RolloutModel) => Promise<string[]>) | undefined;
+  /** the top stall finding, logged when it appears or changes */
+  diagnose?: ((model: RolloutModel, snapshot: RolloutSnapshot) => Finding | undefined) | undefined;
 }
 
 export function isDone(model: RolloutModel, drained: boolean): boolean {
@@ -33,11 +34,20 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
   const lives = deployments.map((d) => {
     const key = `${d.metadata.namespace}/${d.metadata.name}`;
     let lastProblem = '';
+    let lastFinding = '';
     const live: LiveRollout = new LiveRollout(client, d, {
       conditionType: options.conditionType,
-      onModel: (model) => {
+      onModel: (model, snapshot) => {
         const prefix = several ? `deployment/${model.name}: ` : '';
         for (const line of transitions(latest.get(key), model)) options.log(`${stamp()} ${prefix}${line}`);
+        const finding = options.diagnose?.(model, snapshot);
+        const headline = finding ? `[${finding.id}] ${finding.title}` : '';
+        if (headline && headline !== lastFinding) {
+          options.log(`${stamp()} ${prefix}stalled: ${headline}`);
+          for (const e of finding?.evidence ?? []) options.log(`    ${e}`);
+          if (finding?.fix) options.log(`    fix: ${finding.fix}`);
+        }
+        lastFinding = headline;
         latest.set(key, model);
         const problem = live.problem();
         const text = problem ? oneLine(problem) : '';
@@ -55,8 +65,5 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
   clearTimeout(timer);
   for (const live of lives) live.stop();
   if (code === ExitCode.timeout) options.log(`${stamp()} timed out after ${Math.round(options.timeoutMs / 1000)}s`);
-  if (code !== ExitCode.ok && options.explain) {
-    for (const model of latest.values()) if (!isDone(model, options.drained)) for (const line of await options.explain(model)) options.log(line);
-  }
   return code;
 }

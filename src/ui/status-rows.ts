@@ -16,9 +16,13 @@ const since = (time: string | undefined, now: number) => (time ? formatAge(now -
 export const NEW_POD_HEADER = ['NAME', 'CONTAINERS', 'GATE', 'READY', 'ENDPOINTS', 'HAPROXY', 'AGE'];
 export const OLD_POD_HEADER = ['NAME', 'STATE', 'ENDPOINTS', 'HAPROXY', 'AGE'];
 
+/** Waiting reasons of a container that is simply starting. */
+const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
+
 function containersCell(p: PodView, now: number): Cell {
   const problem = p.containerProblems.find((c) => c.reason !== 'NotReady') ?? p.containerProblems[0];
   if (p.containersReady.status === 'True') return cell(`✓ ${since(p.containersReady.since, now)}`, 'good');
+  if (problem && STARTING.has(problem.reason)) return cell(`… ${problem.reason}`, 'wait');
   if (problem && problem.reason !== 'NotReady') return cell(`✗ ${problem.reason}${problem.restarts ? ` (${problem.restarts} restarts)` : ''}`, 'bad');
   if (p.phase === 'Pending') return cell('… Pending', 'wait');
   return cell('… not ready', 'wait');

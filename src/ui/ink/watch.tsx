@@ -5,25 +5,25 @@ import { ExitCode, oneLine } from '../../kube/errors.ts';
 import { LiveRollout } from '../../kube/live-rollout.ts';
 import type { Deployment } from '../../kube/types.ts';
 import type { Finding } from '../../diagnose/finding.ts';
-import type { RolloutModel } from '../../model/rollout.ts';
+import type { RolloutModel, RolloutSnapshot } from '../../model/rollout.ts';
 import { StatusView } from './StatusView.tsx';
 
 export interface WatchOptions {
   conditionType: string;
   drained: boolean;
   /** the top stall finding for a rollout that stopped making progress */
-  diagnose?: ((model: RolloutModel) => Finding | undefined) | undefined;
+  diagnose?: ((model: RolloutModel, snapshot: RolloutSnapshot) => Finding | undefined) | undefined;
 }
 
 function App({ client, deployment, options, onDone }: { client: KubeClient; deployment: Deployment; options: WatchOptions; onDone: (code: ExitCode) => void }) {
   const { exit } = useApp();
-  const [state, setState] = useState<{ model?: RolloutModel; problem?: string }>({});
+  const [state, setState] = useState<{ model?: RolloutModel; finding?: Finding | undefined; problem?: string }>({});
   useEffect(() => {
     const live: LiveRollout = new LiveRollout(client, deployment, {
       conditionType: options.conditionType,
-      onModel: (model) => {
+      onModel: (model, snapshot) => {
         const problem = live.problem();
-        setState({ model, ...(problem ? { problem: oneLine(problem) } : {}) });
+        setState({ model, finding: options.diagnose?.(model, snapshot), ...(problem ? { problem: oneLine(problem) } : {}) });
         if (model.phase === 'complete' && (!options.drained || model.drained)) {
           onDone(ExitCode.ok);
           setTimeout(() => exit(), 50);
@@ -34,7 +34,7 @@ function App({ client, deployment, options, onDone }: { client: KubeClient; depl
     return () => live.stop();
   }, []);
   if (!state.model) return null;
-  return <StatusView model={state.model} now={Date.now()} finding={options.diagnose?.(state.model)} problem={state.problem} />;
+  return <StatusView model={state.model} now={Date.now()} finding={state.finding} problem={state.problem} />;
 }
 
 /** status --watch: a live Ink view until the rollout completes (0) or Ctrl-C (130); the terminal is restored either way. */

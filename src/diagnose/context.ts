@@ -1,0 +1,37 @@
+import type { KubeEvent, Pod, Service } from '../kube/types.ts';
+import type { Installation } from '../model/haptic.ts';
+import type { PodView } from '../model/pod.ts';
+import type { RolloutModel } from '../model/rollout.ts';
+
+/** What the rules read: the model, plus the raw objects behind a few pieces of evidence (probes, selectors). */
+export interface DiagnoseContext {
+  model: RolloutModel;
+  services: Service[];
+  pods: Pod[];
+  events: KubeEvent[];
+  now: number;
+}
+
+/** New pods that hold the rollout: not Ready and not terminating. */
+export function blockingPods(ctx: DiagnoseContext): PodView[] {
+  return ctx.model.newPods.filter((p) => p.ready.status !== 'True' && !p.terminating);
+}
+
+/** Blocking pods whose containers are ready and that wait for the gate only. */
+export function waitingForGate(ctx: DiagnoseContext): PodView[] {
+  return blockingPods(ctx).filter((p) => p.containersReady.status === 'True' && p.gate.state !== 'True' && p.gate.state !== 'not-gated');
+}
+
+/** The installations that matter for these pods: those whose config routes them, else every installation. */
+export function relevantInstallations(ctx: DiagnoseContext, pods: PodView[]): Installation[] {
+  const routing = new Set(pods.flatMap((p) => p.haproxy.map((h) => h.installation)));
+  const all = ctx.model.installations;
+  const routed = all.filter((i) => routing.has(`${i.namespace}/${i.templateConfig}`));
+  return routed.length ? routed : all;
+}
+
+export function rawPod(ctx: DiagnoseContext, name: string): Pod | undefined {
+  return ctx.pods.find((p) => p.metadata.name === name);
+}
+
+export const podList = (pods: PodView[]) => pods.map((p) => p.name).join(', ');

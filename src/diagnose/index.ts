@@ -1,0 +1,35 @@
+import { CATALOGUE } from './catalogue.ts';
+import type { DiagnoseContext } from './context.ts';
+import type { Finding } from './finding.ts';
+import { progressNote } from './progress.ts';
+import { containerRules } from './rules/containers.ts';
+import { hapticRules } from './rules/haptic.ts';
+import { deadlineRule, drainRules, replicaSetRules } from './rules/rollout.ts';
+import { routingRules, twoInstallationsRule } from './rules/routing.ts';
+
+/**
+ * The ordered catalogue: the order decides which cause is reported first. Pods that cannot exist or run come
+ * first (the gate is innocent then), then why HAPTIC never sees the pod, then HAPTIC itself, then drains; the
+ * progress deadline last, since it only reports that one of the above lasted too long.
+ */
+const RULES = [replicaSetRules, containerRules, routingRules, hapticRules, twoInstallationsRule, drainRules];
+
+export interface Diagnosis {
+  stalled: boolean;
+  findings: Finding[];
+}
+
+export function diagnose(ctx: DiagnoseContext): Diagnosis {
+  const causes = RULES.flatMap((rule) => rule(ctx));
+  const findings = [...causes, ...deadlineRule(ctx, causes.length)];
+  const stalled = findings.some((f) => f.severity === 'error' || f.severity === 'blocker');
+  return { stalled, findings: stalled ? findings : [...findings, progressNote(ctx)] };
+}
+
+/** The first finding of a stalled rollout, for status --watch and --wait. */
+export function topFinding(ctx: DiagnoseContext) {
+  const d = diagnose(ctx);
+  return d.stalled ? d.findings[0] : undefined;
+}
+
+export { CATALOGUE };

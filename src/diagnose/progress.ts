@@ -1,0 +1,33 @@
+import { formatAge } from '../kube/duration.ts';
+import type { PodView } from '../model/pod.ts';
+import { blockingPods, type DiagnoseContext } from './context.ts';
+import type { Finding } from './finding.ts';
+import { finding } from './make.ts';
+
+/** When no rule found a fault: what a healthy rollout is waiting for, or that it is done. */
+export function progressNote(ctx: DiagnoseContext): Finding {
+  const m = ctx.model;
+  if (m.phase === 'complete') {
+    const draining = [...m.oldPods, ...m.newPods].filter((p) => p.terminating);
+    return finding('HS902', `deployment ${m.name} is rolled out${draining.length ? `; ${draining.length} old pod${draining.length === 1 ? '' : 's'} still draining` : ''}`,
+      [m.message, ...draining.map((p) => `pod ${p.name}: terminating, ${formatAge(p.terminating?.graceRemainingMs ?? 0)} of grace left`)]);
+  }
+  const lines = blockingPods(ctx).map((p) => waitingFor(p, ctx.now));
+  const missing = m.counts.desired - m.newPods.filter((p) => !p.terminating).length;
+  if (missing > 0) lines.push(`${missing} new pod${missing === 1 ? '' : 's'} not created yet (maxSurge ${m.strategy.maxSurge}, maxUnavailable ${m.strategy.maxUnavailable})`);
+  const draining = m.oldPods.filter((p) => p.terminating);
+  if (draining.length) lines.push(`${draining.length} old pod${draining.length === 1 ? '' : 's'} terminating`);
+  if (!lines.length) lines.push(m.message);
+  return finding('HS901', `deployment ${m.name} is progressing, not stalled`, lines);
+}
+
+function waitingFor(p: PodView, now: number): string {
+  if (p.phase === 'Pending') return `pod ${p.name}: Pending (being scheduled or started)`;
+  if (p.containersReady.status !== 'True') return `pod ${p.name}: containers starting (not ready yet)`;
+  const started = p.containersReady.since ? ` (containers ready ${formatAge(now - Date.parse(p.containersReady.since))} ago)` : '';
+  if (p.gate.state === 'True') return `pod ${p.name}: Ready soon (gate set)`;
+  const route = p.haproxy[0];
+  if (!route) return `pod ${p.name}: waiting for HAPTIC to render a config routing to it${started}`;
+  if (route.disabled) return `pod ${p.name}: HAPTIC's config has its server disabled${started}`;
+  return `pod ${p.name}: HAProxy config routing to it runs on ${route.runningOn}/${route.of} HAProxy pods${started}`;
+}

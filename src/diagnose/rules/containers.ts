@@ -1,0 +1,56 @@
+import { formatAge } from '../../kube/duration.ts';
+import type { Probe } from '../../kube/types.ts';
+import type { PodView } from '../../model/pod.ts';
+import { blockingPods, rawPod, type DiagnoseContext } from '../context.ts';
+import type { Finding } from '../finding.ts';
+import { finding } from '../make.ts';
+
+// Generic causes: the gate is innocent when the containers never become ready or the pod never runs.
+
+function lastEvent(p: PodView, reason: string) {
+  return p.events.find((e) => e.reason === reason);
+}
+
+function describeProbe(probe: Probe | undefined): string {
+  if (!probe) return 'no readinessProbe in the pod spec';
+  const timing = `period ${probe.periodSeconds ?? 10}s, failureThreshold ${probe.failureThreshold ?? 3}`;
+  if (probe.httpGet) return `readinessProbe httpGet ${probe.httpGet.scheme ?? 'HTTP'} :${probe.httpGet.port}${probe.httpGet.path ?? '/'} (${timing})`;
+  if (probe.tcpSocket) return `readinessProbe tcpSocket :${probe.tcpSocket.port} (${timing})`;
+  if (probe.exec) return `readinessProbe exec ${JSON.stringify(probe.exec.command)} (${timing})`;
+  return `readinessProbe grpc :${probe.grpc?.port} (${timing})`;
+}
+
+export function containerRules(ctx: DiagnoseContext): Finding[] {
+  const findings: Finding[] = [];
+  const ns = ctx.model.namespace;
+  for (const p of blockingPods(ctx)) {
+    const problem = p.containerProblems[0];
+    const reason = problem?.reason ?? '';
+    const scheduling = lastEvent(p, 'FailedScheduling');
+    if (p.phase === 'Pending' && !p.node && scheduling) {
+      findings.push(finding('HS204', `pod ${p.name} cannot be scheduled`, [`phase Pending, no node; event FailedScheduling (x${scheduling.count}): ${scheduling.message}`],
+        'make a node fit: fix the pod\'s nodeSelector/affinity/tolerations or resource requests, or add capacity'));
+    } else if (['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'].includes(reason)) {
+      const image = rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container)?.image;
+      const failed = lastEvent(p, 'Failed');
+      findings.push(finding('HS203', `pod ${p.name}: image ${image ?? '?'} cannot be pulled`,
+        [`container ${problem?.container}: waiting ${reason}${problem?.message ? ` (${problem.message})` : ''}`, ...(failed ? [`event Failed (x${failed.count}): ${failed.message}`] : [])],
+        'fix the image name or tag, or the registry credentials (imagePullSecrets)'));
+    } else if (reason === 'CrashLoopBackOff' || (problem?.lastExit && problem.restarts > 0 && p.containersReady.status !== 'True')) {
+      const exit = problem?.lastExit;
+      const backoff = lastEvent(p, 'BackOff');
+      findings.push(finding('HS202', `pod ${p.name}: container ${problem?.container} is crash-looping`,
+        [`restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; waiting ${reason}`, ...(backoff ? [`event BackOff (x${backoff.count}): ${backoff.message}`] : [])],
+        `kubectl -n ${ns} logs ${p.name} -c ${problem?.container} --previous`));
+    } else if (p.containersReady.status !== 'True' && p.phase === 'Running') {
+      const unhealthy = p.events.find((e) => e.reason === 'Unhealthy' && /readiness probe/i.test(e.message));
+      if (!unhealthy) continue;
+      const container = rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container) ?? rawPod(ctx, p.name)?.spec.containers[0];
+      const since = p.containersReady.since ? ` for ${formatAge(ctx.now - Date.parse(p.containersReady.since))}` : '';
+      findings.push(finding('HS201', `pod ${p.name}: readiness probe fails, so its containers never become ready (the gate is not the blocker)`,
+        [`ContainersReady False${since}`, `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`, `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`],
+        `check what the probe calls: kubectl -n ${ns} logs ${p.name} -c ${container?.name}; fix the application or the probe`));
+    }
+  }
+  return findings;
+}
