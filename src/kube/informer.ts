@@ -31,6 +31,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** last error, while the informer is retrying */
   error: unknown;
   synced = false;
+  /** how many times the informer listed (1 + relists after 410 Gone or errors) */
+  lists = 0;
 
   private readonly client: KubeClient;
   readonly query: Query;
@@ -89,6 +91,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       query: { labelSelector: this.query.labelSelector, fieldSelector: this.query.fieldSelector },
       signal: this.abort.signal,
     });
+    this.lists++;
     this.objects.clear();
     for (const item of page.items) this.objects.set(this.key(item), item);
     this.resourceVersion = page.metadata.resourceVersion;

@@ -14,6 +14,8 @@ export type ClusterState = {
   name: string;
   stateDir: string;
   server: string;
+  /** etcd's client URL (tests compact it to make watches expire) */
+  etcdUrl: string;
   adminKubeconfig: string;
   limitedKubeconfig: string;
   logDir: string;
@@ -60,6 +62,7 @@ export async function startCluster(options: { name: string; logDir?: string }): 
     name: options.name,
     stateDir,
     server,
+    etcdUrl: `http://127.0.0.1:${etcdPort}`,
     adminKubeconfig: join(stateDir, 'admin.kubeconfig'),
     limitedKubeconfig: join(stateDir, 'limited.kubeconfig'),
     logDir,
@@ -359,4 +362,37 @@ async function killAll(state: ClusterState): Promise<void> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Compacts etcd's history up to now, as the API server does every few minutes: older watches then get 410 Gone. */
+export async function compactEtcd(state: ClusterState): Promise<number> {
+  const post = async (path: string, body: unknown) => (await fetch(`${state.etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<{ header?: { revision?: string } }>;
+  const revision = Number((await post('/v3/kv/range', { key: Buffer.from('/').toString('base64') })).header?.revision);
+  await post('/v3/kv/compaction', { revision, physical: true });
+  return revision;
+}
+
+/**
+ * Stops the API server (SIGTERM, as in a rolling control-plane upgrade) and starts it again with the same command
+ * line; resolves once /readyz answers again. Clients see their connections drop and watches end.
+ */
+export async function restartApiServer(state: ClusterState, downMs = 1000): Promise<void> {
+  const pid = state.pids['kube-apiserver'];
+  if (pid === undefined) throw new Error('no kube-apiserver pid in the cluster state');
+  const [command, ...args] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z'); i++) await sleep(100);
+  await sleep(downMs);
+  const out = openSync(join(state.logDir, 'kube-apiserver.log'), 'a');
+  const child = spawn(command as string, args, { cwd: repoRoot, detached: true, stdio: ['ignore', out, out] });
+  closeSync(out);
+  child.unref();
+  state.pids['kube-apiserver'] = child.pid as number;
+  writeFileSync(join(state.stateDir, 'state.json'), JSON.stringify(state, null, 2) + '\n');
+  const admin = new Kube(state.adminKubeconfig);
+  for (let i = 0; i < 300; i++) {
+    if ((await admin.request('GET', '/readyz').catch(() => '')) === 'ok') return;
+    await sleep(200);
+  }
+  throw new Error('kube-apiserver did not become ready again after a restart');
 }
