@@ -33,7 +33,7 @@ const dist = new URL('../dist', import.meta.url).pathname;
 const next = `${dist}.next-${process.pid}`;
 const old = `${dist}.old-${process.pid}`;
 await build({
-  entryPoints: { 'kubectl-haptic': 'src/entry.ts', commands: 'src/commands.ts' },
+  entryPoints: { 'kubectl-haptic': 'src/entry.ts', commands: 'src/commands.ts', 'hooks/command-not-found': 'src/hooks/command-not-found.ts' },
   outdir: next,
   bundle: true,
   splitting: true,

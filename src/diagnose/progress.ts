@@ -18,14 +18,18 @@ export function progressNote(ctx: DiagnoseContext): Finding {
   const draining = m.oldPods.filter((p) => p.terminating);
   if (draining.length) lines.push(`${draining.length} old pod${draining.length === 1 ? '' : 's'} terminating`);
   if (!lines.length) lines.push(m.message);
-  return finding('HS901', `deployment ${m.name} is progressing, not stalled`, lines);
+  return finding('HS901', `deployment ${m.name} is ${m.phase === 'paused' ? 'paused' : 'progressing'}, not stalled`, lines);
 }
 
 function waitingFor(p: PodView, now: number): string {
   if (p.phase === 'Pending') return `pod ${p.name}: Pending (being scheduled or started)`;
   if (p.containersReady.status !== 'True') return `pod ${p.name}: containers starting (not ready yet)`;
   const started = p.containersReady.since ? ` (containers ready ${formatAge(now - Date.parse(p.containersReady.since))} ago)` : '';
-  if (p.gate.state === 'True') return `pod ${p.name}: Ready soon (gate set)`;
+  if (p.gate.state === 'True') {
+    // the kubelet marks the pod Ready right after the gate, unless another readiness gate holds it
+    const others = [...(p.ready.message ?? '').matchAll(/readiness gate "([^"]+)"/g)].map((g) => g[1]).filter((t) => t !== p.gate.type);
+    return `pod ${p.name}: ${others.length ? `gate set, but Ready=${p.ready.status}: ${p.ready.message}` : 'Ready soon (gate set)'}`;
+  }
   const route = p.haproxy[0];
   if (!route) return `pod ${p.name}: waiting for HAPTIC to render a config routing to it${started}`;
   if (route.disabled) return `pod ${p.name}: HAPTIC's config has its server disabled${started}`;

@@ -113,7 +113,7 @@ function networkReason(cause: unknown): string {
   let err: unknown = cause;
   for (let depth = 0; depth < 4 && err instanceof Error; depth++) {
     const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string') return `${code}${'address' in err ? ` ${String((err as { address: unknown }).address)}` : ''}`.trim();
+    if (typeof code === 'string') return code;
     err = err.cause;
   }
   return cause instanceof Error ? cause.message : '';

@@ -13,8 +13,14 @@ export function hapticRules(ctx: DiagnoseContext): Finding[] {
   if (!waiting.length) return [];
   const m = ctx.model;
   if (!m.installations.length) {
+    // unreadable but not absent (e.g. forbidden): HAPTIC may well be there; say so instead of "install HAPTIC"
+    const unreadable = m.hapticUnreadable && !m.hapticUnreadable.startsWith('HAPTIC is not installed') ? m.hapticUnreadable : undefined;
+    if (unreadable) {
+      return [finding('HS104', `no HAPTIC installation could be read, so nothing explains why ${m.gateType} is not set on ${podList(waiting)}`, [unreadable],
+        'ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC\'s pods and leases, then run why-stalled again')];
+    }
     return [finding('HS104', `no HAPTIC installation found, so nothing sets ${m.gateType} on ${podList(waiting)}`, [m.hapticUnreadable ?? 'no HAProxyTemplateConfig exists in any namespace'],
-      'install HAPTIC with controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true, or remove the gate: kubectl haptic disable-gate ' + m.name)];
+      'install HAPTIC with controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true, or remove the gate: kubectl haptic disable-gate ' + m.name + ' -n ' + m.namespace)];
   }
   const findings: Finding[] = [];
   for (const inst of relevantInstallations(ctx, waiting)) {

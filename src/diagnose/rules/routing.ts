@@ -1,7 +1,8 @@
+import type { Pod, Service } from '../../kube/types.ts';
 import { GATE_CONDITION, HAPTIC_DOMAIN } from '../../haptic/names.ts';
 import { formatSelector } from '../../model/selectors.ts';
 import { nearMisses } from '../../model/services.ts';
-import { podList, rawPod, waitingForGate, type DiagnoseContext } from '../context.ts';
+import { blockingPods, podList, rawPod, waitingForGate, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../finding.ts';
 import { finding } from '../make.ts';
 
@@ -24,26 +25,49 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
       'create a Service that selects the pods (or fix the selector above), or remove the gate: kubectl haptic disable-gate ' + m.name + ' -n ' + m.namespace));
   }
   for (const p of waiting.filter((w) => w.services.length > 0 && w.ip)) {
-    const missing = p.services.filter((s) => !p.endpoints.some((e) => e.service === s));
-    if (!missing.length) continue;
     const pod = rawPod(ctx, p.name);
+    const unlisted = p.services.filter((s) => !p.endpoints.some((e) => e.service === s));
+    // The EndpointSlice controller lists a pod that lacks every named targetPort of a Service, but in a slice
+    // without ports (`ports: null`): HAPTIC has no port to route it to, so it is as good as unlisted.
+    const portless = p.services.filter((s) => !unlisted.includes(s) && unresolvedPorts(ctx.services.find((x) => x.metadata.name === s), pod).length > 0);
+    if (!unlisted.length && !portless.length) continue;
     const ports = (pod?.spec.containers ?? []).flatMap((c) => (c.ports ?? []).map((port) => `${port.name ?? '-'}:${port.containerPort}`));
-    const evidence = missing.map((name) => {
+    const evidence = [...unlisted, ...portless].map((name) => {
       const svc = ctx.services.find((s) => s.metadata.name === name);
-      return `service/${name} selector ${formatSelector(svc?.spec.selector)}, ports ${(svc?.spec.ports ?? []).map((sp) => `${sp.port}→${sp.targetPort ?? sp.port}`).join(', ')}: no endpoint for ${p.name} (${p.ip})`;
+      const head = `service/${name} selector ${formatSelector(svc?.spec.selector)}, ports ${(svc?.spec.ports ?? []).map((sp) => `${sp.port}→${sp.targetPort ?? sp.port}`).join(', ')}`;
+      if (unlisted.includes(name)) return `${head}: no endpoint for ${p.name} (${p.ip})`;
+      const slices = [...new Set(p.endpoints.filter((e) => e.service === name).map((e) => e.slice))].join(', ');
+      return `${head}: EndpointSlice ${slices} lists ${p.name} (${p.ip}) without a port, since the pod has no container port named ${unresolvedPorts(svc, pod).map((t) => `"${t}"`).join(' or ')}`;
     });
     evidence.push(`pod container ports: ${ports.join(', ') || 'none'}`);
-    findings.push(finding('HS102', `pod ${p.name} is selected by ${missing.join(', ')} but no EndpointSlice lists it`, evidence,
+    const title = unlisted.length
+      ? `pod ${p.name} is selected by ${unlisted.join(', ')} but no EndpointSlice lists it`
+      : `pod ${p.name} is selected by ${portless.join(', ')} but no EndpointSlice lists it with a port, so HAProxy has nothing to route to`;
+    findings.push(finding('HS102', title, evidence,
       'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it out)'));
   }
-  const gates = new Set((rawPod(ctx, waiting[0]?.name ?? '')?.spec.readinessGates ?? []).map((g) => g.conditionType));
+  // A gate type nobody writes: the pod is not "gated" by the known type, so look at every pod that waits with ready containers.
+  const stuck = blockingPods(ctx).filter((p) => p.containersReady.status === 'True');
+  const gates = new Set(stuck.flatMap((p) => rawPod(ctx, p.name)?.spec.readinessGates ?? []).map((g) => g.conditionType));
   for (const type of gates) {
-    if (type.startsWith(HAPTIC_DOMAIN) && type !== GATE_CONDITION) {
-      findings.push(finding('HS108', `readiness gate "${type}" is in HAPTIC's domain but HAPTIC writes "${GATE_CONDITION}"`, [`spec.template.spec.readinessGates: ${[...gates].join(', ')}`, `no pod has a condition of type ${type}`],
-        `kubectl haptic disable-gate ${m.name} -n ${m.namespace} --condition-type ${type} && kubectl haptic enable-gate ${m.name} -n ${m.namespace}`));
-    }
+    if (!type.startsWith(HAPTIC_DOMAIN) || type === GATE_CONDITION) continue;
+    const conditionOf = (p: (typeof stuck)[number]) => rawPod(ctx, p.name)?.status?.conditions?.find((c) => c.type === type);
+    const lists = (p: (typeof stuck)[number]) => (rawPod(ctx, p.name)?.spec.readinessGates ?? []).some((g) => g.conditionType === type);
+    const unset = stuck.filter((p) => lists(p) && conditionOf(p)?.status !== 'True');
+    if (!unset.length) continue;
+    findings.push(finding('HS108', `readiness gate "${type}" is in HAPTIC's domain but HAPTIC writes "${GATE_CONDITION}"`,
+      [`spec.template.spec.readinessGates: ${[...gates].join(', ')}`, unset.some(conditionOf) ? `${podList(unset)}: condition ${type} is not True` : `no pod has a condition of type ${type}`],
+      `kubectl haptic disable-gate ${m.name} -n ${m.namespace} --condition-type ${type} && kubectl haptic enable-gate ${m.name} -n ${m.namespace}`));
   }
   return findings;
+}
+
+/** Named targetPorts of a Service's ports that no container of the pod declares (numbers always resolve). */
+function unresolvedPorts(svc: Service | undefined, pod: Pod | undefined): string[] {
+  const names = new Set((pod?.spec.containers ?? []).flatMap((c) => (c.ports ?? []).map((port) => port.name)));
+  const ports = svc?.spec.ports ?? [];
+  const named = ports.map((sp) => sp.targetPort).filter((t): t is string => typeof t === 'string' && !names.has(t));
+  return ports.length > 0 && named.length === ports.length ? named : [];
 }
 
 /** Two installations route the same pod: both write the condition. */

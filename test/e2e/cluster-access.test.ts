@@ -1,0 +1,86 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import { load, dump } from 'js-yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminApi, cluster, gatedDeployment, grantReadOnly, newNamespace, runPlugin, service } from './support.ts';
+
+// kubectl habits: the same kubeconfig handling, one-line errors with documented exit codes.
+describe('cluster access like kubectl', () => {
+  let ns: string;
+  let dir: string;
+  beforeAll(async () => {
+    ns = await newNamespace('access');
+    await adminApi().apply([gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }), service({ name: 'web', namespace: ns, selector: { app: 'web' } })]);
+    dir = mkdtempSync(join(tmpdir(), 'kh-access-'));
+  });
+
+  const admin = () => load(readFileSync(cluster().adminKubeconfig, 'utf8')) as any;
+  const write = (name: string, config: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, dump(config));
+    return path;
+  };
+
+  it('names the server when it cannot be reached (exit 4)', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const config = admin();
+    config.clusters[0].cluster.server = `https://127.0.0.1:${closed}`;
+    const r = await runPlugin(['status', 'web', '-n', ns], { kubeconfig: write('down', config) });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 4, stderr: `error: cannot reach the Kubernetes API server at https://127.0.0.1:${closed} (ECONNREFUSED); check --context/--kubeconfig and that the cluster is running\n` });
+  });
+
+  it('says the credentials were rejected (401, exit 4)', async () => {
+    const config = admin();
+    config.users[0].user = { token: 'not-a-valid-token' };
+    const r = await runPlugin(['why-stalled', 'web', '-n', ns], { kubeconfig: write('badtoken', config) });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toBe(`error: unauthorized: the API server at ${cluster().server} rejected the credentials of the current context; log in again or check --kubeconfig/--context\n`);
+  });
+
+  it('names the verb, resource and namespace of a 403 (exit 4)', async () => {
+    const other = await newNamespace('access-denied');
+    const r = await runPlugin(['status', '-n', other], { kubeconfig: cluster().limitedKubeconfig });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(new RegExp(`^error: forbidden: cannot list deployments\\.apps in namespace "${other}" \\(.*User "limited" cannot list resource "deployments".*\\)\\n$`));
+  });
+
+  it('a read-only user still gets status, without HAPTIC objects it may not read', async () => {
+    await grantReadOnly(ns);
+    const r = await runPlugin(['status', 'web', '-n', ns, '-o', 'json'], { kubeconfig: cluster().limitedKubeconfig });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const model = JSON.parse(r.stdout);
+    expect(model).toMatchObject({ kind: 'Rollout', name: 'web', namespace: ns, installations: [] });
+    expect(model.hapticUnreadable).toMatch(/^cannot read HAProxyTemplateConfigs: forbidden: cannot list haproxytemplateconfigs\.haproxy-haptic\.org/);
+  });
+
+  it('merges KUBECONFIG files like kubectl, takes --context, and the context namespace as default', async () => {
+    const base = admin();
+    const withNamespace = { ...base, contexts: [{ name: 'in-ns', context: { ...base.contexts[0].context, namespace: ns } }], 'current-context': 'in-ns' };
+    const first = write('first', withNamespace);
+    const second = write('second', { ...base, contexts: [{ name: 'elsewhere', context: { ...base.contexts[0].context, namespace: 'kube-system' } }], 'current-context': 'elsewhere' });
+    const merged = await runPlugin(['status', 'web', '-o', 'json'], { env: { KUBECONFIG: `${first}:${second}` } });
+    expect(merged.code).toBe(0);
+    expect(JSON.parse(merged.stdout).namespace).toBe(ns);
+    const switched = await runPlugin(['status', 'web', '--context', 'elsewhere'], { env: { KUBECONFIG: `${first}:${second}` } });
+    expect(switched).toMatchObject({ code: 3, stderr: 'error: deployments.apps "web" not found in namespace "kube-system"\n' });
+    const unknown = await runPlugin(['status', 'web', '--context', 'nope'], { env: { KUBECONFIG: `${first}:${second}` } });
+    expect(unknown).toMatchObject({ code: 3, stderr: 'error: context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts\n' });
+  });
+
+  it('rejects unknown flags and commands as usage errors (exit 3)', async () => {
+    const flag = await runPlugin(['status', '--bogus']);
+    expect(flag.code).toBe(3);
+    expect(flag.stderr).toMatch(/^error: Nonexistent flag: --bogus/);
+    const command = await runPlugin(['nope']);
+    expect(command.code).toBe(3);
+    expect(command.stderr).toBe('error: unknown command "nope" for "kubectl haptic"; see kubectl haptic --help\n');
+  });
+});
