@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // failure knobs are cluster-wide).
 export default defineConfig({
   test: {
+    reporters: ['default', './test/summary-reporter.ts'],
     projects: [
       {
         test: {
