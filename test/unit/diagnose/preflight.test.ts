@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { preflight } from '../../../src/diagnose/preflight.ts';
+import { CATALOGUE } from '../../../src/diagnose/catalogue.ts';
+import type { Deployment } from '../../../src/kube/types.ts';
+import { buildHaptic } from '../../../src/model/haptic.ts';
+import { deployment, GATE, hapticInputs, NOW, service } from '../fixtures/rollout.ts';
+
+const ids = (d: Deployment, o: { services?: ReturnType<typeof service>[]; haptic?: Parameters<typeof hapticInputs>[0]; type?: string } = {}) =>
+  preflight({ deployment: d, services: o.services ?? [service()], haptic: buildHaptic(hapticInputs(o.haptic), NOW), conditionType: o.type ?? GATE });
+
+const ungated = () => deployment({ gated: false });
+
+describe('enable-gate preflight', () => {
+  it('passes a served Deployment with a healthy installation', () => {
+    expect(ids(ungated()).map((f) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG106', 'ok']]);
+  });
+
+  it('blocks when no Service selects the template, naming a near miss but not an unrelated Service', () => {
+    const [svc] = ids(ungated(), { services: [service({ app: 'wbe' }, 'web-typo'), service({ app: 'billing' }, 'billing')] });
+    expect(svc).toMatchObject({ id: 'HG101', severity: 'blocker' });
+    expect(svc?.evidence).toEqual([
+      'pod template labels: app=web',
+      'Services in namespace shop: web-typo (app=wbe), billing (app=billing)',
+      'service/web-typo almost matches: it wants app=wbe, the template has app=web',
+    ]);
+  });
+
+  it.each([
+    ['no leader', { leaseRenewedSecondsAgo: 60 }, 'HG103'],
+    ['gate feature off', { gateFeature: false }, 'HG104'],
+  ] as const)('blocks on %s', (_, haptic, id) => {
+    expect(ids(ungated(), { haptic }).find((f) => f.severity === 'blocker')?.id).toBe(id);
+  });
+
+  it('blocks without any installation', () => {
+    const f = preflight({ deployment: ungated(), services: [service()], haptic: { installations: [], unreadable: 'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist' }, conditionType: GATE });
+    expect(f.find((x) => x.id === 'HG102')?.evidence).toEqual(['HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist']);
+  });
+
+  it('warns: one replica taken down first, Recreate, paused, a gate type that looks like a typo', () => {
+    const single: Deployment = { ...ungated(), spec: { ...ungated().spec, replicas: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } } };
+    expect(ids(single).find((f) => f.id === 'HG111')?.evidence).toEqual(['spec.replicas: 1, resolved maxSurge: 0, maxUnavailable: 1']);
+    const recreate: Deployment = { ...ungated(), spec: { ...ungated().spec, strategy: { type: 'Recreate' } } };
+    expect(ids(recreate).map((f) => f.id)).toContain('HG112');
+    expect(ids(deployment({ gated: false, paused: true })).map((f) => f.id)).toContain('HG113');
+    const typo = ids(ungated(), { type: 'haproxy-haptic.org/loadbalancer-ready' }).find((f) => f.id === 'HG114');
+    expect(typo?.severity).toBe('warning');
+    expect(typo?.fix).toBe(`use --condition-type ${GATE} (the default)`);
+  });
+
+  it('a 25% surge on one replica rounds up to 1, so the single pod is not taken down first', () => {
+    const d: Deployment = { ...ungated(), spec: { ...ungated().spec, replicas: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } } };
+    expect(ids(d).map((f) => f.id)).not.toContain('HG111');
+  });
+
+  it('every finding comes from the catalogue with its severity', () => {
+    for (const f of [...ids(ungated(), { services: [] }), ...ids(deployment({ gated: false, paused: true }), { haptic: { gateFeature: false } })]) {
+      expect(CATALOGUE[f.id as keyof typeof CATALOGUE].severity).toBe(f.severity);
+    }
+  });
+});
