@@ -1,0 +1,311 @@
+// `kubectl haptic status` against the real control plane: --wait's transition log and exit codes, -o json during a
+// rollout, the one-shot text of a completed rollout (one block per Deployment), and bad input.
+import { afterEach, describe, expect, it } from 'vitest';
+import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
+import { adminApi, cluster, gatedDeployment, GATE, newNamespace, runPlugin, service, waitFor, type DeploymentOptions } from './support.ts';
+
+const api = () => adminApi();
+const HAPTIC_GROUP = 'haproxy-haptic.org/v1alpha1';
+const TIME = /^\d\d:\d\d:\d\d /;
+
+/** A Deployment (gated; a Service of the same name selects it), rolled out and available. */
+async function served(options: DeploymentOptions): Promise<void> {
+  const { name, namespace } = options;
+  const replicas = options.replicas ?? 2;
+  await api().apply([gatedDeployment({ replicas, ...options }), service({ name, namespace, selector: options.labels ?? { app: name } })]);
+  await waitFor(() => api().get<any>('apps/v1', 'Deployment', name, namespace), {
+    what: `deployment ${name} available`,
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    until: (d) => d.status?.observedGeneration === d.metadata.generation && d.status?.replicas === replicas && d.status?.updatedReplicas === replicas && d.status?.availableReplicas === replicas,
+  });
+}
+
+/** Starts a rollout: a new image (and pod template annotations). */
+async function rollout(namespace: string, name: string, image: string, annotations?: Record<string, string>): Promise<void> {
+  const template = { ...(annotations ? { metadata: { annotations } } : {}), spec: { containers: [{ name: 'app', image }] } };
+  await api().patch('apps/v1', 'Deployment', name, namespace, { spec: { template } }, { type: 'strategic' });
+}
+
+const podsOf = (namespace: string, app: string) => api().list<any>('v1', 'Pod', { namespace, labelSelector: `app=${app}` });
+
+/** Waits until the rollout is complete and only new, live pods are left. */
+async function drained(namespace: string, name: string, oldNames: string[], replicas: number): Promise<any[]> {
+  return waitFor(() => podsOf(namespace, name), {
+    what: `deployment ${name}'s old pods gone`,
+    timeoutMs: 90_000,
+    intervalMs: 200,
+    until: (pods) => pods.length === replicas && pods.every((p) => !oldNames.includes(p.metadata.name) && !p.metadata.deletionTimestamp && p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True')),
+  });
+}
+
+/**
+ * --wait's output without the time stamps: every line starts with HH:MM:SS, except the indented evidence and fix
+ * lines under a `stalled:` line, which are checked and left out.
+ */
+function waitLines(stdout: string): string[] {
+  const lines: string[] = [];
+  for (const line of stdout.trimEnd().split('\n')) {
+    if (line.startsWith('    ')) {
+      expect(lines.at(-1), `an indented line under a stalled: line\n${stdout}`).toMatch(/^stalled: /);
+      continue;
+    }
+    expect(line).toMatch(TIME);
+    lines.push(line.slice(9));
+  }
+  return lines;
+}
+
+const lineIndex = (lines: string[], test: string | RegExp) => lines.findIndex((l) => (typeof test === 'string' ? l === test : test.test(l)));
+
+describe('kubectl haptic status', () => {
+  afterEach(async () => {
+    await resetKnobs(cluster().adminKubeconfig);
+  });
+
+  it('--wait --drained logs one line per transition, in order, and exits 0 only once the old pods are gone', async () => {
+    const ns = await newNamespace('status-wait');
+    await served({ name: 'web', namespace: ns, replicas: 2, maxSurge: 1, maxUnavailable: 0 });
+    const oldNames = (await podsOf(ns, 'web')).map((p) => p.metadata.name).sort();
+    // new pods start 1.5 s after scheduling: the plugin is up before the first of them becomes ready
+    await rollout(ns, 'web', 'example/app:2', { 'standin.kubectl-haptic.dev/start-delay-ms': '1500' });
+    const run = await runPlugin(['status', 'web', '-n', ns, '--wait', '--drained', '--timeout', '90s'], { timeoutMs: 100_000 });
+    const left = await podsOf(ns, 'web');
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = waitLines(run.stdout);
+    expect(lines.filter((l) => l.startsWith('stalled: ') || l.startsWith('retrying: '))).toEqual([]);
+
+    // exited once drained: only the two new pods exist, none terminating
+    expect(left.map((p) => [oldNames.includes(p.metadata.name), !!p.metadata.deletionTimestamp])).toEqual([[false, false], [false, false]]);
+    const fresh = left.map((p) => p.metadata.name as string);
+
+    for (const pod of fresh) {
+      const missing = lineIndex(lines, `pod/${pod} gate ${GATE}: missing`);
+      const containers = lineIndex(lines, `pod/${pod} containers ready`);
+      const gate = lineIndex(lines, new RegExp(`^pod/${pod} gate ${GATE.replace(/\./g, '\\.')}: True \\(\\d+s after containers ready\\)$`));
+      const ready = lineIndex(lines, `pod/${pod} Ready`);
+      expect({ pod, missing: missing >= 0, containers: containers >= 0 }).toEqual({ pod, missing: true, containers: true });
+      expect(gate, `${pod}: gate True after containers ready\n${run.stdout}`).toBeGreaterThan(containers);
+      expect(gate).toBeGreaterThan(missing);
+      expect(ready, `${pod}: Ready after the gate\n${run.stdout}`).toBeGreaterThan(gate);
+      expect(lines.filter((l) => l === `pod/${pod} Ready`)).toHaveLength(1);
+    }
+    const [first, second] = [...fresh].sort((a, b) => lineIndex(lines, `pod/${a} Ready`) - lineIndex(lines, `pod/${b} Ready`));
+    // the second new pod appears mid-rollout (maxSurge 1: once an old pod goes), so it is announced; within one
+    // update the lines follow pod names, not event order, so its place relative to the first pod's lines is open
+    expect(lineIndex(lines, `pod/${second} created`), run.stdout).toBeGreaterThan(0);
+
+    const terminating = oldNames.map((pod) => lineIndex(lines, new RegExp(`^pod/${pod} \\(old\\) terminating, [45]s grace period$`)));
+    const gone = oldNames.map((pod) => lineIndex(lines, `pod/${pod} (old) gone`));
+    for (const [i, pod] of oldNames.entries()) {
+      expect(terminating[i], `${pod} terminating\n${run.stdout}`).toBeGreaterThanOrEqual(0);
+      expect(gone[i], `${pod} gone after terminating\n${run.stdout}`).toBeGreaterThan(terminating[i]!);
+    }
+    // maxUnavailable 0: no old pod terminates before the first new pod is Ready
+    expect(Math.min(...terminating)).toBeGreaterThan(lineIndex(lines, `pod/${first} Ready`));
+
+    const rolloutLines = lines.filter((l) => l.startsWith('rollout: '));
+    expect(lines[0]).toMatch(/^rollout: Waiting for deployment "web" (spec update to be observed|rollout to finish: .*)\.\.\.$/);
+    expect(rolloutLines.at(-1)).toBe('rollout: deployment "web" successfully rolled out');
+    expect(rolloutLines.slice(0, -1).every((l) => l.startsWith('rollout: Waiting for deployment "web" '))).toBe(true);
+    expect(lineIndex(lines, 'rollout: deployment "web" successfully rolled out')).toBeGreaterThan(lineIndex(lines, `pod/${first} Ready`));
+    // --drained: the last line is the last old pod going
+    expect(lines.at(-1)).toBe(`pod/${oldNames[gone.indexOf(Math.max(...gone))]} (old) gone`);
+  });
+
+  it('-o json during a rollout: per new pod containers ready ≤ gate ≤ Ready; a terminating old pod with its deadline', async () => {
+    const ns = await newNamespace('status-json');
+    const grace = 8;
+    await served({ name: 'api', namespace: ns, replicas: 2, maxSurge: 1, maxUnavailable: 0, terminationGracePeriodSeconds: grace });
+    const oldNames = (await podsOf(ns, 'api')).map((p) => p.metadata.name).sort();
+    await rollout(ns, 'api', 'example/app:2');
+
+    const caught = (await waitFor(
+      async () => {
+        const from = Date.now();
+        const run = await runPlugin(['status', 'api', '-n', ns, '-o', 'json']);
+        const to = Date.now();
+        expect(run.code).toBe(0);
+        const model = JSON.parse(run.stdout);
+        return model.oldPods.some((p: any) => p.terminating) ? { model, from, to } : undefined;
+      },
+      { what: 'status -o json to show a terminating old pod', timeoutMs: 60_000, intervalMs: 100 },
+    ))!;
+    const { model } = caught;
+    expect(model).toMatchObject({ apiVersion: 'kubectl-haptic/v1', kind: 'Rollout', name: 'api', namespace: ns, gated: true, gateType: GATE, revision: '2' });
+
+    const old = model.oldPods.find((p: any) => p.terminating);
+    const pod = await api().get<any>('v1', 'Pod', old.name, ns); // still there: its grace period is 8 s
+    expect(oldNames).toContain(old.name);
+    const deadline = Date.parse(pod.metadata.deletionTimestamp);
+    expect(old.terminating).toEqual({
+      since: new Date(deadline - grace * 1000).toISOString(),
+      deadline: pod.metadata.deletionTimestamp,
+      graceRemainingMs: old.terminating.graceRemainingMs,
+      pastDeadline: false,
+      finalizers: [],
+    });
+    // computed from the plugin's clock between our start and end of the run
+    expect(old.terminating.graceRemainingMs).toBeGreaterThanOrEqual(deadline - caught.to);
+    expect(old.terminating.graceRemainingMs).toBeLessThanOrEqual(deadline - caught.from);
+    expect(old.terminating.graceRemainingMs).toBeGreaterThan(0);
+    expect(old.endpoints).toMatchObject([{ service: 'api', ready: false, serving: true, terminating: true }]);
+
+    const ordered = (p: any) => {
+      expect(p.gate).toMatchObject({ state: 'True', status: 'True', reason: 'RoutedByAllHAProxyPods' });
+      const [cr, gate, ready] = [p.containersReady.since, p.gate.since, p.ready.since].map((s: string) => Date.parse(s));
+      expect(cr).toBeLessThanOrEqual(gate!);
+      expect(gate).toBeLessThanOrEqual(ready!);
+      expect(p.gateLatencyMs).toBe(gate! - cr!);
+    };
+    const readyNew = model.newPods.filter((p: any) => p.ready.status === 'True');
+    expect(readyNew.length).toBeGreaterThanOrEqual(1); // an old pod goes only once a new one is Ready (maxUnavailable 0)
+    readyNew.forEach(ordered);
+
+    const fresh = await drained(ns, 'api', oldNames, 2);
+    const after = JSON.parse((await runPlugin(['status', 'api', '-n', ns, '-o', 'json'])).stdout);
+    expect(after).toMatchObject({ phase: 'complete', drained: true, oldPods: [], counts: { desired: 2, current: 2, updated: 2, ready: 2, available: 2, terminating: 0 } });
+    expect(after.newPods.map((p: any) => p.name)).toEqual(fresh.map((p) => p.metadata.name).sort());
+    after.newPods.forEach(ordered);
+  });
+
+  it('with no HAPTIC leader: --wait --timeout 20s exits 2, and --wait exits 1 once the progress deadline is exceeded', async () => {
+    const ns = await newNamespace('status-stall');
+    await Promise.all([
+      served({ name: 'slow', namespace: ns, replicas: 1, maxSurge: 1, maxUnavailable: 0 }),
+      served({ name: 'dead', namespace: ns, replicas: 1, maxSurge: 1, maxUnavailable: 0, progressDeadlineSeconds: 8 }),
+    ]);
+    await setKnobs(cluster().adminKubeconfig, { leader: 'false' });
+    await Promise.all([rollout(ns, 'slow', 'example/app:2'), rollout(ns, 'dead', 'example/app:2')]);
+    const started = Date.now();
+    const [timedOut, failed] = await Promise.all([
+      runPlugin(['status', 'slow', '-n', ns, '--wait', '--timeout', '20s'], { timeoutMs: 40_000 }).then((r) => ({ ...r, ms: Date.now() - started })),
+      runPlugin(['status', 'deployment/dead', '-n', ns, '--wait'], { timeoutMs: 60_000 }).then((r) => ({ ...r, ms: Date.now() - started })),
+    ]);
+
+    expect(timedOut.stderr).toBe('');
+    expect(timedOut.code).toBe(2);
+    expect(timedOut.ms).toBeGreaterThanOrEqual(20_000);
+    const slowLines = waitLines(timedOut.stdout);
+    expect(slowLines.at(-1)).toBe('timed out after 20s');
+    const slowPods = (await podsOf(ns, 'slow')).filter((p) => p.spec.containers[0].image === 'example/app:2');
+    expect(slowPods).toHaveLength(1);
+    const slowPod = slowPods[0]!;
+    expect(lineIndex(slowLines, `pod/${slowPod.metadata.name} containers ready`)).toBeGreaterThanOrEqual(0);
+    expect(lineIndex(slowLines, `pod/${slowPod.metadata.name} gate ${GATE}: missing`)).toBeGreaterThanOrEqual(0);
+    expect(slowLines.filter((l) => l.includes(': True') || l.endsWith(' Ready'))).toEqual([]);
+    // the Lease is not renewed: it goes stale after its 15 s, within the 20 s
+    const stale = slowLines.indexOf('HAPTIC haptic/haptic-config: no leader (lease stale)');
+    expect(stale, timedOut.stdout).toBeGreaterThan(0);
+    // ... and the stall is explained (the finding's wording belongs to the diagnosis)
+    expect(slowLines.slice(stale).some((l) => /^stalled: \[[A-Z]+\d+\] \S/.test(l)), timedOut.stdout).toBe(true);
+
+    expect(failed.stderr).toBe('');
+    expect(failed.code).toBe(1);
+    expect(failed.ms).toBeGreaterThanOrEqual(8_000);
+    const dead = waitLines(failed.stdout);
+    const exceeded = dead.indexOf('rollout: deployment "dead" exceeded its progress deadline');
+    expect(exceeded, failed.stdout).toBeGreaterThan(0);
+    expect(dead.slice(exceeded + 1).filter((l) => !l.startsWith('stalled: ')), failed.stdout).toEqual([]);
+    expect(dead.filter((l) => l.startsWith('rollout: ')).slice(0, -1).every((l) => l.startsWith('rollout: Waiting for deployment "dead" '))).toBe(true);
+    const d = await api().get<any>('apps/v1', 'Deployment', 'dead', ns);
+    expect(d.status.conditions.find((c: any) => c.type === 'Progressing')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
+  });
+
+  it('prints a completed rollout as header, NEW PODS table and HAPTIC line; -l and -A -l print one block per Deployment', async () => {
+    const ns = await newNamespace('status-a');
+    const ns2 = await newNamespace('status-b');
+    const labels = (app: string) => ({ app, suite: ns });
+    await Promise.all([
+      served({ name: 'alpha', namespace: ns, labels: labels('alpha'), replicas: 2, maxSurge: 1, maxUnavailable: 0 }),
+      served({ name: 'beta', namespace: ns, labels: labels('beta'), replicas: 1, maxSurge: 1, maxUnavailable: 0 }),
+      served({ name: 'gamma', namespace: ns2, labels: labels('gamma'), replicas: 1, maxSurge: 1, maxUnavailable: 0 }),
+    ]);
+    const oldNames = (await podsOf(ns, 'alpha')).map((p) => p.metadata.name);
+    await rollout(ns, 'alpha', 'example/app:2');
+    const fresh = (await drained(ns, 'alpha', oldNames, 2)).map((p) => p.metadata.name as string).sort();
+    const hash = fresh[0]!.split('-')[1];
+
+    // the HAPTIC line names the live checksum: run while every HAProxy pod runs it, and nothing changed meanwhile
+    const cfg = () => api().get<any>(HAPTIC_GROUP, 'HAProxyCfg', 'haptic-config-haproxycfg', 'haptic');
+    const converged = (c: any) => c.status?.deployedToPods?.length === 2 && c.status.deployedToPods.every((e: any) => e.checksum === c.spec.checksum);
+    const { run, checksum } = (await waitFor(
+      async () => {
+        const before = await cfg();
+        const out = await runPlugin(['status', 'alpha', '-n', ns]);
+        const after = await cfg();
+        return converged(before) && after.metadata.resourceVersion === before.metadata.resourceVersion ? { run: out, checksum: before.spec.checksum as string } : undefined;
+      },
+      { what: 'a status run while HAProxy is converged', timeoutMs: 30_000, intervalMs: 200 },
+    ))!;
+    const lease = await api().get<any>('coordination.k8s.io/v1', 'Lease', 'haptic', 'haptic');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.endsWith('\n')).toBe(true);
+    const lines = run.stdout.slice(0, -1).split('\n');
+    const summary = (name: string, namespace: string, revision: number) =>
+      `deployment.apps/${name} -n ${namespace} · revision ${revision} · RollingUpdate maxSurge 1, maxUnavailable 0 · gate ${GATE}`;
+    const hapticLine = new RegExp(`^HAPTIC haptic/haptic-config: leader ${lease.spec.holderIdentity} \\(renewed \\d+s ago\\) · config ok · HAProxy 2/2 on ${checksum.slice(0, 'sha256:'.length + 12)}$`);
+    expect(lines.slice(0, 5)).toEqual([
+      summary('alpha', ns, 2),
+      '✓ deployment "alpha" successfully rolled out',
+      '  desired 2 · updated 2 · ready 2 · available 2 · terminating 0',
+      '',
+      `NEW PODS  replicaset/alpha-${hash} (revision 2)`,
+    ]);
+    // the table: columns as wide as their widest cell plus 3 spaces
+    const rows = lines.slice(6, 8);
+    const cells = rows.map((r) => r.split(/ {3,}/));
+    const names = ['NAME', 'CONTAINERS', 'GATE', 'READY', 'ENDPOINTS', 'HAPROXY', 'AGE'];
+    const widths = names.map((n, i) => Math.max(n.length, ...cells.map((c) => c[i]!.length)));
+    expect(lines[5]).toBe(names.map((n, i) => (i === names.length - 1 ? n : n.padEnd(widths[i]! + 3))).join(''));
+    expect(lines[5]).toMatch(/^NAME {3,}CONTAINERS {3,}GATE {3,}READY {3,}ENDPOINTS {6}HAPROXY {7}AGE$/);
+    expect(cells.map((c) => c.length)).toEqual([7, 7]);
+    for (const [i, row] of rows.entries()) {
+      expect(row).toMatch(new RegExp(`^${fresh[i]} +✓ \\d+s +✓ \\d+s \\(\\+\\d+s\\) +✓ \\d+s +alpha: ready +enabled 2/2 +\\d+s$`));
+      // every cell starts where its header does
+      const starts = (text: string, parts: string[]) => {
+        let end = 0;
+        return parts.map((part) => {
+          const at = text.indexOf(part, end);
+          end = at + part.length;
+          return at;
+        });
+      };
+      expect(starts(row, cells[i]!)).toEqual(starts(lines[5]!, names));
+    }
+    // no OLD PODS section once drained
+    expect(lines.slice(8)).toHaveLength(2);
+    expect(lines[8]).toBe('');
+    expect(lines[9]).toMatch(hapticLine);
+
+    // -l: one block per Deployment of the namespace, by name; -A -l: across namespaces
+    const blocks = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('deployment.apps/'));
+    const several = await runPlugin(['status', '-n', ns, '-l', `suite=${ns}`]);
+    expect(several.code).toBe(0);
+    expect(blocks(several.stdout)).toEqual([summary('alpha', ns, 2), summary('beta', ns, 1)]);
+    expect(several.stdout.split('\n').filter((l) => l.startsWith('HAPTIC '))).toHaveLength(2);
+    expect(several.stdout).toContain(`\n\n${summary('beta', ns, 1)}\n✓ deployment "beta" successfully rolled out\n`);
+    const everywhere = await runPlugin(['status', '-A', '-l', `suite=${ns}`]);
+    expect(everywhere.code).toBe(0);
+    expect(blocks(everywhere.stdout)).toEqual([summary('alpha', ns, 2), summary('beta', ns, 1), summary('gamma', ns2, 1)]);
+    expect(everywhere.stdout.split('\n').filter((l) => l.startsWith('NEW PODS '))).toHaveLength(3);
+    expect(everywhere.stdout.split('\n').filter((l) => l.startsWith('HAPTIC '))).toHaveLength(3);
+  });
+
+  it('gives one line and exit code 3 for an unknown Deployment and for --watch without a terminal', async () => {
+    const ns = await newNamespace('status-bad');
+    const cases: [string[], string][] = [
+      [['status', 'nope', '-n', ns], `error: deployments.apps "nope" not found in namespace "${ns}"\n`],
+      [['status', 'web', '-n', 'no-such-namespace'], 'error: namespace "no-such-namespace" not found\n'],
+      [['status', 'web', '-n', ns, '--watch'], 'error: --watch needs a terminal; use --wait (one line per transition) or -o json when output is piped\n'],
+      [['status', 'web', '-n', ns, '--wait', '--timeout', 'soon'], 'error: invalid --timeout "soon": use a duration such as 30s, 5m or 1h\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = await runPlugin(args);
+      expect({ args, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ args, code: 3, stdout: '', stderr });
+    }
+  });
+});
