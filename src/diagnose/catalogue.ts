@@ -18,7 +18,7 @@ export const CATALOGUE = {
   HG114: { severity: 'warning', summary: 'A gate type in HAPTIC\'s domain that HAPTIC does not write (likely a typo).' },
   HG115: { severity: 'warning', summary: 'More than one HAPTIC installation: they would fight over the condition.' },
   HS101: { severity: 'error', summary: 'A gated pod is selected by no Service, so HAPTIC never sets its condition.' },
-  HS102: { severity: 'error', summary: 'A Service selects the pod but no EndpointSlice lists it.' },
+  HS102: { severity: 'error', summary: 'A Service selects the pod but no EndpointSlice lists it with a port HAProxy could route to.' },
   HS103: { severity: 'error', summary: 'HAPTIC has no controller leader: nothing renders, deploys or sets the gate.' },
   HS104: { severity: 'error', summary: 'No HAPTIC installation found.' },
   HS105: { severity: 'error', summary: "HAPTIC's gate feature is off: the controller may not patch pods/status." },

@@ -6,7 +6,7 @@ import type { Painter } from './style.ts';
 export function whyText(results: WhyStalledResult[], paint: Painter): string {
   return results
     .map(({ model, diagnosis }) => {
-      const verdict = diagnosis.stalled ? paint('red', 'stalled') : model.phase === 'complete' ? paint('green', 'not stalled (complete)') : paint('green', 'not stalled (progressing)');
+      const verdict = diagnosis.stalled ? paint('red', 'stalled') : paint(model.phase === 'paused' ? 'yellow' : 'green', `not stalled (${model.phase === 'complete' ? 'complete' : model.phase === 'paused' ? 'paused' : 'progressing'})`);
       return [`deployment.apps/${model.name} -n ${model.namespace}: ${verdict}`, ...diagnosis.findings.flatMap((f) => findingLines(f, paint))].join('\n');
     })
     .join('\n\n') + '\n';

@@ -35,7 +35,7 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
     const evidence = [...unlisted, ...portless].map((name) => {
       const svc = ctx.services.find((s) => s.metadata.name === name);
       const head = `service/${name} selector ${formatSelector(svc?.spec.selector)}, ports ${(svc?.spec.ports ?? []).map((sp) => `${sp.port}→${sp.targetPort ?? sp.port}`).join(', ')}`;
-      if (unlisted.includes(name)) return `${head}: no endpoint for ${p.name} (${p.ip})`;
+      if (unlisted.includes(name)) return `${head}: no endpoint for ${p.name} (${p.ip})${svc?.spec.type === 'ExternalName' ? ' (type ExternalName: the EndpointSlice controller makes no slices for it)' : ''}`;
       const slices = [...new Set(p.endpoints.filter((e) => e.service === name).map((e) => e.slice))].join(', ');
       return `${head}: EndpointSlice ${slices} lists ${p.name} (${p.ip}) without a port, since the pod has no container port named ${unresolvedPorts(svc, pod).map((t) => `"${t}"`).join(' or ')}`;
     });
@@ -43,8 +43,13 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
     const title = unlisted.length
       ? `pod ${p.name} is selected by ${unlisted.join(', ')} but no EndpointSlice lists it`
       : `pod ${p.name} is selected by ${portless.join(', ')} but no EndpointSlice lists it with a port, so HAProxy has nothing to route to`;
-    findings.push(finding('HS102', title, evidence,
-      'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it out)'));
+    const externalName = unlisted.filter((name) => ctx.services.find((s) => s.metadata.name === name)?.spec.type === 'ExternalName');
+    const fix = !unlisted.length
+      ? 'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it without a port)'
+      : externalName.length === unlisted.length
+        ? `an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate ${m.name} -n ${m.namespace}`
+        : `kubectl -n ${m.namespace} get endpointslices -l kubernetes.io/service-name=${unlisted[0]} -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)`;
+    findings.push(finding('HS102', title, evidence, fix));
   }
   // A gate type nobody writes: the pod is not "gated" by the known type, so look at every pod that waits with ready containers.
   const stuck = blockingPods(ctx).filter((p) => p.containersReady.status === 'True');
