@@ -1,10 +1,10 @@
-import { Args, Flags } from '@oclif/core';
-import { EXIT_CODES_HELP, KubeCommand, outputFlag } from '../base-command.ts';
+import { Flags } from '@oclif/core';
+import { EXIT_CODES_HELP, KubeCommand } from '../base-command.ts';
+import { rolloutArgs, rolloutFlags, rolloutSelection } from '../rollout-flags.ts';
 import { parseDuration } from '../kube/duration.ts';
 import { ExitCode, UserError } from '../kube/errors.ts';
-import { GATE_CONDITION } from '../haptic/names.ts';
 import { loadStatus } from '../services/status.ts';
-import { deploymentNames, resolveDeployments } from '../services/targets.ts';
+import { resolveDeployments } from '../services/targets.ts';
 import { waitForRollouts } from '../services/wait.ts';
 import { topFinding } from '../diagnose/index.ts';
 import { diagnoseContext } from '../services/why-stalled.ts';
@@ -26,30 +26,21 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
     { description: 'In CI: wait for the rollout and for old pods to drain, at most 5 minutes', command: 'kubectl haptic status web --wait --drained --timeout 5m' },
     { description: 'Every gated Deployment labelled tier=frontend in all namespaces, as JSON', command: 'kubectl haptic status -A -l tier=frontend -o json' },
   ];
-  static override args = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };
+  static override args = rolloutArgs;
   static override flags = {
-    selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to show.' }),
-    'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
-    output: outputFlag,
+    ...rolloutFlags,
     watch: Flags.boolean({ char: 'w', summary: 'Live view (terminal only) until the rollout completes.', exclusive: ['wait', 'output'] }),
     wait: Flags.boolean({ summary: 'No UI: log transitions and exit when the rollout completes, fails or times out.', exclusive: ['output'] }),
     timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit).', default: '0' }),
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
-    'condition-type': Flags.string({ summary: 'Readiness gate condition type.', default: GATE_CONDITION }),
   };
 
   async run(): Promise<void> {
     const { flags, args } = await this.parse(Status);
-    const names = args.name ? deploymentNames([args.name]) : [];
     const timeoutMs = parseDuration(flags.timeout, '--timeout');
     if (flags.watch && !process.stdout.isTTY) throw new UserError('--watch needs a terminal; use --wait (one line per transition) or -o json when output is piped');
     const client = this.client(flags);
-    const selection = {
-      namespace: flags['all-namespaces'] ? undefined : client.connection.namespace,
-      names,
-      selector: flags.selector,
-      all: !names.length && !flags.selector,
-    };
+    const selection = rolloutSelection(client, args.name, flags);
     const conditionType = flags['condition-type'];
     const diagnose = (model: RolloutModel, snapshot: RolloutSnapshot) => topFinding(diagnoseContext(snapshot, model, Date.now()));
     if (flags.watch) {
@@ -70,7 +61,7 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
     const models = await loadStatus(client, { ...selection, conditionType }, now);
     if (flags.output) {
       const format = flags.output as 'json' | 'yaml';
-      process.stdout.write(formatStructured(models.length === 1 && names.length ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models }, format));
+      process.stdout.write(formatStructured(models.length === 1 && selection.names.length ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models }, format));
       return;
     }
     const paint = painter(colorEnabled());

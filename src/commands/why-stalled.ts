@@ -1,9 +1,7 @@
-import { Args, Flags } from '@oclif/core';
-import { EXIT_CODES_HELP, KubeCommand, outputFlag } from '../base-command.ts';
+import { EXIT_CODES_HELP, KubeCommand } from '../base-command.ts';
+import { rolloutArgs, rolloutFlags, rolloutSelection } from '../rollout-flags.ts';
 import { ExitCode } from '../kube/errors.ts';
-import { GATE_CONDITION } from '../haptic/names.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
-import { deploymentNames } from '../services/targets.ts';
 import { whyStalled } from '../services/why-stalled.ts';
 import { formatStructured } from '../ui/output.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
@@ -26,25 +24,13 @@ ${EXIT_CODES_HELP} Here 1 means a stall cause was found.`;
     { description: 'Why is this rollout stuck?', command: 'kubectl haptic why-stalled web -n shop' },
     { description: 'Every Deployment in every namespace, as JSON', command: 'kubectl haptic why-stalled -A -o json' },
   ];
-  static override args = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };
-  static override flags = {
-    selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to check.' }),
-    'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
-    output: outputFlag,
-    'condition-type': Flags.string({ summary: 'Readiness gate condition type.', default: GATE_CONDITION }),
-  };
+  static override args = rolloutArgs;
+  static override flags = rolloutFlags;
 
   async run(): Promise<void> {
     const { flags, args } = await this.parse(WhyStalled);
-    const names = args.name ? deploymentNames([args.name]) : [];
     const client = this.client(flags);
-    const results = await whyStalled(client, {
-      namespace: flags['all-namespaces'] ? undefined : client.connection.namespace,
-      names,
-      selector: flags.selector,
-      all: !names.length && !flags.selector,
-      conditionType: flags['condition-type'],
-    });
+    const results = await whyStalled(client, { ...rolloutSelection(client, args.name, flags), conditionType: flags['condition-type'] });
     if (flags.output) {
       const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: diagnosis.findings }));
       process.stdout.write(formatStructured({ apiVersion: 'kubectl-haptic/v1', kind: 'DiagnosisList', items }, flags.output as 'json' | 'yaml'));

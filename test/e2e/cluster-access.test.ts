@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { load, dump } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../cluster/cluster.ts';
 import { adminApi, cluster, gatedDeployment, grantReadOnly, newNamespace, runPlugin, service } from './support.ts';
 
 // kubectl habits: the same kubeconfig handling, one-line errors with documented exit codes.
@@ -73,6 +74,16 @@ describe('cluster access like kubectl', () => {
     expect(switched).toMatchObject({ code: 3, stderr: 'error: deployments.apps "web" not found in namespace "kube-system"\n' });
     const unknown = await runPlugin(['status', 'web', '--context', 'nope'], { env: { KUBECONFIG: `${first}:${second}` } });
     expect(unknown).toMatchObject({ code: 3, stderr: 'error: context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts\n' });
+  });
+
+  it('completes Deployment names from the cluster through kubectl_complete-haptic', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const complete = (...words: string[]) =>
+      spawnSync(join(repoRoot, 'bin/kubectl_complete-haptic'), words, { env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig }, encoding: 'utf8' }).stdout;
+    expect(complete('status', '-n', ns, '')).toBe('web\n:4\n');
+    expect(complete('why-', '')).toBe(':4\n');
+    expect(complete('why-')).toBe('why-stalled\tExplain why a gated rollout is stalled, with evidence and a fix.\n:4\n');
+    expect(complete('status', '-n', ns.slice(0, -2))).toContain(`${ns}\n`);
   });
 
   it('rejects unknown flags and commands as usage errors (exit 3)', async () => {
