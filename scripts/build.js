@@ -5,17 +5,21 @@ import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Start-up is most of a one-shot command's time (see bench/README.md). Two things keep the shared chunk small:
+ * Start-up is most of a one-shot command's time (see bench/README.md). Three things keep it short:
  * - @kubernetes/client-node is plain ESM without side effects (its only one, a `File` polyfill for Node 18, is moot
  *   on Node ≥ 22), but does not say so in package.json; told, esbuild drops the generated API and model classes
  *   (≈0.9 MB) that KubeConfig's import of `./gen/index.js` would otherwise keep.
  * - the bare import "undici" resolves to scripts/undici-lean.js, which loads only fetch, Agent and ProxyAgent.
+ * - `import … from 'node:http'` becomes a require(): for an ESM import Node builds a facade that reads every export,
+ *   and node:http's WebSocket/CloseEvent/MessageEvent getters load Node's own copy of undici (≈6 ms per start).
  */
 const leanDependencies = {
   name: 'lean-dependencies',
   setup(build) {
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
+    build.onResolve({ filter: /^(node:)?http$/ }, (args) => (args.kind === 'import-statement' ? { path: 'node:http', namespace: 'cjs-builtin' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'cjs-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     build.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.leanDependencies) return undefined;
       const fromClientNode = args.path.startsWith('@kubernetes/client-node') || args.importer.includes('/node_modules/@kubernetes/client-node/');

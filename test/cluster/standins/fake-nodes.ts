@@ -10,7 +10,8 @@ export const FAKE_NODES: FakeNode[] = [
   { name: 'standin-node-2', ip: '172.18.0.3', subnet: 2 },
 ];
 
-const RESOURCES = { cpu: '32', memory: '128Gi', pods: '110', 'ephemeral-storage': '500Gi' };
+// STANDIN_NODE_PODS raises the pod capacity (the kubelet's default is 110) for the 300-replica benchmarks in bench/.
+const RESOURCES = { cpu: '32', memory: '128Gi', pods: process.env.STANDIN_NODE_PODS || '110', 'ephemeral-storage': '500Gi' };
 
 function nodeStatus(node: FakeNode, registeredAt: number, now: number) {
   const condition = (type: string, status: string, reason: string, message: string) => ({
