@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { EXIT_CODES_HELP, KubeCommand, outputFlag } from './base-command.ts';
+import { KubeCommand, outputFlag } from './base-command.ts';
 import { ExitCode, UserError } from './kube/errors.ts';
 import { GATE_CONDITION } from './haptic/names.ts';
 import type { GateAction } from './model/gate-plan.ts';
@@ -65,5 +65,3 @@ export abstract class GateCommand extends KubeCommand {
     return records;
   }
 }
-
-export const gateDescriptionTail = EXIT_CODES_HELP;

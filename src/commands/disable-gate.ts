@@ -1,10 +1,11 @@
-import { GateCommand, gateArgs, gateDescriptionTail, gateFlags } from '../gate-command.ts';
+import { EXIT_CODES_HELP } from '../base-command.ts';
+import { GateCommand, gateArgs, gateFlags } from '../gate-command.ts';
 
 export default class DisableGate extends GateCommand {
   static override summary = "Remove HAPTIC's readiness gate from Deployments.";
   static override description = `Removes only the readinessGates entry of the HAPTIC condition type (other gates stay), and the readinessGates field when it becomes empty. A Deployment without the gate is left alone (no write). Removing the gate changes the pod template, so it starts a rollout.
 
-${gateDescriptionTail}`;
+${EXIT_CODES_HELP}`;
   static override examples = [
     { description: 'Preview the change', command: 'kubectl haptic disable-gate web -n shop --dry-run=client' },
     { description: 'Remove the gate from every Deployment in the namespace', command: 'kubectl haptic disable-gate --all -n shop' },

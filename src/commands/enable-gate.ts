@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { GateCommand, gateArgs, gateDescriptionTail, gateFlags } from '../gate-command.ts';
+import { EXIT_CODES_HELP } from '../base-command.ts';
+import { GateCommand, gateArgs, gateFlags } from '../gate-command.ts';
 
 export default class EnableGate extends GateCommand {
   static override summary = "Add HAPTIC's readiness gate to Deployments, after checking their pods could become Ready.";
@@ -9,7 +10,7 @@ Before writing, preflight checks must pass (--force overrides the blocking ones)
 
 The patch is a JSON patch guarded by test operations: if the Deployment changes between read and write, it is re-read and retried once, never overwritten. Adding the gate changes the pod template, so it starts a rollout.
 
-${gateDescriptionTail}`;
+${EXIT_CODES_HELP}`;
   static override examples = [
     { description: 'Preview the change without writing', command: 'kubectl haptic enable-gate web -n shop --dry-run=client' },
     { description: 'Add the gate to one Deployment', command: 'kubectl haptic enable-gate deployment/web -n shop' },
