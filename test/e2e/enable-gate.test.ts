@@ -63,7 +63,9 @@ describe('enable-gate / disable-gate on the real control plane', () => {
 
   it('keeps other gates, and disable-gate restores the previous pod template', async () => {
     const other = 'example.com/other-gate';
-    const before = await servedDeployment(ns, 'multi', [other], 1).catch(async () => getDeployment(ns, 'multi'));
+    // nothing sets example.com/other-gate, so this Deployment never becomes available: wait only until it is observed
+    await api().apply([gatedDeployment({ name: 'multi', namespace: ns, gates: [other], replicas: 1 }), service({ name: 'multi', namespace: ns, selector: { app: 'multi' } })]);
+    const before = await waitFor(() => getDeployment(ns, 'multi'), { what: 'deployment multi observed', until: (d) => d.status?.observedGeneration === d.metadata.generation });
     const enabled = await runPlugin(['enable-gate', 'multi', '-n', ns]);
     expect(enabled.code).toBe(0);
     expect(gatesOf(await getDeployment(ns, 'multi'))).toEqual([other, GATE]);

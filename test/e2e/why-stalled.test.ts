@@ -309,7 +309,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       const r = await whyUntil(ns, 'paused', 'HS206');
       expect(r.code).toBe(0);
       expect(ids(r.stdout)).toEqual(['HS206', 'HS901']);
-      expect(r.stdout).toContain(`deployment.apps/paused -n ${ns}: not stalled (progressing)`);
+      expect(r.stdout).toContain(`deployment.apps/paused -n ${ns}: not stalled (paused)`);
       expect(r.stdout).toContain('[HS206] deployment paused is paused: the rollout does not progress until it is resumed');
       expect(r.stdout).toContain(`fix: kubectl -n ${ns} rollout resume deployment/paused`);
       expect(r.stdout).toContain('[HS901] deployment paused is paused, not stalled');

@@ -40,8 +40,9 @@ function App({ client, deployment, options, onDone }: { client: KubeClient; depl
 /** status --watch: a live Ink view until the rollout completes (0) or Ctrl-C (130); the terminal is restored either way. */
 export async function watchRollout(client: KubeClient, deployment: Deployment, options: WatchOptions): Promise<number> {
   let code: number = 130;
-  const instance = render(<App client={client} deployment={deployment} options={options} onDone={(c) => (code = c)} />, { exitOnCtrlC: false, patchConsole: false });
-  // Ink reads no keys here, so Ctrl-C arrives as SIGINT: unmount (the terminal is restored) and exit 130 ourselves,
+  const instance = render(<App client={client} deployment={deployment} options={options} onDone={(c) => (code = c)} />, { exitOnCtrlC: false, patchConsole: false, interactive: true });
+  // --watch has checked stdout is a terminal: draw in place even where CI=true is set (Ink would otherwise print
+  // only the last frame). Ink reads no keys here, so Ctrl-C arrives as SIGINT: unmount (the terminal is restored) and exit 130 ourselves,
   // so a shell's `status --watch; next-command` goes on.
   const interrupt = () => instance.unmount();
   process.once('SIGINT', interrupt);
