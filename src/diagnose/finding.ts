@@ -9,4 +9,6 @@ export interface Finding {
   title: string;
   evidence: string[];
   fix?: string | undefined;
+  /** the pod a per-pod finding is about; the same finding on many pods is reported once (see groupByPod) */
+  pod?: string | undefined;
 }

@@ -19,8 +19,28 @@ export interface Diagnosis {
   findings: Finding[];
 }
 
+/** The same per-pod finding on many pods (300 crash-looping replicas) is reported once, naming the other pods. */
+export function groupByPod(findings: Finding[]): Finding[] {
+  const grouped: Finding[] = [];
+  const others = new Map<Finding, string[]>();
+  for (const f of findings) {
+    const first = f.pod ? grouped.find((g) => g.id === f.id && g.pod) : undefined;
+    if (first) others.get(first)!.push(f.pod!);
+    else {
+      grouped.push(f);
+      others.set(f, []);
+    }
+  }
+  return grouped.map((f) => {
+    const more = others.get(f) ?? [];
+    if (!more.length) return f;
+    const named = more.slice(0, 5).join(', ') + (more.length > 5 ? ` (+${more.length - 5} more)` : '');
+    return { ...f, evidence: [...f.evidence, `the same on ${more.length} more pod${more.length === 1 ? '' : 's'}: ${named}`] };
+  });
+}
+
 export function diagnose(ctx: DiagnoseContext): Diagnosis {
-  const causes = RULES.flatMap((rule) => rule(ctx));
+  const causes = groupByPod(RULES.flatMap((rule) => rule(ctx)));
   const findings = [...causes, ...deadlineRule(ctx, causes.length)];
   const stalled = findings.some((f) => f.severity === 'error' || f.severity === 'blocker');
   return { stalled, findings: stalled ? findings : [...findings, progressNote(ctx)] };

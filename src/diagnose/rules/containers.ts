@@ -21,9 +21,10 @@ function describeProbe(probe: Probe | undefined): string {
 }
 
 export function containerRules(ctx: DiagnoseContext): Finding[] {
-  const findings: Finding[] = [];
+  const found: Finding[] = [];
   const ns = ctx.model.namespace;
   for (const p of blockingPods(ctx)) {
+    const findings: Finding[] = [];
     const problem = p.containerProblems[0];
     const reason = problem?.reason ?? '';
     const scheduling = lastEvent(p, 'FailedScheduling');
@@ -51,6 +52,7 @@ export function containerRules(ctx: DiagnoseContext): Finding[] {
         [`ContainersReady False${since}`, `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`, `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`],
         `check what the probe calls: kubectl -n ${ns} logs ${p.name} -c ${container?.name}; fix the application or the probe`));
     }
+    found.push(...findings.map((f) => ({ ...f, pod: p.name })));
   }
-  return findings;
+  return found;
 }

@@ -25,9 +25,9 @@ export function drainRules(ctx: DiagnoseContext): Finding[] {
   const stuck = [...ctx.model.oldPods, ...ctx.model.newPods].filter((p) => p.terminating?.pastDeadline);
   return stuck.map((p) => {
     const t = p.terminating!;
-    return finding('HS208', `pod ${p.name} is still terminating ${formatAge(ctx.now - Date.parse(t.deadline ?? ''))} past its grace period`,
+    return { pod: p.name, ...finding('HS208', `pod ${p.name} is still terminating ${formatAge(ctx.now - Date.parse(t.deadline ?? ''))} past its grace period`,
       [`deletionTimestamp ${t.deadline}`, t.finalizers.length ? `finalizers: ${t.finalizers.join(', ')}` : 'no finalizers: the node may be unreachable'],
-      t.finalizers.length ? `find the controller that owns the finalizer; as a last resort: kubectl -n ${ctx.model.namespace} patch pod ${p.name} --type=merge -p '{"metadata":{"finalizers":null}}'` : `kubectl -n ${ctx.model.namespace} delete pod ${p.name} --grace-period=0 --force`);
+      t.finalizers.length ? `find the controller that owns the finalizer; as a last resort: kubectl -n ${ctx.model.namespace} patch pod ${p.name} --type=merge -p '{"metadata":{"finalizers":null}}'` : `kubectl -n ${ctx.model.namespace} delete pod ${p.name} --grace-period=0 --force`) };
   });
 }
 

@@ -49,7 +49,7 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
       : externalName.length === unlisted.length
         ? `an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate ${m.name} -n ${m.namespace}`
         : `kubectl -n ${m.namespace} get endpointslices -l kubernetes.io/service-name=${unlisted[0]} -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)`;
-    findings.push(finding('HS102', title, evidence, fix));
+    findings.push({ ...finding('HS102', title, evidence, fix), pod: p.name });
   }
   // A gate type nobody writes: the pod is not "gated" by the known type, so look at every pod that waits with ready containers.
   const stuck = blockingPods(ctx).filter((p) => p.containersReady.status === 'True');
