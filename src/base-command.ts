@@ -15,6 +15,7 @@ export const kubeFlags = {
     helpGroup: 'KUBECTL',
   }),
   debug: Flags.boolean({ summary: 'Print stack traces with errors.', helpGroup: 'KUBECTL' }),
+  'no-color': Flags.boolean({ summary: 'No colours, even on a terminal (also NO_COLOR=1).', helpGroup: 'KUBECTL' }),
 };
 
 export const outputFlag = Flags.string({ char: 'o', summary: 'Output format.', options: ['json', 'yaml'] });

@@ -52,7 +52,7 @@ export abstract class GateCommand extends KubeCommand {
       const items = records.map(({ templateBefore: _b, templateAfter: _a, errorExitCode: _c, ...rest }) => rest);
       process.stdout.write(formatStructured({ apiVersion: 'kubectl-haptic/v1', kind: 'GateResultList', items }, output));
     } else {
-      process.stdout.write(gateText(records, painter(colorEnabled())));
+      process.stdout.write(gateText(records, painter(colorEnabled(flags['no-color']))));
     }
     const code = gateExitCode(records);
     if (code !== ExitCode.ok) this.exit(code);

@@ -64,7 +64,7 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
       process.stdout.write(formatStructured(models.length === 1 && selection.names.length ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models }, format));
       return;
     }
-    const paint = painter(colorEnabled());
+    const paint = painter(colorEnabled(flags['no-color']));
     process.stdout.write(models.map((m) => statusText(m, now, paint)).join('\n'));
   }
 }

@@ -35,7 +35,7 @@ ${EXIT_CODES_HELP} Here 1 means a stall cause was found.`;
       const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: diagnosis.findings }));
       process.stdout.write(formatStructured({ apiVersion: 'kubectl-haptic/v1', kind: 'DiagnosisList', items }, flags.output as 'json' | 'yaml'));
     } else {
-      process.stdout.write(whyText(results, painter(colorEnabled())));
+      process.stdout.write(whyText(results, painter(colorEnabled(flags['no-color']))));
     }
     if (results.some((r) => r.diagnosis.stalled)) this.exit(ExitCode.failed);
   }

@@ -1,7 +1,8 @@
 import type { Severity } from '../diagnose/finding.ts';
 
-/** Colour follows FORCE_COLOR, then NO_COLOR, then whether the stream is a terminal. */
-export function colorEnabled(stream: { isTTY?: boolean } = process.stdout): boolean {
+/** Colour: off with --no-color; else FORCE_COLOR decides, then NO_COLOR, then whether the stream is a terminal. */
+export function colorEnabled(noColorFlag = false, stream: { isTTY?: boolean } = process.stdout): boolean {
+  if (noColorFlag) return false;
   if (process.env.FORCE_COLOR !== undefined) return process.env.FORCE_COLOR !== '0';
   if (process.env.NO_COLOR) return false;
   return stream.isTTY === true;

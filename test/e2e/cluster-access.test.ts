@@ -45,6 +45,23 @@ describe('cluster access like kubectl', () => {
     expect(r.stderr).toBe(`error: unauthorized: the API server at ${cluster().server} rejected the credentials of the current context; log in again or check --kubeconfig/--context\n`);
   });
 
+  it('authenticates with an exec credential plugin, as client-node supports it', async () => {
+    const config = admin();
+    const user = config.users[0].user;
+    const credential = {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { clientCertificateData: Buffer.from(user['client-certificate-data'], 'base64').toString(), clientKeyData: Buffer.from(user['client-key-data'], 'base64').toString() },
+    };
+    const plugin = join(dir, 'credential-plugin.sh');
+    writeFileSync(plugin, `#!/bin/sh\ncat <<'JSON'\n${JSON.stringify(credential)}\nJSON\n`, { mode: 0o755 });
+    config.users[0].user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } };
+    const r = await runPlugin(['status', 'web', '-n', ns, '-o', 'json'], { kubeconfig: write('exec', config) });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Rollout', name: 'web', namespace: ns });
+  });
+
   it('names the verb, resource and namespace of a 403 (exit 4)', async () => {
     const other = await newNamespace('access-denied');
     const r = await runPlugin(['status', '-n', other], { kubeconfig: cluster().limitedKubeconfig });
