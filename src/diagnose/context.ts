@@ -34,4 +34,5 @@ export function rawPod(ctx: DiagnoseContext, name: string): Pod | undefined {
   return ctx.pods.find((p) => p.metadata.name === name);
 }
 
-export const podList = (pods: PodView[]) => pods.map((p) => p.name).join(', ');
+/** Names a few pods and counts the rest, so a title stays one line with 300 replicas. */
+export const podList = (pods: PodView[]) => pods.slice(0, 3).map((p) => p.name).join(', ') + (pods.length > 3 ? ` and ${pods.length - 3} more` : '');

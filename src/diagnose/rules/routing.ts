@@ -81,7 +81,7 @@ export function twoInstallationsRule(ctx: DiagnoseContext): Finding[] {
   if (!pods.length) return [];
   const installs = [...new Set(pods.flatMap((p) => p.haproxy.map((h) => h.installation)))];
   const gate = pods.find((p) => p.gate.message)?.gate;
-  return [finding('HS109', `${installs.length} HAPTIC installations route ${podList(pods.slice(0, 3))}${pods.length > 3 ? ` and ${pods.length - 3} more` : ''}; they write the same condition and overwrite each other`,
+  return [finding('HS109', `${installs.length} HAPTIC installations route ${podList(pods)}; they write the same condition and overwrite each other`,
     [...installs.map((i) => `installation ${i} has servers for these pods`), ...(gate ? [`condition ${ctx.model.gateType}: ${gate.status}${gate.message ? ` (${gate.message})` : ''}`] : [])],
     'route the Service through one installation only (restrict the other one\'s watched namespaces or ingress class)')];
 }
