@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { Finding } from '../../diagnose/finding.ts';
+import type { PodView } from '../../model/pod.ts';
 import type { RolloutModel } from '../../model/rollout.ts';
 import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from '../status-rows.ts';
 
@@ -37,11 +38,27 @@ export interface StatusViewProps {
   now: number;
   finding?: Finding | undefined;
   problem?: string | undefined;
+  /** terminal rows for the pod tables: a frame taller than the terminal cannot be redrawn in place */
+  podRows?: number | undefined;
+}
+
+/**
+ * Rows stay in name order (a pod does not jump when it turns Ready); when they do not fit, the pods that still
+ * matter (terminating, not Ready) are kept over the Ready ones and the cut ones are counted.
+ */
+function fit(pods: PodView[], rows: number): { shown: PodView[]; hidden: number } {
+  if (pods.length <= rows) return { shown: pods, hidden: 0 };
+  const urgent = (p: PodView) => (p.terminating ? 0 : p.ready.status === 'True' ? 2 : 1);
+  const kept = new Set([...pods].sort((a, b) => urgent(a) - urgent(b) || a.name.localeCompare(b.name)).slice(0, Math.max(1, rows - 1)));
+  return { shown: pods.filter((p) => kept.has(p)), hidden: pods.length - kept.size };
 }
 
 /** The live status: rollout header, new pods gating, old pods draining, HAPTIC leader and fleet. */
-export function StatusView({ model, now, finding, problem }: StatusViewProps) {
+export function StatusView({ model, now, finding, problem, podRows = Infinity }: StatusViewProps) {
   const head = headline(model);
+  const newRows = model.oldPods.length ? Math.max(2, Math.ceil(podRows * 0.6)) : podRows;
+  const fresh = fit(model.newPods, newRows);
+  const old = fit(model.oldPods, Math.max(2, podRows - Math.min(newRows, model.newPods.length)));
   return (
     <Box flexDirection="column">
       <Text bold>{summaryLine(model)}</Text>
@@ -52,13 +69,15 @@ export function StatusView({ model, now, finding, problem }: StatusViewProps) {
           <Text bold>
             NEW PODS <Text dimColor>replicaset/{model.newReplicaSet.name} (revision {model.newReplicaSet.revision ?? '?'})</Text>
           </Text>
-          {model.newPods.length ? <Table header={NEW_POD_HEADER} rows={model.newPods.map((p) => newPodRow(p, now))} /> : <Text dimColor>  no pods yet</Text>}
+          {model.newPods.length ? <Table header={NEW_POD_HEADER} rows={fresh.shown.map((p) => newPodRow(p, now))} /> : <Text dimColor>  no pods yet</Text>}
+          {fresh.hidden > 0 && <Text dimColor>  … and {fresh.hidden} more</Text>}
         </Box>
       )}
       {model.oldPods.length > 0 && (
         <Box flexDirection="column" marginTop={1}>
           <Text bold>OLD PODS <Text dimColor>draining</Text></Text>
-          <Table header={OLD_POD_HEADER} rows={model.oldPods.map((p) => oldPodRow(p, now))} />
+          <Table header={OLD_POD_HEADER} rows={old.shown.map((p) => oldPodRow(p, now))} />
+          {old.hidden > 0 && <Text dimColor>  … and {old.hidden} more</Text>}
         </Box>
       )}
       <Box flexDirection="column" marginTop={1}>

@@ -34,7 +34,9 @@ function App({ client, deployment, options, onDone }: { client: KubeClient; depl
     return () => live.stop();
   }, []);
   if (!state.model) return null;
-  return <StatusView model={state.model} now={Date.now()} finding={state.finding} problem={state.problem} />;
+  // header, counts, section titles, HAPTIC lines, a finding: about 16 rows besides the pod tables
+  const podRows = Math.max(4, (process.stdout.rows || 40) - 16 - (state.finding ? 3 + state.finding.evidence.length : 0));
+  return <StatusView model={state.model} now={Date.now()} finding={state.finding} problem={state.problem} podRows={podRows} />;
 }
 
 /** status --watch: a live Ink view until the rollout completes (0) or Ctrl-C (130); the terminal is restored either way. */

@@ -88,3 +88,17 @@ describe('statusText', () => {
     `);
   });
 });
+
+describe('StatusView on a small terminal', () => {
+  it('keeps the frame short: pods that still wait first, the rest counted', () => {
+    const pods = [
+      ...Array.from({ length: 12 }, (_, i) => pod({ name: `web-new-${String(i).padStart(2, '0')}`, rs: '2', ip: `10.0.2.${i}`, gate: 'True' })),
+      pod({ name: 'web-new-zz', rs: '2', ip: '10.0.3.1', gate: 'missing' }),
+    ];
+    const model = buildRollout(snapshot({ pods, haptic: buildHaptic(hapticInputs(), NOW) }), NOW);
+    const frame = strip(render(<StatusView model={model} now={NOW} podRows={5} />).lastFrame() ?? '');
+    const rows = frame.split('\n').filter((l) => l.startsWith('web-new-'));
+    expect(rows.map((l) => l.split(' ')[0])).toEqual(['web-new-00', 'web-new-01', 'web-new-02', 'web-new-zz']);
+    expect(frame).toContain('  … and 9 more');
+  });
+});
