@@ -14,8 +14,6 @@ export type ClusterState = {
   name: string;
   stateDir: string;
   server: string;
-  /** etcd's client URL (tests compact it to make watches expire) */
-  etcdUrl: string;
   adminKubeconfig: string;
   limitedKubeconfig: string;
   logDir: string;
@@ -62,7 +60,6 @@ export async function startCluster(options: { name: string; logDir?: string }): 
     name: options.name,
     stateDir,
     server,
-    etcdUrl: `http://127.0.0.1:${etcdPort}`,
     adminKubeconfig: join(stateDir, 'admin.kubeconfig'),
     limitedKubeconfig: join(stateDir, 'limited.kubeconfig'),
     logDir,
@@ -362,14 +359,6 @@ async function killAll(state: ClusterState): Promise<void> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Compacts etcd's history up to now, as the API server does every few minutes: older watches then get 410 Gone. */
-export async function compactEtcd(state: ClusterState): Promise<number> {
-  const post = async (path: string, body: unknown) => (await fetch(`${state.etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<{ header?: { revision?: string } }>;
-  const revision = Number((await post('/v3/kv/range', { key: Buffer.from('/').toString('base64') })).header?.revision);
-  await post('/v3/kv/compaction', { revision, physical: true });
-  return revision;
 }
 
 /**
