@@ -123,7 +123,9 @@ export class LiveRollout {
     rememberFirstRouted(this.firstRouted, p.pods.items(), haptic.installations);
     const snapshot: RolloutSnapshot = { deployment, replicaSets: p.replicaSets.items(), pods: p.pods.items(), services: p.services.items(), slices: p.slices.items(), events: p.events.items(), haptic };
     const model = buildRollout(snapshot, now, this.options.conditionType, this.firstRouted);
-    const json = JSON.stringify(model);
+    // a new problem (API server gone, watch forbidden) is news too, even when the model stands still
+    const problem = this.problem();
+    const json = JSON.stringify(model) + (problem instanceof Error ? problem.message : String(problem ?? ''));
     if (json === this.last) return;
     this.last = json;
     this.options.onModel(model, snapshot);
