@@ -29,7 +29,6 @@ export const gateFlags = {
 
 /** The body shared by enable-gate and disable-gate: parse, apply, print, exit non-zero if any target failed or was refused. */
 export abstract class GateCommand extends KubeCommand {
-  static override strict = false;
   protected abstract readonly action: GateAction;
 
   protected async runGate(force: boolean, flags: Parameters<KubeCommand['client']>[0] & { selector?: string | undefined; all: boolean; 'condition-type': string; 'dry-run': string; output?: string | undefined; wait: boolean; timeout: string }, argv: string[]): Promise<GateRecord[]> {

@@ -11,6 +11,8 @@ ${EXIT_CODES_HELP}`;
     { description: 'Remove the gate from every Deployment in the namespace', command: 'kubectl haptic disable-gate --all -n shop' },
   ];
   static override args = gateArgs;
+  // several Deployments: NAME NAME deployment/NAME …
+  static override strict = false;
   static override flags = gateFlags;
   protected readonly action = 'disable' as const;
 

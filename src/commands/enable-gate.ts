@@ -19,6 +19,8 @@ ${EXIT_CODES_HELP}`;
     { description: 'Add it and follow the rollout it starts (CI)', command: 'kubectl haptic enable-gate web --wait --timeout 5m' },
   ];
   static override args = gateArgs;
+  // several Deployments: NAME NAME deployment/NAME …
+  static override strict = false;
   static override flags = {
     ...gateFlags,
     force: Flags.boolean({ summary: 'Write even when a blocking preflight check fails.' }),

@@ -80,6 +80,34 @@ describe('enable-gate / disable-gate on the real control plane', () => {
     expect(alone.stdout).toBe(`deployment.apps/multi unchanged (gate ${GATE} not present)\n`);
   });
 
+  it('acts on several targets, each with its own record; one refusal does not stop the others', async () => {
+    await servedDeployment(ns, 'many-a', [], 1);
+    await api().apply([gatedDeployment({ name: 'many-b', namespace: ns, gates: [], replicas: 1, labels: { app: 'many-b' } })]);
+    const r = await runPlugin(['enable-gate', 'many-a', 'deployment/many-b', '-n', ns, '-o', 'json']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: '' });
+    const { apiVersion, kind, items } = JSON.parse(r.stdout);
+    expect({ apiVersion, kind }).toEqual({ apiVersion: 'kubectl-haptic/v1', kind: 'GateResultList' });
+    expect(items.map((i: any) => [i.name, i.namespace, i.result])).toEqual([['many-a', ns, 'added'], ['many-b', ns, 'refused']]);
+    expect(items[0].revision).toBe('2');
+    expect(items[0].patch.at(-1)).toEqual({ op: 'add', path: '/spec/template/spec/readinessGates', value: [{ conditionType: GATE }] });
+    expect(items[0].findings.map((f: any) => f.id)).toEqual(['HG100', 'HG106']);
+    expect(items[1].findings[0]).toMatchObject({ id: 'HG101', severity: 'blocker' });
+    expect(gatesOf(await getDeployment(ns, 'many-a'))).toEqual([GATE]);
+    expect(gatesOf(await getDeployment(ns, 'many-b'))).toEqual([]);
+  });
+
+  it('--wait follows the rollout the write started until it completes', async () => {
+    await servedDeployment(ns, 'waiting', [], 2);
+    const r = await runPlugin(['enable-gate', 'waiting', '-n', ns, '--wait', '--timeout', '90s'], { timeoutMs: 120_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('deployment.apps/waiting gate added');
+    expect(r.stdout).toMatch(/ pod\/waiting-\S+ gate haproxy-haptic\.org\/load-balancer-ready: True/);
+    expect(r.stdout.trimEnd().split('\n').filter((l) => / rollout: /.test(l)).at(-1)).toMatch(/rollout: deployment "waiting" successfully rolled out$/);
+    const d = await getDeployment(ns, 'waiting');
+    expect(d.status).toMatchObject({ updatedReplicas: 2, availableReplicas: 2 });
+  });
+
   it('removes the readinessGates field when the HAPTIC gate was the only one', async () => {
     await api().apply([gatedDeployment({ name: 'solo', namespace: ns, gates: [GATE], replicas: 1 }), service({ name: 'solo', namespace: ns, selector: { app: 'solo' } })]);
     const run = await runPlugin(['disable-gate', 'solo', '-n', ns]);
