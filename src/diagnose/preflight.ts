@@ -30,12 +30,13 @@ function serviceCheck(deployment: Deployment, services: Service[]): Finding {
   const evidence = [`pod template labels: ${formatSelector(labels)}`];
   const withSelector = services.filter((s) => s.spec.selector && Object.keys(s.spec.selector).length);
   evidence.push(withSelector.length ? `Services in namespace ${ns}: ${withSelector.map((s) => `${s.metadata.name} (${formatSelector(s.spec.selector)})`).join(', ')}` : `namespace ${ns} has no Service with a selector`);
-  for (const miss of nearMisses(services, labels)) {
+  const misses = nearMisses(services, labels);
+  for (const miss of misses) {
     const m = miss.mismatches[0];
     if (m) evidence.push(`service/${miss.service} almost matches: it wants ${m.key}=${m.want}, the template has ${m.have === undefined ? `no ${m.key} label` : `${m.key}=${m.have}`}`);
   }
   return finding('HG101', `No Service in namespace ${ns} selects the pod template; HAPTIC only sets the gate on pods listed in a Service's EndpointSlice, so new pods would never become Ready`, evidence,
-    'create a Service whose selector matches the pod template labels (or fix the near-miss above), then run enable-gate again');
+    `${misses.length ? 'fix the near-miss selector above, or create' : 'create'} a Service whose selector matches the pod template labels, then run enable-gate again`);
 }
 
 function hapticChecks(haptic: HapticModel): Finding[] {
