@@ -4,7 +4,7 @@ import { rolloutArgs, rolloutFlags, rolloutSelection } from '../rollout-flags.ts
 import { parseDuration } from '../kube/duration.ts';
 import { ExitCode, UserError } from '../kube/errors.ts';
 import { loadStatus } from '../services/status.ts';
-import { resolveDeployments } from '../services/targets.ts';
+import { noneFound, resolveDeployments } from '../services/targets.ts';
 import { waitForRollouts } from '../services/wait.ts';
 import { topFinding } from '../diagnose/index.ts';
 import { diagnoseContext } from '../services/why-stalled.ts';
@@ -58,7 +58,11 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
       return;
     }
     const now = Date.now();
-    const models = await loadStatus(client, { ...selection, conditionType }, now);
+    const models = await loadStatus(client, { ...selection, allowNone: true, conditionType }, now);
+    if (!models.length && !flags.output) {
+      process.stderr.write(`${noneFound(selection)}\n`);
+      return;
+    }
     if (flags.output) {
       const format = flags.output as 'json' | 'yaml';
       process.stdout.write(formatStructured(models.length === 1 && selection.names.length ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models }, format));

@@ -3,6 +3,7 @@ import { rolloutArgs, rolloutFlags, rolloutSelection } from '../rollout-flags.ts
 import { ExitCode } from '../kube/errors.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
 import { whyStalled } from '../services/why-stalled.ts';
+import { noneFound } from '../services/targets.ts';
 import { formatStructured } from '../ui/output.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
 import { whyText } from '../ui/why-text.ts';
@@ -30,7 +31,12 @@ ${EXIT_CODES_HELP} Here 1 means a stall cause was found.`;
   async run(): Promise<void> {
     const { flags, args } = await this.parse(WhyStalled);
     const client = this.client(flags);
-    const results = await whyStalled(client, { ...rolloutSelection(client, args.name, flags), conditionType: flags['condition-type'] });
+    const selection = { ...rolloutSelection(client, args.name, flags), allowNone: true };
+    const results = await whyStalled(client, { ...selection, conditionType: flags['condition-type'] });
+    if (!results.length && !flags.output) {
+      process.stderr.write(`${noneFound(selection)}\n`);
+      return;
+    }
     if (flags.output) {
       const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: diagnosis.findings }));
       process.stdout.write(formatStructured({ apiVersion: 'kubectl-haptic/v1', kind: 'DiagnosisList', items }, flags.output as 'json' | 'yaml'));

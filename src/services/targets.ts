@@ -10,6 +10,8 @@ export interface TargetSelection {
   names: string[];
   selector?: string | undefined;
   all?: boolean | undefined;
+  /** read-only commands, like kubectl get: no match is an empty answer, not an error */
+  allowNone?: boolean | undefined;
 }
 
 /** Checks the shape of NAME / kind/NAME arguments before any request: only Deployments are supported. */
@@ -38,6 +40,7 @@ export async function resolveDeployments(client: KubeClient, sel: TargetSelectio
   if (namespace !== undefined && (missing.length || found.length === 0)) await assertNamespaceExists(client, namespace);
   if (missing.length) throw new UserError(`deployments.apps ${missing.map((m) => `"${m}"`).join(', ')} not found in namespace "${namespace}"`);
   const where = namespace === undefined ? 'any namespace' : `namespace "${namespace}"`;
+  if (found.length === 0 && sel.allowNone) return [];
   if (found.length === 0) throw new UserError(sel.selector ? `no Deployments in ${where} match -l ${sel.selector}` : `no Deployments in ${where}`);
   return found.map((f) => f.item as Deployment).sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
 }
@@ -46,4 +49,10 @@ async function assertNamespaceExists(client: KubeClient, namespace: string): Pro
   const { ns } = await fetchAll(client, { ns: { resource: R.namespaces, name: namespace, optional: true } });
   if (!ns.error && ns.items.length === 0) throw new UserError(`namespace "${namespace}" not found`);
   if (ns.error && !isApiError(ns.error, 'Forbidden')) throw ns.error;
+}
+
+/** kubectl's words for an empty answer, on stderr so that stdout stays parseable. */
+export function noneFound(sel: TargetSelection): string {
+  const where = sel.namespace === undefined ? 'any namespace' : `namespace "${sel.namespace}"`;
+  return `No Deployments found in ${where}${sel.selector ? ` matching -l ${sel.selector}` : ''}.`;
 }

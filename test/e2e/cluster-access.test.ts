@@ -103,6 +103,17 @@ describe('cluster access like kubectl', () => {
     expect(complete('status', '-n', ns.slice(0, -2))).toContain(`${ns}\n`);
   });
 
+  it('answers an empty namespace like kubectl get: a note on stderr, an empty list with -o, exit 0', async () => {
+    const empty = await newNamespace('access-empty');
+    expect(await runPlugin(['status', '-n', empty])).toEqual({ code: 0, stdout: '', stderr: `No Deployments found in namespace "${empty}".\n` });
+    expect(await runPlugin(['why-stalled', '-n', empty, '-l', 'app=x'])).toEqual({ code: 0, stdout: '', stderr: `No Deployments found in namespace "${empty}" matching -l app=x.\n` });
+    const json = await runPlugin(['status', '-n', empty, '-o', 'json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: [] });
+    const wait = await runPlugin(['status', '-n', empty, '--wait']);
+    expect(wait).toMatchObject({ code: 3, stderr: `error: no Deployments in namespace "${empty}"\n` });
+  });
+
   it('rejects unknown flags and commands as usage errors (exit 3)', async () => {
     const flag = await runPlugin(['status', '--bogus']);
     expect(flag.code).toBe(3);
