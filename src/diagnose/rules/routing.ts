@@ -6,6 +6,9 @@ import { blockingPods, podList, rawPod, waitingForGate, type DiagnoseContext } f
 import type { Finding } from '../finding.ts';
 import { finding } from '../make.ts';
 
+/** How long the EndpointSlice controller may take to list a new pod before its absence counts. */
+const SLICE_LAG_MS = 10_000;
+
 /** Why HAPTIC never sees the pod: no Service selects it, or no EndpointSlice lists it; and gate types nobody writes. */
 export function routingRules(ctx: DiagnoseContext): Finding[] {
   const findings: Finding[] = [];
@@ -26,7 +29,10 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
   }
   for (const p of waiting.filter((w) => w.services.length > 0 && w.ip)) {
     const pod = rawPod(ctx, p.name);
-    const unlisted = p.services.filter((s) => !p.endpoints.some((e) => e.service === s));
+    // The EndpointSlice controller adds a pod a moment after it gets its IP: not listed yet is only a fault once the
+    // pod has had ready containers for a while.
+    const settled = p.containersReady.since !== undefined && ctx.now - Date.parse(p.containersReady.since) > SLICE_LAG_MS;
+    const unlisted = settled ? p.services.filter((s) => !p.endpoints.some((e) => e.service === s)) : [];
     // The EndpointSlice controller lists a pod that lacks every named targetPort of a Service, but in a slice
     // without ports (`ports: null`): HAPTIC has no port to route it to, so it is as good as unlisted.
     const portless = p.services.filter((s) => !unlisted.includes(s) && unresolvedPorts(ctx.services.find((x) => x.metadata.name === s), pod).length > 0);

@@ -188,6 +188,10 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     ['one of two named targetPorts resolves', { services: [namedService(['web', 'http'])], pods: [...oldPods(), withHttpPort(newPod())] }],
     ['the targetPort is a number', { services: [namedService([8080])] }],
     ['the pod waits for its containers, not the gate', { slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: notReady(2) })] }],
+    [
+      'its containers got ready a moment ago (the EndpointSlice controller has not listed it yet)',
+      { slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: [{ type: 'ContainersReady', status: 'True', lastTransitionTime: at(2) }, { type: 'Ready', status: 'False', lastTransitionTime: at(2) }] })] },
+    ],
   ])('HS102 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS102'));
 
   it('HS103: a stale Lease, with the holder and the controller pods as evidence', () => {
