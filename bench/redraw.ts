@@ -1,7 +1,7 @@
-// (c) Watch-mode redraw delay: how long after a change reaches the API server the live model shows it. A LiveRollout
+// (c) Watch-mode redraw delay: how long after a change reaches the API server the live model shows it. A rollout stream
 // (the pipeline behind `status --watch` and `--wait`) runs in this process; the benchmark flips a harmless custom pod
-// condition through the status subresource and times PATCH response → the onModel call whose model carries the new
-// status. The LiveRollout follows that condition type as its "gate"; the pods list only HAPTIC's gate in
+// condition through the status subresource and times PATCH response → the update whose model carries the new
+// status. The stream follows that condition type as its "gate"; the pods list only HAPTIC's gate in
 // readinessGates, so neither the kubelet stand-in, the endpoint controller nor HAPTIC reacts: one watch event per
 // flip. Measured on a 1-replica and a 300-replica Deployment (the recompute builds the whole model each time).
 // kubectl's counterpart is `kubectl get pod -w`, timed the same way to the line that shows the flip.
@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { KubeClient } from '../src/kube/client.ts';
 import { connect } from '../src/kube/config.ts';
-import { LiveRollout } from '../src/kube/live-rollout.ts';
-import type { Deployment } from '../src/kube/types.ts';
+import { followRollout } from '../src/services/live-rollout.ts';
+import type { Deployment } from '../src/types/kube.ts';
 import type { RolloutModel } from '../src/model/rollout.ts';
 import { KUBECTL, sleep, summarize, table, waitFor, type BenchContext, type Summary } from './lib.ts';
 
@@ -86,9 +86,10 @@ async function pluginDelays(ctx: BenchContext, target: RedrawTarget, flips: numb
   let latest: RolloutModel | undefined;
   let waiter: { want: Status; resolve: (at: number) => void } | undefined;
   const shown = (m: RolloutModel | undefined) => m?.newPods.find((p) => p.name === pod)?.gate.status;
-  const live = new LiveRollout(client, deployment, {
+  const live = followRollout(client, deployment, {
     conditionType: PROBE_CONDITION,
-    onModel: (model) => {
+    drained: false,
+    onUpdate: ({ model }) => {
       const at = performance.now();
       latest = model;
       if (waiter && shown(model) === waiter.want) waiter.resolve(at);

@@ -2,5 +2,5 @@
 import module from 'node:module';
 
 module.enableCompileCache?.();
-const { run } = await import('./cli.ts');
+const { run } = await import('./cli/run.ts');
 await run();

@@ -1,5 +1,5 @@
-import { EXIT_CODES_HELP } from '../base-command.ts';
-import { GateCommand, gateArgs, gateFlags } from '../gate-command.ts';
+import { EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
+import { GateCommand } from '../cli/gate-command.ts';
 
 export default class DisableGate extends GateCommand {
   static override summary = "Remove HAPTIC's readiness gate from Deployments.";

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { EXIT_CODES_HELP } from '../base-command.ts';
-import { GateCommand, gateArgs, gateFlags } from '../gate-command.ts';
+import { EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
+import { GateCommand } from '../cli/gate-command.ts';
 
 export default class EnableGate extends GateCommand {
   static override summary = "Add HAPTIC's readiness gate to Deployments, after checking their pods could become Ready.";

@@ -1,17 +1,18 @@
 import { Flags } from '@oclif/core';
-import { EXIT_CODES_HELP, KubeCommand } from '../base-command.ts';
-import { rolloutArgs, rolloutFlags, rolloutSelection } from '../rollout-flags.ts';
-import { parseDuration } from '../kube/duration.ts';
-import { ExitCode, UserError } from '../kube/errors.ts';
+import { KubeCommand } from '../cli/base-command.ts';
+import { parseDuration } from '../cli/duration.ts';
+import { ExitCode, UserError } from '../cli/errors.ts';
+import { EXIT_CODES_HELP, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
+import { waitExitCode } from '../cli/outcomes.ts';
+import { rolloutSelection } from '../cli/selection.ts';
+import { followRollout } from '../services/live-rollout.ts';
 import { loadStatus } from '../services/status.ts';
 import { noneFound, resolveDeployments } from '../services/targets.ts';
 import { waitForRollouts } from '../services/wait.ts';
-import { topFinding } from '../diagnose/index.ts';
-import { diagnoseContext } from '../services/why-stalled.ts';
-import type { RolloutModel, RolloutSnapshot } from '../model/rollout.ts';
 import { formatStructured } from '../ui/output.ts';
-import { statusText } from '../ui/status-text.ts';
+import { rolloutOutput, statusText } from '../ui/status-text.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
+import { waitLines } from '../ui/wait-text.ts';
 
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
@@ -42,19 +43,22 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
     const client = this.client(flags);
     const selection = rolloutSelection(client, args.name, flags);
     const conditionType = flags['condition-type'];
-    const diagnose = (model: RolloutModel, snapshot: RolloutSnapshot) => topFinding(diagnoseContext(snapshot, model, Date.now()));
     if (flags.watch) {
       const deployments = await resolveDeployments(client, selection);
       if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
       const { watchRollout } = await import('../ui/ink/watch.tsx');
-      const code = await watchRollout(client, deployments[0]!, { conditionType, drained: flags.drained, diagnose });
-      if (code !== ExitCode.ok) this.exit(code);
+      const result = await watchRollout((onUpdate) => {
+        const follower = followRollout(client, deployments[0]!, { conditionType, drained: flags.drained, onUpdate });
+        follower.start();
+        return () => follower.stop();
+      });
+      this.finish(result === 'done' ? ExitCode.ok : ExitCode.interrupted);
       return;
     }
     if (flags.wait) {
       const deployments = await resolveDeployments(client, selection);
-      const code = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, diagnose, log: (line) => process.stdout.write(`${line}\n`) });
-      if (code !== ExitCode.ok) this.exit(code);
+      const outcome = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => process.stdout.write(`${waitLines(entry).join('\n')}\n`) });
+      this.finish(waitExitCode(outcome));
       return;
     }
     const now = Date.now();
@@ -64,8 +68,7 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
       return;
     }
     if (flags.output) {
-      const format = flags.output as 'json' | 'yaml';
-      process.stdout.write(formatStructured(models.length === 1 && selection.names.length ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models }, format));
+      process.stdout.write(formatStructured(rolloutOutput(models, selection.names.length > 0), flags.output as 'json' | 'yaml'));
       return;
     }
     const paint = painter(colorEnabled(flags['no-color']));

@@ -1,12 +1,13 @@
-import { EXIT_CODES_HELP, KubeCommand } from '../base-command.ts';
-import { rolloutArgs, rolloutFlags, rolloutSelection } from '../rollout-flags.ts';
-import { ExitCode } from '../kube/errors.ts';
+import { KubeCommand } from '../cli/base-command.ts';
+import { ExitCode } from '../cli/errors.ts';
+import { EXIT_CODES_HELP, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
+import { rolloutSelection } from '../cli/selection.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
 import { whyStalled } from '../services/why-stalled.ts';
 import { noneFound } from '../services/targets.ts';
 import { formatStructured } from '../ui/output.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
-import { whyText } from '../ui/why-text.ts';
+import { diagnosisOutput, whyText } from '../ui/why-text.ts';
 
 const catalogue = Object.entries(CATALOGUE)
   .filter(([id]) => id.startsWith('HS'))
@@ -37,12 +38,8 @@ ${EXIT_CODES_HELP} Here 1 means a stall cause was found.`;
       process.stderr.write(`${noneFound(selection)}\n`);
       return;
     }
-    if (flags.output) {
-      const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: diagnosis.findings }));
-      process.stdout.write(formatStructured({ apiVersion: 'kubectl-haptic/v1', kind: 'DiagnosisList', items }, flags.output as 'json' | 'yaml'));
-    } else {
-      process.stdout.write(whyText(results, painter(colorEnabled(flags['no-color']))));
-    }
-    if (results.some((r) => r.diagnosis.stalled)) this.exit(ExitCode.failed);
+    if (flags.output) process.stdout.write(formatStructured(diagnosisOutput(results), flags.output as 'json' | 'yaml'));
+    else process.stdout.write(whyText(results, painter(colorEnabled(flags['no-color']))));
+    this.finish(results.some((r) => r.diagnosis.stalled) ? ExitCode.failed : ExitCode.ok);
   }
 }

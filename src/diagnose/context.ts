@@ -1,7 +1,8 @@
-import type { KubeEvent, Pod, Service } from '../kube/types.ts';
+import type { KubeEvent, Pod, Service } from '../types/kube.ts';
 import type { Installation } from '../model/haptic.ts';
 import type { PodView } from '../model/pod.ts';
 import type { RolloutModel } from '../model/rollout.ts';
+import type { RolloutSnapshot } from '../types/snapshot.ts';
 
 /** What the rules read: the model, plus the raw objects behind a few pieces of evidence (probes, selectors). */
 export interface DiagnoseContext {
@@ -10,6 +11,10 @@ export interface DiagnoseContext {
   pods: Pod[];
   events: KubeEvent[];
   now: number;
+}
+
+export function diagnoseContext(snapshot: RolloutSnapshot, model: RolloutModel, now: number): DiagnoseContext {
+  return { model, services: snapshot.services, pods: snapshot.pods, events: snapshot.events, now };
 }
 
 /** New pods that hold the rollout: not Ready and not terminating. */

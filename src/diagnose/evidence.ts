@@ -1,4 +1,4 @@
-import { formatAge } from '../kube/duration.ts';
+import { formatAge } from '../model/time.ts';
 import type { Installation } from '../model/haptic.ts';
 
 /** The Lease and controller facts behind a leader verdict, as evidence lines. */

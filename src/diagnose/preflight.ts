@@ -1,4 +1,4 @@
-import type { Deployment, Service } from '../kube/types.ts';
+import type { Deployment, Service } from '../types/kube.ts';
 import { GATE_CONDITION, HAPTIC_DOMAIN } from '../haptic/names.ts';
 import type { HapticModel, Installation } from '../model/haptic.ts';
 import { formatSelector } from '../model/selectors.ts';

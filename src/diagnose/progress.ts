@@ -1,4 +1,4 @@
-import { formatAge } from '../kube/duration.ts';
+import { formatAge } from '../model/time.ts';
 import type { PodView } from '../model/pod.ts';
 import { blockingPods, type DiagnoseContext } from './context.ts';
 import type { Finding } from './finding.ts';

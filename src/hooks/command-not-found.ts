@@ -1,5 +1,5 @@
 import type { Hook } from '@oclif/core';
-import { ExitCode } from '../kube/errors.ts';
+import { ExitCode } from '../cli/errors.ts';
 
 /** `kubectl haptic nope`: one line like kubectl's, and the usage exit code. */
 const hook: Hook.CommandNotFound = async function ({ id }) {

@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { UserError } from './errors.ts';
+import { KubeConfigError } from './errors.ts';
 
 export interface ConnectionOptions {
   kubeconfig?: string | undefined;
@@ -28,25 +28,25 @@ export function connect(options: ConnectionOptions): Connection {
   const kubeConfig = new KubeConfig();
   try {
     if (options.kubeconfig) {
-      if (!existsSync(options.kubeconfig)) throw new UserError(`kubeconfig file "${options.kubeconfig}" does not exist (--kubeconfig)`);
+      if (!existsSync(options.kubeconfig)) throw new KubeConfigError(`kubeconfig file "${options.kubeconfig}" does not exist (--kubeconfig)`);
       kubeConfig.loadFromFile(options.kubeconfig);
     } else {
       loadMerged(kubeConfig, kubeconfigPaths());
     }
   } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot load kubeconfig: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    if (err instanceof KubeConfigError) throw err;
+    throw new KubeConfigError(`cannot load kubeconfig: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (options.context) {
     if (!kubeConfig.getContextObject(options.context)) {
-      throw new UserError(`context "${options.context}" does not exist in the kubeconfig (--context); see kubectl config get-contexts`);
+      throw new KubeConfigError(`context "${options.context}" does not exist in the kubeconfig (--context); see kubectl config get-contexts`);
     }
     kubeConfig.setCurrentContext(options.context);
   }
   const contextName = kubeConfig.getCurrentContext();
   const cluster = kubeConfig.getCurrentCluster();
   if (!contextName || !cluster) {
-    throw new UserError('no current context in the kubeconfig: set one with kubectl config use-context, or pass --context/--kubeconfig');
+    throw new KubeConfigError('no current context in the kubeconfig: set one with kubectl config use-context, or pass --context/--kubeconfig');
   }
   const contextNamespace = kubeConfig.getContextObject(contextName)?.namespace;
   return {

@@ -1,15 +1,5 @@
-// Errors the user can act on, each with one line of text and a documented exit code.
-// API failures are classified once, at the client boundary (client.ts), by status code.
-
-export const ExitCode = {
-  ok: 0,
-  /** rollout failed, stall cause found, a target refused or failed */
-  failed: 1,
-  timeout: 2,
-  usage: 3,
-  cluster: 4,
-} as const;
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+// Errors of talking to the API server, classified once, at the client boundary (client.ts), by status code; and
+// errors of reading the kubeconfig. The CLI maps each kind to an exit code (src/cli/errors.ts).
 
 export type ApiErrorKind =
   | 'NotFound'
@@ -30,28 +20,16 @@ export interface RequestTarget {
   name?: string | undefined;
 }
 
-/** A user-fixable problem: bad flag, unknown object, no match. Exit 3 unless told otherwise. */
-export class UserError extends Error {
-  readonly exitCode: ExitCode;
-  constructor(message: string, options: { exitCode?: ExitCode; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'UserError';
-    this.exitCode = options.exitCode ?? ExitCode.usage;
-  }
-}
-
 export class ApiError extends Error {
   readonly kind: ApiErrorKind;
   readonly status: number | undefined;
   readonly target: RequestTarget;
-  readonly exitCode: ExitCode;
   constructor(kind: ApiErrorKind, message: string, target: RequestTarget, status?: number, cause?: unknown) {
     super(message, { cause });
     this.name = 'ApiError';
     this.kind = kind;
     this.status = status;
     this.target = target;
-    this.exitCode = kind === 'NotFound' || kind === 'Invalid' ? ExitCode.usage : kind === 'Timeout' ? ExitCode.timeout : ExitCode.cluster;
   }
 }
 
@@ -119,13 +97,10 @@ function networkReason(cause: unknown): string {
   return cause instanceof Error ? cause.message : '';
 }
 
-/** One line for any error: the user-facing text of ours, or a short description of anything else. */
-export function oneLine(err: unknown): string {
-  if (err instanceof Error) return err.message.split('\n')[0] ?? String(err);
-  return String(err);
-}
-
-export function exitCodeOf(err: unknown): ExitCode {
-  if (err instanceof UserError || err instanceof ApiError) return err.exitCode;
-  return ExitCode.failed;
+/** The kubeconfig cannot be used as asked: missing file, unknown context, no current context, bad content. */
+export class KubeConfigError extends Error {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'KubeConfigError';
+  }
 }

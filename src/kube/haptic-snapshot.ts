@@ -1,10 +1,10 @@
-import type { HapticInputs } from '../model/haptic.ts';
 import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
+import type { Lease } from '../types/kube.ts';
+import type { HapticInputs } from '../types/snapshot.ts';
 import type { KubeClient } from './client.ts';
 import type { ApiError } from './errors.ts';
 import { R } from './resources.ts';
 import { fetchAll, fetchQuery, type Fetched } from './snapshot.ts';
-import type { Lease } from './types.ts';
 
 /**
  * Everything about HAPTIC installations, cluster-wide: template configs, rendered configs, HAPTIC's pods and the

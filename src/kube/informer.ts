@@ -6,7 +6,7 @@ import type { KubeClient } from './client.ts';
 import { apiErrorFromStatus, isApiError } from './errors.ts';
 import { resourcePath } from './resources.ts';
 import type { Query } from './snapshot.ts';
-import type { KubeObject } from './types.ts';
+import type { KubeObject } from '../types/kube.ts';
 
 export interface InformerOptions {
   /** delay before restarting after an error, by attempt number (injectable for tests) */

@@ -1,11 +1,10 @@
-import type { RolloutSnapshot } from '../model/rollout.ts';
-import { buildHaptic } from '../model/haptic.ts';
-import { formatSelector } from '../model/selectors.ts';
+import type { RolloutSnapshot } from '../types/snapshot.ts';
 import type { KubeClient } from './client.ts';
 import { loadHaptic } from './haptic-snapshot.ts';
 import { R } from './resources.ts';
 import { fetchAll, fetchQuery } from './snapshot.ts';
-import type { Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from './types.ts';
+import type { Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../types/kube.ts';
+import { labelSelectorQuery } from './selector-query.ts';
 
 export interface RolloutScope {
   /** undefined: all namespaces */
@@ -18,7 +17,7 @@ export interface RolloutScope {
  * (scoped by each Deployment's selector), the namespace's Services, EndpointSlices and Events, and HAPTIC's
  * objects. The request count depends on the number of Deployments and namespaces, never on replicas.
  */
-export async function loadRollouts(client: KubeClient, scope: RolloutScope, now: number): Promise<RolloutSnapshot[]> {
+export async function loadRollouts(client: KubeClient, scope: RolloutScope): Promise<RolloutSnapshot[]> {
   const namespaces = [...new Set(scope.deployments.map((d) => d.metadata.namespace ?? ''))];
   const perNamespace = (ns: string) =>
     fetchAll(client, {
@@ -27,19 +26,18 @@ export async function loadRollouts(client: KubeClient, scope: RolloutScope, now:
       events: { resource: R.events, namespace: ns, optional: true },
     });
   const perDeployment = (d: Deployment) => {
-    const labelSelector = formatSelector(d.spec.selector);
+    const labelSelector = labelSelectorQuery(d.spec.selector);
     const namespace = d.metadata.namespace;
     return Promise.all([
       fetchQuery<ReplicaSet>(client, { resource: R.replicasets, namespace, labelSelector }),
       fetchQuery<Pod>(client, { resource: R.pods, namespace, labelSelector }),
     ]);
   };
-  const [nsData, deploymentData, hapticInputs] = await Promise.all([
+  const [nsData, deploymentData, haptic] = await Promise.all([
     Promise.all(namespaces.map(perNamespace)),
     Promise.all(scope.deployments.map(perDeployment)),
     loadHaptic(client),
   ]);
-  const haptic = buildHaptic(hapticInputs, now);
   return scope.deployments.map((deployment, i) => {
     const data = nsData[namespaces.indexOf(deployment.metadata.namespace ?? '')];
     const [replicaSets, pods] = deploymentData[i] ?? [[], []];

@@ -1,7 +1,7 @@
 import type { KubeClient } from './client.ts';
 import { isApiError, type ApiError } from './errors.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
-import type { KubeObject, List } from './types.ts';
+import type { KubeObject, List } from '../types/kube.ts';
 
 /** One list or get. `optional` queries record a failure instead of failing the whole snapshot. */
 export interface Query {

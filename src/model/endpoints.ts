@@ -1,4 +1,4 @@
-import type { EndpointSlice, Pod, Service } from '../kube/types.ts';
+import type { EndpointSlice, Pod, Service } from '../types/kube.ts';
 import { servicesSelecting } from './services.ts';
 
 export interface EndpointView {

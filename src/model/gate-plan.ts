@@ -1,5 +1,5 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
-import type { Deployment } from '../kube/types.ts';
+import type { Deployment } from '../types/kube.ts';
 
 export type GateAction = 'enable' | 'disable';
 

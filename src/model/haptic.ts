@@ -1,20 +1,11 @@
-import type { ApiError } from '../kube/errors.ts';
-import type { ClusterRole, Lease, Pod, PolicyRule, RoleBinding } from '../kube/types.ts';
-import { configText, renderedServers, type RenderedServer } from '../haptic/config-content.ts';
+import type { Lease, Pod, PolicyRule } from '../types/kube.ts';
+import type { HapticInputs } from '../types/snapshot.ts';
+import { configText, renderedServers, type RenderedServer } from './haptic-config.ts';
 import { COMPONENT_CONTROLLER, LABEL_COMPONENT, LABEL_INSTANCE, leaseNameCandidates, liveHAProxyCfgName } from '../haptic/names.ts';
-import type { DeployedToPod, HAProxyCfg, HAProxyTemplateConfig } from '../haptic/types.ts';
-import { ageMs, findCondition } from './conditions.ts';
+import type { DeployedToPod } from '../types/haptic.ts';
+import { findCondition } from './conditions.ts';
+import { ageMs } from './time.ts';
 import { selectorMatches } from './selectors.ts';
-
-/** What the plugin read about HAPTIC, cluster-wide. Any part may carry the error that kept it from being read. */
-export interface HapticInputs {
-  templateConfigs: { items: HAProxyTemplateConfig[]; error?: ApiError | undefined };
-  haproxyCfgs: { items: HAProxyCfg[]; error?: ApiError | undefined };
-  pods: { items: Pod[]; error?: ApiError | undefined };
-  leases: { items: Lease[]; error?: ApiError | undefined };
-  clusterRoles: { items: ClusterRole[]; error?: ApiError | undefined };
-  clusterRoleBindings: { items: RoleBinding[]; error?: ApiError | undefined };
-}
 
 export type LeaderState = 'held' | 'missing' | 'empty' | 'stale' | 'holder-gone' | 'holder-not-running' | 'unknown';
 

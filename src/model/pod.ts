@@ -1,5 +1,6 @@
-import type { ContainerStatus, EndpointSlice, KubeEvent, Pod, Service } from '../kube/types.ts';
-import { ageMs, findCondition } from './conditions.ts';
+import type { ContainerStatus, EndpointSlice, KubeEvent, Pod, Service } from '../types/kube.ts';
+import { findCondition } from './conditions.ts';
+import { ageMs } from './time.ts';
 import { podEndpoints, type EndpointView } from './endpoints.ts';
 import type { Installation } from './haptic.ts';
 
@@ -96,17 +97,22 @@ function routing(pod: Pod, installations: Installation[], gateTrue: boolean, fir
   });
 }
 
-/** Remembers, per installation and pod, the first config generation seen with the pod's server enabled. */
-export function rememberFirstRouted(memory: Map<string, number>, pods: Pod[], installations: Installation[]): void {
+/**
+ * Per installation and pod, the first config generation seen with the pod's server enabled: the memory given, plus
+ * what these installations show now. Returns the same map when nothing is new, else a new one (the input is kept).
+ */
+export function rememberFirstRouted(memory: ReadonlyMap<string, number>, pods: Pod[], installations: Installation[]): ReadonlyMap<string, number> {
+  let next: Map<string, number> | undefined;
   for (const inst of installations) {
     const generation = inst.config?.generation;
     if (generation === undefined) continue;
     for (const pod of pods) {
       const key = `${inst.namespace}/${inst.templateConfig}/${pod.metadata.uid}`;
-      if (memory.has(key)) continue;
-      if ((inst.config?.servers ?? []).some((s) => s.pod === pod.metadata.name && !s.disabled)) memory.set(key, generation);
+      if ((next ?? memory).has(key)) continue;
+      if ((inst.config?.servers ?? []).some((s) => s.pod === pod.metadata.name && !s.disabled)) (next ??= new Map(memory)).set(key, generation);
     }
   }
+  return next ?? memory;
 }
 
 export interface PodContext {

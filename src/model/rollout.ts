@@ -1,20 +1,18 @@
-import type { Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../kube/types.ts';
+import type { Deployment, ReplicaSet } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
 import { findCondition } from './conditions.ts';
-import type { HapticModel, Installation } from './haptic.ts';
+import type { RolloutSnapshot } from '../types/snapshot.ts';
+import { buildHaptic, type Installation } from './haptic.ts';
 import { buildPodView, type PodView } from './pod.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
 
-export interface RolloutSnapshot {
-  deployment: Deployment;
-  replicaSets: ReplicaSet[];
-  pods: Pod[];
-  services: Service[];
-  slices: EndpointSlice[];
-  events: KubeEvent[];
-  haptic: HapticModel;
+export interface BuildOptions {
+  /** the readiness gate condition type (--condition-type) */
+  gateType?: string | undefined;
+  /** per installation and pod, the first config generation seen routing the pod (watch mode; rememberFirstRouted) */
+  firstRouted?: ReadonlyMap<string, number> | undefined;
 }
 
 export type Phase = 'progressing' | 'complete' | 'failed' | 'paused';
@@ -113,7 +111,10 @@ function phaseOf(d: Deployment, desired: number): { phase: Phase; message: strin
   return { phase: 'complete', message: `${name} successfully rolled out` };
 }
 
-export function buildRollout(snap: RolloutSnapshot, now: number, gateType = GATE_CONDITION, firstRouted?: ReadonlyMap<string, number>): RolloutModel {
+export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildOptions = {}): RolloutModel {
+  const gateType = options.gateType ?? GATE_CONDITION;
+  const firstRouted = options.firstRouted;
+  const haptic = buildHaptic(snap.haptic, now);
   const d = snap.deployment;
   const uid = d.metadata.uid;
   const owned = snap.replicaSets.filter((rs) => ownedBy(rs, uid));
@@ -121,7 +122,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, gateType = GATE
   const oldRSs = owned.filter((rs) => rs !== newRS);
   const desired = d.spec.replicas ?? 1;
   const gated = (d.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
-  const installations = snap.haptic.installations;
+  const installations = haptic.installations;
   const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, firstRouted };
   const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
   const newPods = (newRS ? podsOf([newRS]) : []).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
@@ -168,7 +169,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, gateType = GATE
     newPods: newPods.sort(byName),
     oldPods: oldPods.sort(byName),
     installations,
-    hapticUnreadable: snap.haptic.unreadable,
+    hapticUnreadable: haptic.unreadable,
     events: snap.events
       .filter((e) => (e.involvedObject.kind === 'Deployment' && e.involvedObject.name === d.metadata.name) || (e.involvedObject.kind === 'ReplicaSet' && rsNames.has(e.involvedObject.name ?? '')))
       .map((e) => ({ object: `${e.involvedObject.kind?.toLowerCase()}/${e.involvedObject.name}`, type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? '', count: e.series?.count ?? e.count ?? 1 })),

@@ -1,4 +1,4 @@
-import type { LabelSelector } from '../kube/types.ts';
+import type { LabelSelector } from '../types/kube.ts';
 
 /** Whether a label selector (matchLabels and matchExpressions) selects these labels. An empty selector selects all. */
 export function selectorMatches(selector: LabelSelector | undefined, labels: Record<string, string> = {}): boolean {

@@ -1,4 +1,4 @@
-import type { Service } from '../kube/types.ts';
+import type { Service } from '../types/kube.ts';
 import { mapSelects, selectorMismatches } from './selectors.ts';
 
 export interface NearMiss {

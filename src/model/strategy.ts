@@ -1,4 +1,4 @@
-import type { Deployment } from '../kube/types.ts';
+import type { Deployment } from '../types/kube.ts';
 
 export interface ResolvedStrategy {
   type: 'RollingUpdate' | 'Recreate';

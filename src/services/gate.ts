@@ -1,15 +1,16 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { loadHaptic } from '../kube/haptic-snapshot.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { ExitCode, exitCodeOf, isApiError, oneLine } from '../kube/errors.ts';
 import { R, resourcePath } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
-import type { Deployment, PodTemplate, Service } from '../kube/types.ts';
+import type { Deployment, PodTemplate, Service } from '../types/kube.ts';
 import { preflight } from '../diagnose/preflight.ts';
 import type { Finding } from '../diagnose/finding.ts';
 import { buildHaptic } from '../model/haptic.ts';
 import { planGate, type GateAction } from '../model/gate-plan.ts';
 import { resolveDeployments, type TargetSelection } from './targets.ts';
+import { isApiError } from '../kube/errors.ts';
+import { oneLine } from '../cli/errors.ts';
 
 export type DryRun = 'none' | 'client' | 'server';
 export type GateResult = 'added' | 'removed' | 'unchanged' | 'refused' | 'failed';
@@ -19,8 +20,6 @@ export interface GateOptions extends TargetSelection {
   conditionType: string;
   dryRun: DryRun;
   force: boolean;
-  /** test seam: runs between reading a Deployment and patching it */
-  beforePatch?: ((deployment: Deployment) => Promise<void>) | undefined;
 }
 
 export interface GateRecord {
@@ -39,8 +38,8 @@ export interface GateRecord {
   templateBefore?: PodTemplate | undefined;
   templateAfter?: PodTemplate | undefined;
   error?: string | undefined;
-  /** the exit code the error alone would have: 4 for forbidden, unauthorized, unreachable */
-  errorExitCode?: number | undefined;
+  /** what failed, for the exit code: the error itself (not printed in -o, see GateRecordOutput) */
+  cause?: unknown;
 }
 
 /** enable-gate / disable-gate: resolve every target first, then plan, check and patch each on its own. */
@@ -90,7 +89,7 @@ async function gateOne(client: KubeClient, deployment: Deployment, findings: Fin
     if (options.dryRun === 'none') record.revision = await observedRevision(client, patched.deployment);
     return record;
   } catch (err) {
-    return { ...record, result: 'failed', error: oneLine(err), errorExitCode: exitCodeOf(err) };
+    return { ...record, result: 'failed', error: oneLine(err), cause: err };
   }
 }
 
@@ -104,7 +103,6 @@ async function patchWithRetry(client: KubeClient, deployment: Deployment, option
   for (let attempt = 0; ; attempt++) {
     const plan = planGate(current, options.action, options.conditionType);
     if (!plan.changed) return { deployment: current, patch: [], changed: false };
-    await options.beforePatch?.(current);
     const { name, namespace } = current.metadata;
     const target = { verb: 'patch', resource: R.deployments.display, namespace, name };
     try {
@@ -149,10 +147,4 @@ async function observedRevision(client: KubeClient, written: Deployment, timeout
     latest = (await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name }))[0] ?? latest;
   }
   return revisionOf(latest);
-}
-
-/** 4 when a write was refused by the cluster itself (forbidden, unreachable…), 1 when any target failed or was refused. */
-export function gateExitCode(records: GateRecord[]): ExitCode {
-  if (records.some((r) => r.errorExitCode === ExitCode.cluster)) return ExitCode.cluster;
-  return records.some((r) => r.result === 'failed' || r.result === 'refused') ? ExitCode.failed : ExitCode.ok;
 }

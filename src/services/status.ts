@@ -10,6 +10,6 @@ export interface StatusOptions extends TargetSelection {
 /** One snapshot, one model per Deployment. */
 export async function loadStatus(client: KubeClient, options: StatusOptions, now = Date.now()): Promise<RolloutModel[]> {
   const deployments = await resolveDeployments(client, options);
-  const snapshots = await loadRollouts(client, { namespace: options.namespace, deployments }, now);
-  return snapshots.map((s) => buildRollout(s, now, options.conditionType));
+  const snapshots = await loadRollouts(client, { namespace: options.namespace, deployments });
+  return snapshots.map((s) => buildRollout(s, now, { gateType: options.conditionType }));
 }

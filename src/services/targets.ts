@@ -1,8 +1,9 @@
 import type { KubeClient } from '../kube/client.ts';
-import { isApiError, UserError } from '../kube/errors.ts';
+import { isApiError } from '../kube/errors.ts';
+import { UserError } from '../cli/errors.ts';
 import { parseTargetName, R } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
-import type { Deployment } from '../kube/types.ts';
+import type { Deployment } from '../types/kube.ts';
 
 export interface TargetSelection {
   /** undefined: every namespace (-A) */

@@ -1,69 +1,72 @@
-import type { KubeClient } from '../kube/client.ts';
-import { ExitCode, oneLine } from '../kube/errors.ts';
-import { LiveRollout } from '../kube/live-rollout.ts';
-import type { Deployment } from '../kube/types.ts';
-import type { RolloutModel, RolloutSnapshot } from '../model/rollout.ts';
 import type { Finding } from '../diagnose/finding.ts';
+import type { KubeClient } from '../kube/client.ts';
 import { transitions } from '../model/transitions.ts';
+import type { RolloutModel } from '../model/rollout.ts';
+import type { Deployment } from '../types/kube.ts';
+import { followRollout, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
+
+export type WaitOutcome = 'complete' | 'failed' | 'timeout';
+
+/** What status --wait reports, as it happens; `deployment` is set when several are followed. */
+export type WaitEntry = { at: number; deployment?: string | undefined } & (
+  | { kind: 'transition'; text: string }
+  | { kind: 'stalled'; finding: Finding }
+  | { kind: 'retrying'; text: string }
+  | { kind: 'timeout'; afterMs: number }
+);
 
 export interface WaitOptions {
   conditionType: string;
   drained: boolean;
   /** 0: no limit */
   timeoutMs: number;
-  /** one line per transition */
-  log: (line: string) => void;
-  /** the top stall finding, logged when it appears or changes */
-  diagnose?: ((model: RolloutModel, snapshot: RolloutSnapshot) => Finding | undefined) | undefined;
-}
-
-export function isDone(model: RolloutModel, drained: boolean): boolean {
-  return model.phase === 'complete' && (!drained || model.drained);
+  onEntry: (entry: WaitEntry) => void;
+  /** how to follow one Deployment (the API server's informers, unless a test passes another) */
+  follow?: ((deployment: Deployment, options: FollowOptions) => RolloutFollower) | undefined;
 }
 
 /**
- * status --wait: follows each Deployment with informers, logs transitions, and settles with 0 when every rollout is
- * complete (and drained, with --drained), 1 when one failed (progress deadline exceeded), 2 on timeout.
+ * status --wait: follows each Deployment, reports transitions, the top stall finding when it appears or changes, and
+ * reads being retried; settles 'complete' when every rollout is complete (and drained, when asked), 'failed' when
+ * one exceeded its progress deadline, 'timeout' after timeoutMs.
  */
-export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<ExitCode> {
+export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<WaitOutcome> {
+  const follow = options.follow ?? ((d, o) => followRollout(client, d, o));
   const latest = new Map<string, RolloutModel>();
+  const done = new Set<string>();
   const several = deployments.length > 1;
-  const stamp = () => new Date().toISOString().slice(11, 19);
-  let settle!: (code: ExitCode) => void;
-  const settled = new Promise<ExitCode>((resolve) => (settle = resolve));
-  const lives = deployments.map((d) => {
+  let settle!: (outcome: WaitOutcome) => void;
+  const settled = new Promise<WaitOutcome>((resolve) => (settle = resolve));
+  const followers = deployments.map((d) => {
     const key = `${d.metadata.namespace}/${d.metadata.name}`;
-    let lastProblem = '';
+    const deployment = several ? d.metadata.name : undefined;
     let lastFinding = '';
-    const live: LiveRollout = new LiveRollout(client, d, {
+    let lastProblem = '';
+    const follower = follow(d, {
       conditionType: options.conditionType,
-      onModel: (model, snapshot) => {
-        const prefix = several ? `deployment/${model.name}: ` : '';
-        for (const line of transitions(latest.get(key), model)) options.log(`${stamp()} ${prefix}${line}`);
-        const finding = options.diagnose?.(model, snapshot);
+      drained: options.drained,
+      onUpdate: ({ model, finding, problem, done: complete }) => {
+        const at = Date.now();
+        for (const text of transitions(latest.get(key), model)) options.onEntry({ at, deployment, kind: 'transition', text });
         const headline = finding ? `[${finding.id}] ${finding.title}` : '';
-        if (headline && headline !== lastFinding) {
-          options.log(`${stamp()} ${prefix}stalled: ${headline}`);
-          for (const e of finding?.evidence ?? []) options.log(`    ${e}`);
-          if (finding?.fix) options.log(`    fix: ${finding.fix}`);
-        }
+        if (finding && headline !== lastFinding) options.onEntry({ at, deployment, kind: 'stalled', finding });
         lastFinding = headline;
+        if (problem && problem !== lastProblem) options.onEntry({ at, deployment, kind: 'retrying', text: problem });
+        lastProblem = problem ?? '';
         latest.set(key, model);
-        const problem = live.problem();
-        const text = problem ? oneLine(problem) : '';
-        if (text && text !== lastProblem) options.log(`${stamp()} ${prefix}retrying: ${text}`);
-        lastProblem = text;
-        if (model.phase === 'failed') settle(ExitCode.failed);
-        else if ([...latest.values()].length === deployments.length && [...latest.values()].every((m) => isDone(m, options.drained))) settle(ExitCode.ok);
+        if (complete) done.add(key);
+        else done.delete(key);
+        if (model.phase === 'failed') settle('failed');
+        else if (done.size === deployments.length) settle('complete');
       },
     });
-    live.start();
-    return live;
+    follower.start();
+    return follower;
   });
-  const timer = options.timeoutMs > 0 ? setTimeout(() => settle(ExitCode.timeout), options.timeoutMs) : undefined;
-  const code = await settled;
+  const timer = options.timeoutMs > 0 ? setTimeout(() => settle('timeout'), options.timeoutMs) : undefined;
+  const outcome = await settled;
   clearTimeout(timer);
-  for (const live of lives) live.stop();
-  if (code === ExitCode.timeout) options.log(`${stamp()} timed out after ${Math.round(options.timeoutMs / 1000)}s`);
-  return code;
+  for (const f of followers) f.stop();
+  if (outcome === 'timeout') options.onEntry({ at: Date.now(), kind: 'timeout', afterMs: options.timeoutMs });
+  return outcome;
 }

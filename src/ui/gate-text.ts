@@ -6,6 +6,12 @@ import type { Painter } from './style.ts';
 
 const verb = { enable: 'added', disable: 'removed' } as const;
 
+/** The -o json|yaml record of enable-gate / disable-gate: everything but the templates and the error object. */
+export function gateOutput(records: GateRecord[]) {
+  const items = records.map(({ templateBefore: _b, templateAfter: _a, cause: _c, ...rest }) => rest);
+  return { apiVersion: 'kubectl-haptic/v1', kind: 'GateResultList', items };
+}
+
 /** kubectl-like result lines for enable-gate / disable-gate, one block per Deployment. */
 export function gateText(records: GateRecord[], paint: Painter): string {
   return records.map((r) => recordLines(r, paint).join('\n')).join('\n\n') + '\n';

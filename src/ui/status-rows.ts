@@ -1,4 +1,4 @@
-import { formatAge } from '../kube/duration.ts';
+import { formatAge } from '../model/time.ts';
 import type { Installation } from '../model/haptic.ts';
 import type { PodView } from '../model/pod.ts';
 import type { RolloutModel } from '../model/rollout.ts';

@@ -12,6 +12,11 @@ function paintCell(c: Cell, paint: Painter): string {
   return color ? paint(color, c.text) : c.text;
 }
 
+/** -o json|yaml of status: the model of the one Deployment named, else a RolloutList. */
+export function rolloutOutput(models: RolloutModel[], named: boolean): unknown {
+  return models.length === 1 && named ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models };
+}
+
 /** The one-shot status view of one rollout, readable like kubectl output. */
 export function statusText(m: RolloutModel, now: number, paint: Painter, topFinding?: Finding): string {
   const lines = [paint('bold', summaryLine(m)), paintCell(headline(m), paint), `  ${countsLine(m)}`];

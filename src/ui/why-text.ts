@@ -2,6 +2,12 @@ import type { WhyStalledResult } from '../services/why-stalled.ts';
 import { findingLines } from './findings-text.ts';
 import type { Painter } from './style.ts';
 
+/** -o json|yaml of why-stalled: one item per Deployment with its verdict and findings. */
+export function diagnosisOutput(results: WhyStalledResult[]) {
+  const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: diagnosis.findings }));
+  return { apiVersion: 'kubectl-haptic/v1', kind: 'DiagnosisList', items };
+}
+
 /** The why-stalled report: one block per Deployment, most likely cause first. */
 export function whyText(results: WhyStalledResult[], paint: Painter): string {
   return results

@@ -117,22 +117,29 @@ describe('enable-gate / disable-gate on the real control plane', () => {
 
   it('never clobbers a concurrent edit: it re-reads and retries once, or reports the conflict', async () => {
     await api().apply([gatedDeployment({ name: 'race', namespace: ns, gates: [], replicas: 1 }), service({ name: 'race', namespace: ns, selector: { app: 'race' } })]);
-    const client = new KubeClient(connect({ kubeconfig: cluster().adminKubeconfig }));
     const options = { namespace: ns, names: ['race'], action: 'enable' as const, conditionType: GATE, dryRun: 'none' as const, force: true };
     let edits = 0;
     const editTemplate = async () => {
       edits++;
       await api().patch('apps/v1', 'Deployment', 'race', ns, { spec: { template: { metadata: { annotations: { edit: String(edits) } } } } });
     };
+    /** Another writer edits the Deployment just before each of the plugin's PATCH requests reaches the API server. */
+    const racing = (edit: () => Promise<void>) =>
+      new (class extends KubeClient {
+        override async request<T>(...args: Parameters<KubeClient['request']>): Promise<T> {
+          if (args[0] === 'PATCH') await edit();
+          return super.request<T>(...args);
+        }
+      })(connect({ kubeconfig: cluster().adminKubeconfig }));
 
-    const once = await applyGate(client, { ...options, beforePatch: async () => (edits === 0 ? editTemplate() : undefined) });
+    const once = await applyGate(racing(async () => (edits === 0 ? editTemplate() : undefined)), options);
     expect(once[0]?.result).toBe('added');
     const merged = await getDeployment(ns, 'race');
     expect(merged.spec.template.metadata.annotations).toEqual({ edit: '1' });
     expect(gatesOf(merged)).toEqual([GATE]);
 
     await api().patch('apps/v1', 'Deployment', 'race', ns, [{ op: 'remove', path: '/spec/template/spec/readinessGates' }], { type: 'json' });
-    const always = await applyGate(client, { ...options, beforePatch: editTemplate });
+    const always = await applyGate(racing(editTemplate), options);
     expect(always[0]?.result).toBe('failed');
     expect(always[0]?.error).toBe('conflict: deployments.apps "race" changed again while retrying; nothing was written, run the command again');
     const untouched = await getDeployment(ns, 'race');

@@ -1,5 +1,5 @@
-import { formatAge } from '../../kube/duration.ts';
-import type { Probe } from '../../kube/types.ts';
+import { formatAge } from '../../model/time.ts';
+import type { Probe } from '../../types/kube.ts';
 import type { PodView } from '../../model/pod.ts';
 import { blockingPods, rawPod, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../finding.ts';

@@ -1,4 +1,4 @@
-import { formatAge } from '../../kube/duration.ts';
+import { formatAge } from '../../model/time.ts';
 import type { Installation } from '../../model/haptic.ts';
 import { leaderEvidence } from '../evidence.ts';
 import { podList, relevantInstallations, waitingForGate, type DiagnoseContext } from '../context.ts';

@@ -1,4 +1,4 @@
-import type { Pod, Service } from '../../kube/types.ts';
+import type { Pod, Service } from '../../types/kube.ts';
 import { GATE_CONDITION, HAPTIC_DOMAIN } from '../../haptic/names.ts';
 import { formatSelector } from '../../model/selectors.ts';
 import { nearMisses } from '../../model/services.ts';

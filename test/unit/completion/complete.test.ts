@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { complete, Directive, type CommandSpec, type Lookups } from '../../../src/completion/complete.ts';
+import { complete, Directive, type CommandSpec, type Lookups } from '../../../src/cli/completion.ts';
 
 const commands: CommandSpec[] = [
   {

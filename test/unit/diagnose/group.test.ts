@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../src/diagnose/index.ts';
-import { buildHaptic } from '../../../src/model/haptic.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
-import type { Pod } from '../../../src/kube/types.ts';
+import type { Pod } from '../../../src/types/kube.ts';
 import { hapticInputs, NOW, pod, snapshot } from '../fixtures/rollout.ts';
 
 function crashLooping(name: string, ip: string): Pod {
@@ -14,7 +13,7 @@ function crashLooping(name: string, ip: string): Pod {
 describe('the same cause on many pods', () => {
   it('is reported once, naming the other pods', () => {
     const pods = Array.from({ length: 8 }, (_, i) => crashLooping(`web-new-${i}`, `10.0.1.${i}`));
-    const snap = snapshot({ pods, haptic: buildHaptic(hapticInputs(), NOW) });
+    const snap = snapshot({ pods, haptic: hapticInputs() });
     const { findings, stalled } = diagnose({ model: buildRollout(snap, NOW), services: snap.services, pods, events: [], now: NOW });
     expect(stalled).toBe(true);
     expect(findings.map((f) => f.id)).toEqual(['HS202']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/diagnose/preflight.ts';
 import { CATALOGUE } from '../../../src/diagnose/catalogue.ts';
-import type { Deployment } from '../../../src/kube/types.ts';
+import type { Deployment } from '../../../src/types/kube.ts';
 import { buildHaptic } from '../../../src/model/haptic.ts';
 import { deployment, GATE, hapticInputs, NOW, service } from '../fixtures/rollout.ts';
 

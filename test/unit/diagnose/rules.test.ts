@@ -8,11 +8,10 @@ import { CATALOGUE } from '../../../src/diagnose/catalogue.ts';
 import type { Finding } from '../../../src/diagnose/finding.ts';
 import { diagnose, topFinding } from '../../../src/diagnose/index.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
-import type { Condition, Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../../../src/kube/types.ts';
-import type { HapticInputs } from '../../../src/model/haptic.ts';
-import { buildHaptic } from '../../../src/model/haptic.ts';
+import type { Condition, Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../../../src/types/kube.ts';
+import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
-import { diagnoseContext } from '../../../src/services/why-stalled.ts';
+import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import {
   at, deployment, GATE, hapticInputs, type HapticOptions, mergeHapticInputs, NOW, pod, podEvent, replicaSet, replicaSetEvent, service, slice, snapshot,
 } from '../fixtures/rollout.ts';
@@ -54,9 +53,9 @@ function run(c: Case = {}) {
     services: c.services,
     slices: c.slices ?? [listed()],
     events: c.events,
-    haptic: buildHaptic(c.inputs ?? hapticInputs(c.haptic ?? midway), NOW),
+    haptic: c.inputs ?? hapticInputs(c.haptic ?? midway),
   });
-  const ctx = diagnoseContext(snap, buildRollout(snap, NOW, c.conditionType ?? GATE), NOW);
+  const ctx = diagnoseContext(snap, buildRollout(snap, NOW, { gateType: c.conditionType ?? GATE }), NOW);
   const diagnosis = diagnose(ctx);
   for (const f of diagnosis.findings) seen.add(f.id);
   return { ...diagnosis, top: topFinding(ctx) };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../../src/kube/config.ts';
-import { UserError } from '../../../src/kube/errors.ts';
+import { KubeConfigError } from '../../../src/kube/errors.ts';
 
 function kubeconfig(dir: string, file: string, body: { contexts: { name: string; cluster: string; namespace?: string }[]; current?: string; clusters: { name: string; server: string }[] }): string {
   const path = join(dir, file);
@@ -55,7 +55,7 @@ describe('connect', () => {
 
   it('names an unknown context and a missing --kubeconfig file in one line', () => {
     const a = kubeconfig(dir, 'a', { current: 'prod', clusters: [{ name: 'p', server: 'https://prod.example:6443' }], contexts: [{ name: 'prod', cluster: 'p' }] });
-    expect(() => connect({ kubeconfig: a, context: 'nope' })).toThrow(new UserError('context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts'));
+    expect(() => connect({ kubeconfig: a, context: 'nope' })).toThrow(new KubeConfigError('context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts'));
     expect(() => connect({ kubeconfig: join(dir, 'missing') })).toThrow(/kubeconfig file ".*missing" does not exist \(--kubeconfig\)/);
   });
 });

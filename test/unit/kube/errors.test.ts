@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { apiErrorFromStatus, ExitCode, unreachable } from '../../../src/kube/errors.ts';
-import { parseDuration, formatAge } from '../../../src/kube/duration.ts';
+import { ExitCode, exitCodeOf } from '../../../src/cli/errors.ts';
+import { parseDuration } from '../../../src/cli/duration.ts';
+import { apiErrorFromStatus, unreachable } from '../../../src/kube/errors.ts';
+import { formatAge } from '../../../src/model/time.ts';
 import { parseTargetName, R, resourcePath } from '../../../src/kube/resources.ts';
 
 const target = { verb: 'patch', resource: 'deployments.apps', namespace: 'shop', name: 'web' };
@@ -15,7 +17,7 @@ describe('API errors', () => {
   ])('maps HTTP %i to %s with exit %i', (status, kind, exit, message) => {
     const err = apiErrorFromStatus(status, { kind: 'Status', message: 'denied' }, target, 'https://k:6443');
     expect(err.kind).toBe(kind);
-    expect(err.exitCode).toBe(exit);
+    expect(exitCodeOf(err)).toBe(exit);
     expect(err.message).toBe(message);
   });
 

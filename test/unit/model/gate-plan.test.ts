@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fastJsonPatch from 'fast-json-patch';
-import type { Deployment } from '../../../src/kube/types.ts';
+import type { Deployment } from '../../../src/types/kube.ts';
 import { GATE_CONDITION } from '../../../src/haptic/names.ts';
 import { planGate } from '../../../src/model/gate-plan.ts';
 

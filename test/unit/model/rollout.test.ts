@@ -3,7 +3,7 @@ import { buildHaptic } from '../../../src/model/haptic.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
 import { deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice, snapshot } from '../fixtures/rollout.ts';
 
-const haptic = (o: Parameters<typeof hapticInputs>[0] = {}) => buildHaptic(hapticInputs(o), NOW);
+const haptic = (o: Parameters<typeof hapticInputs>[0] = {}) => hapticInputs(o);
 const oldPods = [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2' })];
 
 describe('buildRollout: new pods and the gate', () => {
@@ -95,7 +95,7 @@ describe('buildRollout: phase by kubectl rollout status rules', () => {
 
 describe('buildHaptic', () => {
   it('reads leader, convergence and the gate feature', () => {
-    const h = haptic({ fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old', lastError: 'connection refused' }] });
+    const h = buildHaptic(hapticInputs({ fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old', lastError: 'connection refused' }] }), NOW);
     const inst = h.installations[0]!;
     expect(inst.leader).toMatchObject({ state: 'held', holder: 'haptic-controller-1', lease: 'haptic' });
     expect(inst.haproxyPods.map((p) => [p.name, p.current, p.entry?.lastError])).toEqual([['haptic-haproxy-a', true, undefined], ['haptic-haproxy-b', false, 'connection refused']]);
@@ -106,10 +106,10 @@ describe('buildHaptic', () => {
     ['stale lease', { leaseRenewedSecondsAgo: 40 }, 'stale'],
     ['holder gone', { holder: 'haptic-controller-9' }, 'holder-gone'],
     ['holder with suffix', { holder: 'haptic-controller-1_6f1c' }, 'held'],
-  ] as const)('leader: %s', (_, o, state) => expect(haptic(o).installations[0]?.leader.state).toBe(state));
+  ] as const)('leader: %s', (_, o, state) => expect(buildHaptic(hapticInputs(o), NOW).installations[0]?.leader.state).toBe(state));
 
   it('gate feature off when no bound ClusterRole may patch pods/status; refused render read from conditions', () => {
-    const inst = haptic({ gateFeature: false, refused: true }).installations[0]!;
+    const inst = buildHaptic(hapticInputs({ gateFeature: false, refused: true }), NOW).installations[0]!;
     expect(inst.gateFeature).toEqual({ state: 'off', clusterRoles: ['haptic'] });
     expect(inst.config).toMatchObject({ pinned: true, configValidated: { status: 'False', reason: 'HAProxyRefused' } });
     expect(inst.validated).toMatchObject({ status: 'False', reason: 'HAProxyValidationFailed' });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildHaptic } from '../../../src/model/haptic.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
 import { transitions } from '../../../src/model/transitions.ts';
 import { deployment, hapticInputs, NOW, pod, snapshot } from '../fixtures/rollout.ts';
 
-const haptic = buildHaptic(hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] }), NOW);
+const haptic = hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] });
 
 describe('transitions (status --wait lines)', () => {
   it('says what changed for new and old pods, and nothing when nothing changed', () => {

@@ -1,6 +1,5 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { buildHaptic } from '../../../src/model/haptic.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
 import { StatusView } from '../../../src/ui/ink/StatusView.tsx';
 import { statusText } from '../../../src/ui/status-text.ts';
@@ -14,7 +13,7 @@ function gatingModel() {
     snapshot({
       pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2', terminatingDeadlineIn: 9 }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' })],
       slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])],
-      haptic: buildHaptic(hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: true }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old' }] }), NOW),
+      haptic: hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: true }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old' }] }),
     }),
     NOW,
   );
@@ -45,7 +44,7 @@ describe('StatusView (Ink)', () => {
   });
 
   it('shows completion and the top finding', () => {
-    const done = buildRollout(snapshot({ deployment: deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } }), pods: [pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })], haptic: buildHaptic(hapticInputs({ leaseRenewedSecondsAgo: 90 }), NOW) }), NOW);
+    const done = buildRollout(snapshot({ deployment: deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } }), pods: [pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })], haptic: hapticInputs({ leaseRenewedSecondsAgo: 90 }) }), NOW);
     const finding = { id: 'HS103', severity: 'error' as const, title: 'HAPTIC has no leader', evidence: ['lease haptic/haptic renewed 1m30s ago'], fix: 'check the controller pods' };
     const { lastFrame } = render(<StatusView model={done} now={NOW} finding={finding} />);
     expect(strip(lastFrame() ?? '')).toMatchInlineSnapshot(`
@@ -95,7 +94,7 @@ describe('StatusView on a small terminal', () => {
       ...Array.from({ length: 12 }, (_, i) => pod({ name: `web-new-${String(i).padStart(2, '0')}`, rs: '2', ip: `10.0.2.${i}`, gate: 'True' })),
       pod({ name: 'web-new-zz', rs: '2', ip: '10.0.3.1', gate: 'missing' }),
     ];
-    const model = buildRollout(snapshot({ pods, haptic: buildHaptic(hapticInputs(), NOW) }), NOW);
+    const model = buildRollout(snapshot({ pods, haptic: hapticInputs() }), NOW);
     const frame = strip(render(<StatusView model={model} now={NOW} podRows={5} />).lastFrame() ?? '');
     const rows = frame.split('\n').filter((l) => l.startsWith('web-new-'));
     expect(rows.map((l) => l.split(' ')[0])).toEqual(['web-new-00', 'web-new-01', 'web-new-02', 'web-new-zz']);

@@ -1,5 +1,5 @@
 import { zstdDecompressSync } from 'node:zlib';
-import type { HAProxyCfg } from './types.ts';
+import type { HAProxyCfg } from '../types/haptic.ts';
 
 export interface RenderedServer {
   backend: string;

@@ -1,4 +1,4 @@
-import type { Condition, KubeObject, LabelSelector } from '../kube/types.ts';
+import type { Condition, KubeObject, LabelSelector } from './kube.ts';
 
 export interface HAProxyTemplateConfig extends KubeObject {
   spec?: {

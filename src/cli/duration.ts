@@ -15,15 +15,3 @@ export function parseDuration(text: string, flag: string): number {
   }
   return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * (unitMs[p[2] as string] as number), 0));
 }
-
-/** Formats milliseconds like kubectl's ages: 45s, 3m12s, 2h5m, 4d. */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h${m % 60 && h < 8 ? `${m % 60}m` : ''}`;
-  return `${Math.floor(h / 24)}d`;
-}

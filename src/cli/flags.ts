@@ -1,0 +1,53 @@
+import { Args, Flags, type Interfaces } from '@oclif/core';
+import { GATE_CONDITION } from '../haptic/names.ts';
+
+/** The flags kubectl users type without thinking. kubectl does not pass its global flags to plugins. */
+export const kubeFlags = {
+  namespace: Flags.string({ char: 'n', summary: 'Namespace to use (default: the current context\'s namespace, else "default").', helpGroup: 'KUBECTL' }),
+  context: Flags.string({ summary: 'The kubeconfig context to use.', helpGroup: 'KUBECTL' }),
+  kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).', helpGroup: 'KUBECTL' }),
+  'request-timeout': Flags.string({
+    summary: 'How long to wait for one API request before giving up (e.g. 10s, 1m; 0 = no limit).',
+    default: '0',
+    helpGroup: 'KUBECTL',
+  }),
+  debug: Flags.boolean({ summary: 'Print stack traces with errors.', helpGroup: 'KUBECTL' }),
+  'no-color': Flags.boolean({ summary: 'No colours, even on a terminal (also NO_COLOR=1).', helpGroup: 'KUBECTL' }),
+};
+
+export type KubeFlags = Interfaces.InferredFlags<typeof kubeFlags>;
+
+export const outputFlag = Flags.string({ char: 'o', summary: 'Output format.', options: ['json', 'yaml'] });
+
+export const conditionTypeFlag = Flags.string({ summary: 'Readiness gate condition type.', default: GATE_CONDITION });
+
+export const EXIT_CODES_HELP =
+  'Exit codes: 0 success; 1 rollout failed, stall cause found, or a target refused/failed; 2 timed out; ' +
+  '3 usage or input error (bad flag, unknown object); 4 cluster or API error (unreachable, unauthorized, forbidden).';
+
+/** The Deployment a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
+export const rolloutArgs = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };
+
+export const rolloutFlags = {
+  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to look at.' }),
+  'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
+  output: outputFlag,
+  'condition-type': conditionTypeFlag,
+};
+
+/** Deployments to act on: several NAME or deployment/NAME, or -l, or --all. */
+export const gateArgs = { targets: Args.string({ description: 'Deployments: NAME or deployment/NAME (several allowed).', required: false }) };
+
+export const gateFlags = {
+  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to act on (e.g. app=web,tier!=db).' }),
+  all: Flags.boolean({ summary: 'Act on every Deployment in the namespace.' }),
+  'condition-type': conditionTypeFlag,
+  'dry-run': Flags.string({
+    summary: 'client: print the patch and the pod template before/after; server: let the API server validate the patch. Neither writes.',
+    options: ['none', 'client', 'server'],
+    default: 'none',
+  }),
+  output: outputFlag,
+  wait: Flags.boolean({ summary: 'After the write, follow the rollout it started until it completes (as status --wait).' }),
+  timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 5m; 0 = no limit).', default: '0' }),
+};

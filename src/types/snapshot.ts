@@ -1,0 +1,36 @@
+// The raw objects a command reads for its models: what src/kube returns and src/model builds from.
+import type { HAProxyCfg, HAProxyTemplateConfig } from './haptic.ts';
+import type { ClusterRole, Deployment, EndpointSlice, KubeEvent, Lease, Pod, ReplicaSet, RoleBinding, Service } from './kube.ts';
+
+/** Why a list could not be read: the API error's kind (NotFound, Forbidden…) and its one-line message. */
+export interface ReadError {
+  kind: string;
+  message: string;
+}
+
+/** Objects of one list, or none with the error that kept them from being read. */
+export interface Read<T> {
+  items: T[];
+  error?: ReadError | undefined;
+}
+
+/** What the plugin read about HAPTIC, cluster-wide, as the API server sent it. Any part may carry a read error. */
+export interface HapticInputs {
+  templateConfigs: Read<HAProxyTemplateConfig>;
+  haproxyCfgs: Read<HAProxyCfg>;
+  pods: Read<Pod>;
+  leases: Read<Lease>;
+  clusterRoles: Read<ClusterRole>;
+  clusterRoleBindings: Read<RoleBinding>;
+}
+
+/** The objects behind one Deployment's rollout, as the API server sent them (one snapshot, or informers' caches). */
+export interface RolloutSnapshot {
+  deployment: Deployment;
+  replicaSets: ReplicaSet[];
+  pods: Pod[];
+  services: Service[];
+  slices: EndpointSlice[];
+  events: KubeEvent[];
+  haptic: HapticInputs;
+}

@@ -1,0 +1,19 @@
+import type { WaitEntry } from '../services/wait.ts';
+
+/** status --wait's log: one line per entry, UTC time first (a CI log's own clock may differ), indented details. */
+export function waitLines(entry: WaitEntry): string[] {
+  const stamp = new Date(entry.at).toISOString().slice(11, 19);
+  const prefix = `${stamp} ${entry.deployment ? `deployment/${entry.deployment}: ` : ''}`;
+  switch (entry.kind) {
+    case 'transition':
+      return [`${prefix}${entry.text}`];
+    case 'retrying':
+      return [`${prefix}retrying: ${entry.text}`];
+    case 'timeout':
+      return [`${prefix}timed out after ${Math.round(entry.afterMs / 1000)}s`];
+    case 'stalled': {
+      const f = entry.finding;
+      return [`${prefix}stalled: [${f.id}] ${f.title}`, ...f.evidence.map((e) => `    ${e}`), ...(f.fix ? [`    fix: ${f.fix}`] : [])];
+    }
+  }
+}
