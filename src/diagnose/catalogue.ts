@@ -1,42 +1,267 @@
-import type { Severity } from './finding.ts';
+import type { Finding, FindingText, Severity } from './finding.ts';
 
 /**
- * Every finding id, its severity and what it means. Ids are stable and never reused: HG1xx are enable-gate
- * preflight checks, HS1xx HAPTIC-specific stall causes, HS2xx generic rollout causes, HS9xx progress notes.
+ * A title or fix: text with `{name}` placeholders filled from the finding's args, or one such text per variant
+ * (the rule names the variant). Placeholders are identifiers in braces, so JSON in a fix (`'{"spec":…}'`) is text.
+ */
+export type Template = string | Readonly<Record<string, string>>;
+
+export interface CatalogueEntry {
+  severity: Severity;
+  /** one line: what the check finds (help, README, docs/checks.md) */
+  summary: string;
+  title: Template;
+  fix?: Template | undefined;
+}
+
+/** Where the checks are documented, one section per id (generated from this file by scripts/catalogue-docs.ts). */
+export const DOCS_PAGE = 'docs/checks.md';
+
+const INSTALL_GATE_FEATURE = 'controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true';
+
+/**
+ * Every finding id, its severity, what it means, and the words of its title and fix. Ids are stable and never
+ * reused: HG1xx are enable-gate preflight checks, HS1xx HAPTIC-specific stall causes, HS2xx generic rollout causes,
+ * HS9xx progress notes.
  */
 export const CATALOGUE = {
-  HG100: { severity: 'ok', summary: 'A Service selects the pod template.' },
-  HG101: { severity: 'blocker', summary: 'No Service selects the pod template, so HAPTIC would never set the gate.' },
-  HG102: { severity: 'blocker', summary: 'No HAPTIC installation found.' },
-  HG103: { severity: 'blocker', summary: 'HAPTIC has no controller leader.' },
-  HG104: { severity: 'blocker', summary: 'HAPTIC\'s readiness-gate feature is off (controller may not patch pods/status).' },
-  HG105: { severity: 'warning', summary: 'Whether HAPTIC\'s gate feature is on could not be checked.' },
-  HG106: { severity: 'ok', summary: 'HAPTIC installation with a leader and the gate feature on.' },
-  HG111: { severity: 'warning', summary: 'The rollout takes the only pod down before its replacement is Ready.' },
-  HG112: { severity: 'warning', summary: 'Recreate strategy: every old pod stops before new ones start; the gate cannot keep one serving.' },
-  HG113: { severity: 'warning', summary: 'The Deployment is paused: the rollout starts when it is resumed.' },
-  HG114: { severity: 'warning', summary: 'A gate type in HAPTIC\'s domain that HAPTIC does not write (likely a typo).' },
-  HG115: { severity: 'warning', summary: 'More than one HAPTIC installation: they would fight over the condition.' },
-  HS101: { severity: 'error', summary: 'A gated pod is selected by no Service, so HAPTIC never sets its condition.' },
-  HS102: { severity: 'error', summary: 'A Service selects the pod but no EndpointSlice lists it with a port HAProxy could route to.' },
-  HS103: { severity: 'error', summary: 'HAPTIC has no controller leader: nothing renders, deploys or sets the gate.' },
-  HS104: { severity: 'error', summary: 'No HAPTIC installation found.' },
-  HS105: { severity: 'error', summary: "HAPTIC's gate feature is off: the controller may not patch pods/status." },
-  HS106: { severity: 'error', summary: 'A HAProxy pod did not get the configuration routing to the pod (failed deploy).' },
-  HS107: { severity: 'error', summary: 'HAProxy refused the rendered configuration; pods keep the last accepted one.' },
-  HS108: { severity: 'error', summary: 'The readiness gate names a condition no installed controller writes (typo?).' },
-  HS109: { severity: 'error', summary: 'Two HAPTIC installations route the pod and overwrite each other\'s condition.' },
-  HS110: { severity: 'warning', summary: 'Every HAProxy pod routes to the pod, but HAPTIC has not set the condition.' },
-  HS201: { severity: 'error', summary: "A readiness probe fails: the pod's containers never become ready." },
-  HS202: { severity: 'error', summary: 'A container is crash-looping.' },
-  HS203: { severity: 'error', summary: 'An image cannot be pulled.' },
-  HS204: { severity: 'error', summary: 'A pod cannot be scheduled.' },
-  HS205: { severity: 'error', summary: 'The ReplicaSet cannot create pods.' },
-  HS206: { severity: 'warning', summary: 'The Deployment is paused.' },
-  HS207: { severity: 'error', summary: 'The rollout exceeded its progress deadline.' },
-  HS208: { severity: 'warning', summary: 'Old pods are stuck terminating past their grace period.' },
-  HS901: { severity: 'info', summary: 'The rollout is progressing; what it is waiting for.' },
-  HS902: { severity: 'ok', summary: 'The rollout is complete.' },
-} as const satisfies Record<string, { severity: Severity; summary: string }>;
+  HG100: { severity: 'ok', summary: 'A Service selects the pod template.', title: 'Service {services} selects the pod template' },
+  HG101: {
+    severity: 'blocker',
+    summary: 'No Service selects the pod template, so HAPTIC would never set the gate.',
+    title: "No Service in namespace {namespace} selects the pod template; HAPTIC only sets the gate on pods listed in a Service's EndpointSlice, so new pods would never become Ready",
+    fix: {
+      nearMiss: 'fix the near-miss selector above, or create a Service whose selector matches the pod template labels, then run enable-gate again',
+      none: 'create a Service whose selector matches the pod template labels, then run enable-gate again',
+    },
+  },
+  HG102: {
+    severity: 'blocker',
+    summary: 'No HAPTIC installation found.',
+    title: { absent: 'No HAPTIC installation found: nothing would set the gate', unreadable: 'No HAPTIC installation could be read: nothing shows that one would set the gate' },
+    fix: {
+      absent: `install HAPTIC with ${INSTALL_GATE_FEATURE}`,
+      unreadable: "ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC's pods and leases, or pass --force",
+    },
+  },
+  HG103: {
+    severity: 'blocker',
+    summary: 'HAPTIC has no controller leader.',
+    title: 'HAPTIC installation {installation} has no controller leader: new gated pods would stay NotReady',
+    fix: {
+      scaledToZero: 'kubectl -n {namespace} scale deployment -l app.kubernetes.io/component=controller --replicas=2',
+      controllerLogs: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=50',
+    },
+  },
+  HG104: {
+    severity: 'blocker',
+    summary: "HAPTIC's readiness-gate feature is off (controller may not patch pods/status).",
+    title: 'HAPTIC installation {installation} cannot set the gate: no ClusterRole bound to its controller allows patch on pods/status',
+    fix: `helm upgrade with --set ${INSTALL_GATE_FEATURE}`,
+  },
+  HG105: { severity: 'warning', summary: "Whether HAPTIC's gate feature is on could not be checked.", title: 'Could not check whether {installation} has the gate feature on' },
+  HG106: { severity: 'ok', summary: 'HAPTIC installation with a leader and the gate feature on.', title: 'HAPTIC installation {installation}: leader {holder}, gate feature {gateFeature}' },
+  HG111: {
+    severity: 'warning',
+    summary: 'The rollout takes the only pod down before its replacement is Ready.',
+    title: 'replicas: 1 with a strategy that takes the only pod down before its replacement is Ready',
+    fix: `kubectl -n {namespace} patch deployment {name} -p '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
+  },
+  HG112: {
+    severity: 'warning',
+    summary: 'Recreate strategy: every old pod stops before new ones start; the gate cannot keep one serving.',
+    title: 'Strategy Recreate stops every old pod before new ones start; the gate cannot keep an old pod serving',
+    fix: 'use strategy RollingUpdate with maxUnavailable: 0',
+  },
+  HG113: {
+    severity: 'warning',
+    summary: 'The Deployment is paused: the rollout starts when it is resumed.',
+    title: 'The Deployment is paused: the rollout that adds the gate starts only when it is resumed',
+    fix: 'kubectl -n {namespace} rollout resume deployment/{name}',
+  },
+  HG114: {
+    severity: 'warning',
+    summary: "A gate type in HAPTIC's domain that HAPTIC does not write (likely a typo).",
+    title: 'Gate type "{type}" is in HAPTIC\'s domain but is not the condition HAPTIC writes ("{gate}")',
+    fix: 'use --condition-type {gate} (the default)',
+  },
+  HG115: {
+    severity: 'warning',
+    summary: 'More than one HAPTIC installation: they would fight over the condition.',
+    title: '{count} HAPTIC installations: if more than one routes this Service they write the same condition and overwrite each other',
+    fix: 'route each gated Service through exactly one installation',
+  },
+  HS101: {
+    severity: 'error',
+    summary: 'A gated pod is selected by no Service, so HAPTIC never sets its condition (near-miss selectors and selector-less Services named).',
+    title: '{pods}: no Service selects {which}, so HAPTIC never sets {gateType}',
+    fix: 'create a Service that selects the pods (or fix the selector above), or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
+  },
+  HS102: {
+    severity: 'error',
+    summary: 'A Service selects the pod but no EndpointSlice lists it with a port HAProxy could route to (e.g. a named targetPort the pod lacks, an ExternalName Service).',
+    title: {
+      unlisted: 'pod {pod} is selected by {services} but no EndpointSlice lists it',
+      externalName: 'pod {pod} is selected by {services} but no EndpointSlice lists it',
+      portless: 'pod {pod} is selected by {services} but no EndpointSlice lists it with a port, so HAProxy has nothing to route to',
+    },
+    fix: {
+      unlisted: 'kubectl -n {namespace} get endpointslices -l kubernetes.io/service-name={service} -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)',
+      externalName: 'an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
+      portless: 'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it without a port)',
+    },
+  },
+  HS103: {
+    severity: 'error',
+    summary: 'HAPTIC has no controller leader (Lease missing, stale, or held by a pod that is gone or not running; controller scaled to zero): nothing renders, deploys or sets the gate.',
+    title: 'HAPTIC {installation} has no controller leader, so nothing renders, deploys or sets the gate',
+    fix: {
+      scaledToZero: 'kubectl -n {namespace} scale deployment -l app.kubernetes.io/component=controller --replicas=2',
+      controllerLogs: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=50',
+    },
+  },
+  HS104: {
+    severity: 'error',
+    summary: 'No HAPTIC installation found (CRDs or HAProxyTemplateConfig missing), or none could be read.',
+    title: {
+      absent: 'no HAPTIC installation found, so nothing sets {gateType} on {pods}',
+      unreadable: 'no HAPTIC installation could be read, so nothing explains why {gateType} is not set on {pods}',
+    },
+    fix: {
+      absent: `install HAPTIC with ${INSTALL_GATE_FEATURE}, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}`,
+      unreadable: "ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC's pods and leases, then run why-stalled again",
+    },
+  },
+  HS105: {
+    severity: 'error',
+    summary: "HAPTIC's gate feature is off: the controller's RBAC does not allow patch on pods/status.",
+    title: 'HAPTIC {installation} has the readiness-gate feature off: it may not patch pods/status',
+    fix: `helm upgrade with --set ${INSTALL_GATE_FEATURE}`,
+  },
+  HS106: {
+    severity: 'error',
+    summary: 'A HAProxy pod did not get the configuration routing to the pod: a failed deploy (its lastError), or no deployedToPods entry at all.',
+    title: "HAProxy {podNoun} {haproxyPods} did not get HAPTIC {installation}'s configuration, so {pods} cannot get the gate",
+    fix: 'kubectl -n {namespace} logs {haproxyPod} -c agent --tail=50',
+  },
+  HS107: {
+    severity: 'error',
+    summary: 'HAProxy refused the rendered configuration (ConfigValidated=False with its message, ConfigPinned=True, Validated=False); pods keep the last accepted one.',
+    title: "HAProxy refused HAPTIC {installation}'s rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
+    fix: 'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
+  },
+  HS108: {
+    severity: 'error',
+    summary: 'The readiness gate names a condition no installed controller writes (typo?).',
+    title: 'readiness gate "{type}" is in HAPTIC\'s domain but HAPTIC writes "{gate}"',
+    fix: 'kubectl haptic disable-gate {name} -n {namespace} --condition-type {type} && kubectl haptic enable-gate {name} -n {namespace}',
+  },
+  HS109: {
+    severity: 'error',
+    summary: "Two HAPTIC installations route the pod and overwrite each other's condition.",
+    title: '{count} HAPTIC installations route {pods}; they write the same condition and overwrite each other',
+    fix: "route the Service through one installation only (restrict the other one's watched namespaces or ingress class)",
+  },
+  HS110: {
+    severity: 'warning',
+    summary: 'Every HAProxy pod routes to the pod, but HAPTIC has not set the condition.',
+    title: 'every HAProxy pod routes to {pods}, yet HAPTIC {installation} has not set {gateType} (containers ready for {age})',
+    fix: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 | grep -i readiness',
+  },
+  HS201: {
+    severity: 'error',
+    summary: "A readiness probe fails (the probe and the Unhealthy event named): the pod's containers never become ready.",
+    title: 'pod {pod}: readiness probe fails, so its containers never become ready (the gate is not the blocker)',
+    fix: 'check what the probe calls: kubectl -n {namespace} logs {pod} -c {container}; fix the application or the probe',
+  },
+  HS202: { severity: 'error', summary: 'A container is crash-looping (restarts and the last exit named).', title: 'pod {pod}: container {container} is crash-looping', fix: 'kubectl -n {namespace} logs {pod} -c {container} --previous' },
+  HS203: { severity: 'error', summary: 'An image cannot be pulled.', title: 'pod {pod}: image {image} cannot be pulled', fix: 'fix the image name or tag, or the registry credentials (imagePullSecrets)' },
+  HS204: {
+    severity: 'error',
+    summary: 'A pod cannot be scheduled (the FailedScheduling event named).',
+    title: 'pod {pod} cannot be scheduled',
+    fix: "make a node fit: fix the pod's nodeSelector/affinity/tolerations or resource requests, or add capacity",
+  },
+  HS205: {
+    severity: 'error',
+    summary: 'The ReplicaSet cannot create pods (a quota, an admission webhook).',
+    title: 'replicaset/{replicaSet} cannot create pods',
+    fix: {
+      quota: "raise the ResourceQuota in namespace {namespace} (kubectl -n {namespace} describe resourcequota) or lower the pods' requests/maxSurge",
+      refused: 'fix what the API server refused (message above)',
+    },
+  },
+  HS206: {
+    severity: 'warning',
+    summary: 'The Deployment is paused.',
+    title: 'deployment {name} is paused: the rollout does not progress until it is resumed',
+    fix: 'kubectl -n {namespace} rollout resume deployment/{name}',
+  },
+  HS207: {
+    severity: 'error',
+    summary: 'The rollout exceeded its progress deadline (reported after its cause, never instead of it).',
+    title: { alone: 'deployment {name} exceeded its progress deadline ({seconds}s)', withCause: 'deployment {name} exceeded its progress deadline ({seconds}s); the cause is above' },
+  },
+  HS208: {
+    severity: 'warning',
+    summary: 'Old pods are stuck terminating past their grace period (finalizers named).',
+    title: 'pod {pod} is still terminating {age} past its grace period',
+    fix: {
+      finalizers: `find the controller that owns the finalizer; as a last resort: kubectl -n {namespace} patch pod {pod} --type=merge -p '{"metadata":{"finalizers":null}}'`,
+      none: 'kubectl -n {namespace} delete pod {pod} --grace-period=0 --force',
+    },
+  },
+  HS901: { severity: 'info', summary: 'Not a stall: what a progressing rollout waits for (e.g. the HAProxy config routing to a pod runs on 1 of 2 HAProxy pods).', title: 'deployment {name} is {state}, not stalled' },
+  HS902: {
+    severity: 'ok',
+    summary: 'Not a stall: the rollout is complete (and whether old pods still drain).',
+    title: { drained: 'deployment {name} is rolled out', draining: 'deployment {name} is rolled out; {count} old {podNoun} still draining' },
+  },
+} as const satisfies Record<string, CatalogueEntry>;
 
 export type FindingId = keyof typeof CATALOGUE;
+
+const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
+
+/** The placeholders a template uses, in every variant. */
+export function placeholders(template: Template | undefined): string[] {
+  if (template === undefined) return [];
+  const texts = typeof template === 'string' ? [template] : Object.values(template);
+  return [...new Set(texts.flatMap((t) => [...t.matchAll(PLACEHOLDER)].map((m) => m[1] as string)))];
+}
+
+/** The variants of an entry: the keys of its title and fix records. */
+export function variants(entry: CatalogueEntry): string[] {
+  return [...new Set([entry.title, entry.fix].flatMap((t) => (t && typeof t !== 'string' ? Object.keys(t) : [])))];
+}
+
+/** Fills a template; a missing argument or variant is a bug in the rule, not a finding to print half-filled. */
+export function fill(template: Template, variant: string | undefined, args: Record<string, string | number>, where: string): string {
+  const text = typeof template === 'string' ? template : variant !== undefined ? template[variant] : undefined;
+  if (text === undefined) throw new Error(`${where}: no text for variant ${JSON.stringify(variant)}`);
+  return text.replace(PLACEHOLDER, (_, name: string) => {
+    const value = args[name];
+    if (value === undefined) throw new Error(`${where}: no value for {${name}}`);
+    return String(value);
+  });
+}
+
+/** The anchor of an id in docs/checks.md. */
+export function docsAnchor(id: string): string {
+  return `${DOCS_PAGE}#${id.toLowerCase()}`;
+}
+
+/** A finding in words: its catalogue entry's title and fix, filled with the finding's arguments. */
+export function describeFinding(f: Finding): FindingText {
+  const entry = (CATALOGUE as Record<string, CatalogueEntry>)[f.id];
+  if (!entry) throw new Error(`finding ${f.id} is not in the catalogue`);
+  return {
+    id: f.id,
+    severity: f.severity,
+    title: fill(entry.title, f.variant, f.args, `${f.id} title`),
+    evidence: f.evidence,
+    fix: entry.fix === undefined ? undefined : fill(entry.fix, f.variant, f.args, `${f.id} fix`),
+    ...(f.pod === undefined ? {} : { pod: f.pod }),
+    docs: docsAnchor(f.id),
+  };
+}

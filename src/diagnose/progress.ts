@@ -9,25 +9,25 @@ export function progressNote(ctx: DiagnoseContext): Finding {
   const m = ctx.model;
   if (m.phase === 'complete') {
     const draining = [...m.oldPods, ...m.newPods].filter((p) => p.terminating);
-    return finding('HS902', `deployment ${m.name} is rolled out${draining.length ? `; ${draining.length} old pod${draining.length === 1 ? '' : 's'} still draining` : ''}`,
-      [m.message, ...draining.map((p) => `pod ${p.name}: terminating, ${formatAge(p.terminating?.graceRemainingMs ?? 0)} of grace left`)]);
+    return finding('HS902', { name: m.name, count: draining.length, podNoun: draining.length === 1 ? 'pod' : 'pods' },
+      [m.message, ...draining.map((p) => `pod ${p.name}: terminating, ${formatAge(p.terminating?.graceRemainingMs ?? 0)} of grace left`)], { variant: draining.length ? 'draining' : 'drained' });
   }
-  const lines = blockingPods(ctx).map((p) => waitingFor(p, ctx.now));
+  const lines = blockingPods(ctx).map(waitingFor);
   const missing = m.counts.desired - m.newPods.filter((p) => !p.terminating).length;
   if (missing > 0) lines.push(`${missing} new pod${missing === 1 ? '' : 's'} not created yet (maxSurge ${m.strategy.maxSurge}, maxUnavailable ${m.strategy.maxUnavailable})`);
   const draining = m.oldPods.filter((p) => p.terminating);
   if (draining.length) lines.push(`${draining.length} old pod${draining.length === 1 ? '' : 's'} terminating`);
   if (!lines.length) lines.push(m.message);
-  return finding('HS901', `deployment ${m.name} is ${m.phase === 'paused' ? 'paused' : 'progressing'}, not stalled`, lines);
+  return finding('HS901', { name: m.name, state: m.phase === 'paused' ? 'paused' : 'progressing' }, lines);
 }
 
-function waitingFor(p: PodView, now: number): string {
+function waitingFor(p: PodView): string {
   if (p.phase === 'Pending') return `pod ${p.name}: Pending (being scheduled or started)`;
   if (p.containersReady.status !== 'True') return `pod ${p.name}: containers starting (not ready yet)`;
-  const started = p.containersReady.since ? ` (containers ready ${formatAge(now - Date.parse(p.containersReady.since))} ago)` : '';
+  const started = p.containersReady.forMs !== undefined ? ` (containers ready ${formatAge(p.containersReady.forMs)} ago)` : '';
   if (p.gate.state === 'True') {
     // the kubelet marks the pod Ready right after the gate, unless another readiness gate holds it
-    const others = [...(p.ready.message ?? '').matchAll(/readiness gate "([^"]+)"/g)].map((g) => g[1]).filter((t) => t !== p.gate.type);
+    const others = p.readinessGates.filter((g) => g.type !== p.gate.type && g.status !== 'True');
     return `pod ${p.name}: ${others.length ? `gate set, but Ready=${p.ready.status}: ${p.ready.message}` : 'Ready soon (gate set)'}`;
   }
   const route = p.haproxy[0];

@@ -9,8 +9,16 @@ export type GateState = 'not-gated' | 'missing' | 'False' | 'True' | 'Unknown';
 export interface ConditionView {
   status: string;
   since?: string | undefined;
+  /** how long the condition has had this status (now − lastTransitionTime) */
+  forMs?: number | undefined;
   reason?: string | undefined;
   message?: string | undefined;
+}
+
+/** One of the pod's readiness gates and its condition: `missing` when nothing wrote it yet. */
+export interface ReadinessGateView {
+  type: string;
+  status: string;
 }
 
 export interface HAProxyRouting {
@@ -40,6 +48,8 @@ export interface PodView {
   createdAt?: string | undefined;
   containersReady: ConditionView;
   gate: ConditionView & { state: GateState; type: string };
+  /** every readiness gate of the pod, HAPTIC's included, with its condition's status */
+  readinessGates: ReadinessGateView[];
   ready: ConditionView;
   /** ContainersReady → gate True, when both happened */
   gateLatencyMs?: number | undefined;
@@ -57,8 +67,8 @@ export interface PodView {
   events: { type: string; reason: string; message: string; count: number; last?: string | undefined }[];
 }
 
-function view(c: { status: string; lastTransitionTime?: string; reason?: string; message?: string } | undefined): ConditionView {
-  return c ? { status: c.status, since: c.lastTransitionTime, reason: c.reason, message: c.message } : { status: 'Unknown' };
+function view(c: { status: string; lastTransitionTime?: string; reason?: string; message?: string } | undefined, now: number): ConditionView {
+  return c ? { status: c.status, since: c.lastTransitionTime, forMs: ageMs(c.lastTransitionTime, now), reason: c.reason, message: c.message } : { status: 'Unknown' };
 }
 
 function problems(statuses: ContainerStatus[] | undefined): ContainerProblem[] {
@@ -130,11 +140,12 @@ export interface PodContext {
 /** Everything a person checks by hand about one pod of a gated rollout, from objects already fetched. */
 export function buildPodView(pod: Pod, ctx: PodContext): PodView {
   const conditions = pod.status?.conditions;
-  const containersReady = view(findCondition(conditions, 'ContainersReady'));
+  const containersReady = view(findCondition(conditions, 'ContainersReady'), ctx.now);
   const gateCondition = findCondition(conditions, ctx.gateType);
-  const gate = { ...view(gateCondition), type: ctx.gateType, state: (!ctx.gated ? 'not-gated' : gateCondition ? gateCondition.status : 'missing') as GateState };
+  const gate = { ...view(gateCondition, ctx.now), type: ctx.gateType, state: (!ctx.gated ? 'not-gated' : gateCondition ? gateCondition.status : 'missing') as GateState };
   if (!gateCondition) gate.status = ctx.gated ? 'missing' : 'n/a';
-  const ready = view(findCondition(conditions, 'Ready'));
+  const ready = view(findCondition(conditions, 'Ready'), ctx.now);
+  const readinessGates = (pod.spec.readinessGates ?? []).map((g) => ({ type: g.conditionType, status: findCondition(conditions, g.conditionType)?.status ?? 'missing' }));
   const cr = containersReady.status === 'True' && containersReady.since ? Date.parse(containersReady.since) : undefined;
   const gt = gate.state === 'True' && gate.since ? Date.parse(gate.since) : undefined;
   const { services, endpoints } = podEndpoints(pod, ctx.services, ctx.slices);
@@ -150,6 +161,7 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     createdAt: pod.metadata.creationTimestamp,
     containersReady,
     gate,
+    readinessGates,
     ready,
     gateLatencyMs: cr !== undefined && gt !== undefined ? Math.max(0, gt - cr) : undefined,
     services,

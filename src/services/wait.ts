@@ -48,7 +48,8 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
       onUpdate: ({ model, finding, problem, done: complete }) => {
         const at = Date.now();
         for (const text of transitions(latest.get(key), model)) options.onEntry({ at, deployment, kind: 'transition', text });
-        const headline = finding ? `[${finding.id}] ${finding.title}` : '';
+        // the same cause with the same arguments is reported once, however often the model changes around it
+        const headline = finding ? JSON.stringify([finding.id, finding.variant, finding.args]) : '';
         if (finding && headline !== lastFinding) options.onEntry({ at, deployment, kind: 'stalled', finding });
         lastFinding = headline;
         if (problem && problem !== lastProblem) options.onEntry({ at, deployment, kind: 'retrying', text: problem });

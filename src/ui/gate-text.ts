@@ -1,6 +1,6 @@
 import type { GateRecord } from '../services/gate.ts';
 import { lineDiff } from './diff.ts';
-import { findingLines } from './findings-text.ts';
+import { findingLines, findingsOutput } from './findings.ts';
 import { toYaml } from './output.ts';
 import type { Painter } from './style.ts';
 
@@ -8,7 +8,7 @@ const verb = { enable: 'added', disable: 'removed' } as const;
 
 /** The -o json|yaml record of enable-gate / disable-gate: everything but the templates and the error object. */
 export function gateOutput(records: GateRecord[]) {
-  const items = records.map(({ templateBefore: _b, templateAfter: _a, cause: _c, ...rest }) => rest);
+  const items = records.map(({ templateBefore: _b, templateAfter: _a, cause: _c, findings, ...rest }) => ({ ...rest, findings: findingsOutput(findings) }));
   return { apiVersion: 'kubectl-haptic/v1', kind: 'GateResultList', items };
 }
 

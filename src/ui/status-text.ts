@@ -1,6 +1,6 @@
 import type { Finding } from '../diagnose/finding.ts';
 import type { RolloutModel } from '../model/rollout.ts';
-import { findingLines } from './findings-text.ts';
+import { findingLines } from './findings.ts';
 import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from './status-rows.ts';
 import type { Color, Painter } from './style.ts';
 import { table } from './table.ts';

@@ -1,4 +1,5 @@
 import type { WaitEntry } from '../services/wait.ts';
+import { findingView } from './findings.ts';
 
 /** status --wait's log: one line per entry, UTC time first (a CI log's own clock may differ), indented details. */
 export function waitLines(entry: WaitEntry): string[] {
@@ -12,8 +13,8 @@ export function waitLines(entry: WaitEntry): string[] {
     case 'timeout':
       return [`${prefix}timed out after ${Math.round(entry.afterMs / 1000)}s`];
     case 'stalled': {
-      const f = entry.finding;
-      return [`${prefix}stalled: [${f.id}] ${f.title}`, ...f.evidence.map((e) => `    ${e}`), ...(f.fix ? [`    fix: ${f.fix}`] : [])];
+      const v = findingView(entry.finding);
+      return [`${prefix}stalled: ${v.headline}`, ...v.evidence.map((e) => `    ${e}`), ...(v.fix ? [`    fix: ${v.fix}`] : [])];
     }
   }
 }

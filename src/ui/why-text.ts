@@ -1,10 +1,10 @@
 import type { WhyStalledResult } from '../services/why-stalled.ts';
-import { findingLines } from './findings-text.ts';
+import { findingLines, findingsOutput } from './findings.ts';
 import type { Painter } from './style.ts';
 
 /** -o json|yaml of why-stalled: one item per Deployment with its verdict and findings. */
 export function diagnosisOutput(results: WhyStalledResult[]) {
-  const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: diagnosis.findings }));
+  const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: findingsOutput(diagnosis.findings) }));
   return { apiVersion: 'kubectl-haptic/v1', kind: 'DiagnosisList', items };
 }
 

@@ -29,28 +29,24 @@ export function containerRules(ctx: DiagnoseContext): Finding[] {
     const reason = problem?.reason ?? '';
     const scheduling = lastEvent(p, 'FailedScheduling');
     if (p.phase === 'Pending' && !p.node && scheduling) {
-      findings.push(finding('HS204', `pod ${p.name} cannot be scheduled`, [`phase Pending, no node; event FailedScheduling (x${scheduling.count}): ${scheduling.message}`],
-        'make a node fit: fix the pod\'s nodeSelector/affinity/tolerations or resource requests, or add capacity'));
+      findings.push(finding('HS204', { pod: p.name }, [`phase Pending, no node; event FailedScheduling (x${scheduling.count}): ${scheduling.message}`]));
     } else if (['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'].includes(reason)) {
       const image = rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container)?.image;
       const failed = lastEvent(p, 'Failed');
-      findings.push(finding('HS203', `pod ${p.name}: image ${image ?? '?'} cannot be pulled`,
-        [`container ${problem?.container}: waiting ${reason}${problem?.message ? ` (${problem.message})` : ''}`, ...(failed ? [`event Failed (x${failed.count}): ${failed.message}`] : [])],
-        'fix the image name or tag, or the registry credentials (imagePullSecrets)'));
+      findings.push(finding('HS203', { pod: p.name, image: image ?? '?' },
+        [`container ${problem?.container}: waiting ${reason}${problem?.message ? ` (${problem.message})` : ''}`, ...(failed ? [`event Failed (x${failed.count}): ${failed.message}`] : [])]));
     } else if (reason === 'CrashLoopBackOff' || (problem?.lastExit && problem.restarts > 0 && p.containersReady.status !== 'True')) {
       const exit = problem?.lastExit;
       const backoff = lastEvent(p, 'BackOff');
-      findings.push(finding('HS202', `pod ${p.name}: container ${problem?.container} is crash-looping`,
-        [`restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; waiting ${reason}`, ...(backoff ? [`event BackOff (x${backoff.count}): ${backoff.message}`] : [])],
-        `kubectl -n ${ns} logs ${p.name} -c ${problem?.container} --previous`));
+      findings.push(finding('HS202', { pod: p.name, container: problem?.container ?? '?', namespace: ns },
+        [`restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; waiting ${reason}`, ...(backoff ? [`event BackOff (x${backoff.count}): ${backoff.message}`] : [])]));
     } else if (p.containersReady.status !== 'True' && p.phase === 'Running') {
       const unhealthy = p.events.find((e) => e.reason === 'Unhealthy' && /readiness probe/i.test(e.message));
       if (!unhealthy) continue;
       const container = rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container) ?? rawPod(ctx, p.name)?.spec.containers[0];
-      const since = p.containersReady.since ? ` for ${formatAge(ctx.now - Date.parse(p.containersReady.since))}` : '';
-      findings.push(finding('HS201', `pod ${p.name}: readiness probe fails, so its containers never become ready (the gate is not the blocker)`,
-        [`ContainersReady False${since}`, `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`, `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`],
-        `check what the probe calls: kubectl -n ${ns} logs ${p.name} -c ${container?.name}; fix the application or the probe`));
+      const since = p.containersReady.forMs !== undefined ? ` for ${formatAge(p.containersReady.forMs)}` : '';
+      findings.push(finding('HS201', { pod: p.name, namespace: ns, container: container?.name ?? '?' },
+        [`ContainersReady False${since}`, `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`, `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`]));
     }
     found.push(...findings.map((f) => ({ ...f, pod: p.name })));
   }

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import type { Finding } from '../../diagnose/finding.ts';
 import type { PodView } from '../../model/pod.ts';
 import type { RolloutModel } from '../../model/rollout.ts';
+import { findingView } from '../findings.ts';
 import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from '../status-rows.ts';
 
 const toneColor: Record<Tone, string | undefined> = { good: 'green', wait: 'yellow', bad: 'red', muted: 'gray', plain: undefined };
@@ -59,6 +60,7 @@ export function StatusView({ model, now, finding, problem, podRows = Infinity }:
   const newRows = model.oldPods.length ? Math.max(2, Math.ceil(podRows * 0.6)) : podRows;
   const fresh = fit(model.newPods, newRows);
   const old = fit(model.oldPods, Math.max(2, podRows - Math.min(newRows, model.newPods.length)));
+  const view = finding && findingView(finding);
   return (
     <Box flexDirection="column">
       <Text bold>{summaryLine(model)}</Text>
@@ -94,18 +96,18 @@ export function StatusView({ model, now, finding, problem, podRows = Infinity }:
           <Text color="red">HAPTIC: {model.hapticUnreadable ?? 'no installation found'}</Text>
         )}
       </Box>
-      {finding && (
+      {view && (
         <Box flexDirection="column" marginTop={1}>
-          <Text color={finding.severity === 'warning' ? 'yellow' : 'red'}>
-            {finding.severity === 'warning' ? '!' : '✗'} [{finding.id}] {finding.title}
+          <Text color={view.color}>
+            {view.icon} {view.headline}
           </Text>
-          {finding.evidence.map((e, i) => (
+          {view.evidence.map((e, i) => (
             <Text key={i} dimColor>
               {'    '}
               {e}
             </Text>
           ))}
-          {finding.fix && <Text>    fix: {finding.fix}</Text>}
+          {view.fix && <Text>    fix: {view.fix}</Text>}
         </Box>
       )}
       {problem && <Text color="yellow">retrying: {problem}</Text>}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { describeFinding } from '../../../src/diagnose/catalogue.ts';
 import { diagnose } from '../../../src/diagnose/index.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
 import type { Pod } from '../../../src/types/kube.ts';
@@ -17,7 +18,7 @@ describe('the same cause on many pods', () => {
     const { findings, stalled } = diagnose({ model: buildRollout(snap, NOW), services: snap.services, pods, events: [], now: NOW });
     expect(stalled).toBe(true);
     expect(findings.map((f) => f.id)).toEqual(['HS202']);
-    expect(findings[0]).toMatchObject({ pod: 'web-new-0', title: 'pod web-new-0: container app is crash-looping' });
+    expect(describeFinding(findings[0]!)).toMatchObject({ pod: 'web-new-0', title: 'pod web-new-0: container app is crash-looping' });
     expect(findings[0]!.evidence).toEqual([
       'restarts 4; last exit code 137 (OOMKilled); waiting CrashLoopBackOff',
       'the same on 7 more pods: web-new-1, web-new-2, web-new-3, web-new-4, web-new-5 (+2 more)',

@@ -1,6 +1,7 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
 import { buildRollout } from '../../../src/model/rollout.ts';
+import { finding as makeFinding } from '../../../src/diagnose/make.ts';
 import { StatusView } from '../../../src/ui/ink/StatusView.tsx';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
@@ -45,7 +46,7 @@ describe('StatusView (Ink)', () => {
 
   it('shows completion and the top finding', () => {
     const done = buildRollout(snapshot({ deployment: deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } }), pods: [pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })], haptic: hapticInputs({ leaseRenewedSecondsAgo: 90 }) }), NOW);
-    const finding = { id: 'HS103', severity: 'error' as const, title: 'HAPTIC has no leader', evidence: ['lease haptic/haptic renewed 1m30s ago'], fix: 'check the controller pods' };
+    const finding = makeFinding('HS103', { installation: 'haptic/haptic-config', namespace: 'haptic' }, ['lease haptic/haptic renewed 1m30s ago'], { variant: 'controllerLogs' });
     const { lastFrame } = render(<StatusView model={done} now={NOW} finding={finding} />);
     expect(strip(lastFrame() ?? '')).toMatchInlineSnapshot(`
       "deployment.apps/web -n shop · revision 2 · RollingUpdate maxSurge 1, maxUnavailable 0 · gate
@@ -59,9 +60,10 @@ describe('StatusView (Ink)', () => {
 
       HAPTIC haptic/haptic-config: no leader (lease stale) · config ok · HAProxy 2/2 on sha256:current
 
-      ✗ [HS103] HAPTIC has no leader
+      ✗ [HS103] HAPTIC haptic/haptic-config has no controller leader, so nothing renders, deploys or sets
+      the gate
           lease haptic/haptic renewed 1m30s ago
-          fix: check the controller pods"
+          fix: kubectl -n haptic logs -l app.kubernetes.io/component=controller --tail=50"
     `);
   });
 });

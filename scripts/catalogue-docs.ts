@@ -1,0 +1,70 @@
+// The documentation of the check catalogue, generated from src/diagnose/catalogue.ts: docs/checks.md (one section per
+// id, the anchor every finding's `docs` field points at) and the tables of README.md between
+// `<!-- catalogue:NAME -->` and `<!-- /catalogue:NAME -->`. `npm run docs` writes them; a unit test fails when the
+// files drift from the catalogue.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CATALOGUE, type CatalogueEntry, type Template } from '../src/diagnose/catalogue.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The families of ids, in the order the docs list them. */
+const FAMILIES: { name: string; title: string; prefix: RegExp; intro: string }[] = [
+  { name: 'preflight', title: 'enable-gate preflight (HG1xx)', prefix: /^HG1/, intro: 'Checked before `enable-gate` writes. A blocker refuses the write unless `--force`; a warning is shown and does not block.' },
+  { name: 'why-stalled', title: 'why-stalled (HS1xx, HS2xx, HS9xx)', prefix: /^HS/, intro: 'Checked by `why-stalled` (and shown by `status --watch`/`--wait` as soon as one appears), in this order: the first one found is the most likely cause.' },
+];
+
+const entries = () => Object.entries(CATALOGUE) as [string, CatalogueEntry][];
+
+function templateLines(label: string, t: Template | undefined): string[] {
+  if (t === undefined) return [];
+  if (typeof t === 'string') return [`- ${label}: ${code(t)}`];
+  return [`- ${label}:`, ...Object.entries(t).map(([variant, text]) => `  - ${variant}: ${code(text)}`)];
+}
+
+function code(text: string): string {
+  const ticks = text.includes('`') ? '``' : '`';
+  return `${ticks}${text}${ticks}`;
+}
+
+/** docs/checks.md */
+export function checksPage(): string {
+  const lines = [
+    '# Checks',
+    '',
+    '<!-- generated from src/diagnose/catalogue.ts by `npm run docs`; do not edit by hand -->',
+    '',
+    'Every finding the plugin reports has a stable id (never reused), a severity, a title and, where there is one, a fix.',
+    'Words in braces are filled from the cluster: object names, counts, durations. Where a check has several forms, the',
+    'rule picks the one that fits what it found.',
+  ];
+  for (const family of FAMILIES) {
+    lines.push('', `## ${family.title}`, '', family.intro);
+    for (const [id, entry] of entries().filter(([id]) => family.prefix.test(id))) {
+      lines.push('', `### ${id}`, '', `${entry.summary} Severity: **${entry.severity}**.`, '', ...templateLines('title', entry.title), ...templateLines('fix', entry.fix));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A README table: id, severity, summary, linked to its section of docs/checks.md. */
+export function readmeTable(family: string): string {
+  const f = FAMILIES.find((x) => x.name === family);
+  if (!f) throw new Error(`no catalogue family ${family}`);
+  const rows = entries()
+    .filter(([id]) => f.prefix.test(id))
+    .map(([id, e]) => `| [${id}](docs/checks.md#${id.toLowerCase()}) | ${e.severity} | ${e.summary.replace(/\|/g, '\\|')} |`);
+  return ['| id | severity | what it finds |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** README.md with every generated table replaced by the catalogue's current one. */
+export function readmeWithTables(readme: string): string {
+  return readme.replace(/(<!-- catalogue:([a-z-]+) -->)[\s\S]*?(<!-- \/catalogue:\2 -->)/g, (_, open: string, name: string, close: string) => `${open}\n${readmeTable(name)}\n${close}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(`${root}docs/checks.md`, checksPage());
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  writeFileSync(`${root}README.md`, readmeWithTables(readme));
+  console.log('wrote docs/checks.md and the catalogue tables of README.md');
+}

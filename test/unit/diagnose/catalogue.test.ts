@@ -1,0 +1,59 @@
+// The catalogue is data: every entry well formed, and the docs generated from it (docs/checks.md, the README's
+// tables) in step with it.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CATALOGUE, describeFinding, fill, placeholders, variants, type CatalogueEntry } from '../../../src/diagnose/catalogue.ts';
+import { finding } from '../../../src/diagnose/make.ts';
+import { checksPage, readmeWithTables } from '../../../scripts/catalogue-docs.ts';
+
+const root = new URL('../../../', import.meta.url);
+const entries = Object.entries(CATALOGUE) as [string, CatalogueEntry][];
+
+describe('catalogue entries', () => {
+  it.each(entries)('%s is well formed', (id, entry) => {
+    expect(id).toMatch(/^(HG1\d\d|HS[129]\d\d)$/);
+    expect(['blocker', 'error', 'warning', 'info', 'ok']).toContain(entry.severity);
+    expect(entry.summary).toMatch(/^[A-Z].{10,}\.$/);
+    if (id.startsWith('HG')) expect(['blocker', 'warning', 'ok']).toContain(entry.severity);
+    // a record of forms names the same forms for title and fix
+    if (typeof entry.title !== 'string' && entry.fix !== undefined && typeof entry.fix !== 'string') expect(Object.keys(entry.fix).sort()).toEqual(Object.keys(entry.title).sort());
+    for (const p of [...placeholders(entry.title), ...placeholders(entry.fix)]) expect(p).toMatch(/^[a-z][A-Za-z]*$/);
+  });
+
+  it('fills placeholders, keeps JSON braces, and refuses a missing argument or form', () => {
+    expect(fill(`kubectl patch pod {pod} -p '{"metadata":{"finalizers":null}}'`, undefined, { pod: 'p' }, 'x')).toBe(`kubectl patch pod p -p '{"metadata":{"finalizers":null}}'`);
+    expect(() => fill('pod {pod}', undefined, {}, 'HS999 title')).toThrow('HS999 title: no value for {pod}');
+    expect(() => fill({ a: 'x' }, 'b', {}, 'HS999 fix')).toThrow('HS999 fix: no text for variant "b"');
+    expect(variants(CATALOGUE.HS102)).toEqual(['unlisted', 'externalName', 'portless']);
+  });
+
+  it('describes a finding with its title, fix and docs link', () => {
+    const f = finding('HS206', { name: 'web', namespace: 'shop' }, ['spec.paused: true']);
+    expect(describeFinding(f)).toEqual({
+      id: 'HS206',
+      severity: 'warning',
+      title: 'deployment web is paused: the rollout does not progress until it is resumed',
+      evidence: ['spec.paused: true'],
+      fix: 'kubectl -n shop rollout resume deployment/web',
+      docs: 'docs/checks.md#hs206',
+    });
+  });
+});
+
+describe('docs generated from the catalogue (npm run docs)', () => {
+  it('docs/checks.md is up to date', () => {
+    expect(readFileSync(new URL('docs/checks.md', root), 'utf8')).toBe(checksPage());
+  });
+
+  it("README.md's catalogue tables are up to date", () => {
+    const readme = readFileSync(new URL('README.md', root), 'utf8');
+    expect(readme).toContain('<!-- catalogue:why-stalled -->');
+    expect(readme).toContain('<!-- catalogue:preflight -->');
+    expect(readme).toBe(readmeWithTables(readme));
+  });
+
+  it('every id has its section in docs/checks.md', () => {
+    const page = checksPage();
+    for (const [id] of entries) expect(page).toContain(`\n### ${id}\n`);
+  });
+});
