@@ -58,7 +58,11 @@ export async function applyGate(client: KubeClient, options: GateOptions): Promi
   return records;
 }
 
-async function gateOne(client: KubeClient, deployment: Deployment, findings: Finding[], options: GateOptions): Promise<GateRecord> {
+/**
+ * What the command would do to one Deployment, decided without a request: unchanged, refused by a blocker, or the
+ * patch and the pod template before and after (with --dry-run=client, that is the whole answer).
+ */
+export function planRecord(deployment: Deployment, findings: Finding[], options: Pick<GateOptions, 'namespace' | 'action' | 'conditionType' | 'dryRun' | 'force'>): GateRecord {
   const plan = planGate(deployment, options.action, options.conditionType);
   const record: GateRecord = {
     name: deployment.metadata.name,
@@ -79,13 +83,19 @@ async function gateOne(client: KubeClient, deployment: Deployment, findings: Fin
   if (!plan.gatesAfter.length) delete record.templateAfter.spec.readinessGates;
   const blockers = findings.filter((f) => f.severity === 'blocker');
   if (blockers.length && !options.force) return { ...record, result: 'refused' };
-  const done: GateResult = options.action === 'enable' ? 'added' : 'removed';
-  if (options.dryRun === 'client') return { ...record, result: done };
+  return options.dryRun === 'client' ? { ...record, result: resultOf(options.action) } : record;
+}
+
+const resultOf = (action: GateAction): GateResult => (action === 'enable' ? 'added' : 'removed');
+
+async function gateOne(client: KubeClient, deployment: Deployment, findings: Finding[], options: GateOptions): Promise<GateRecord> {
+  const record = planRecord(deployment, findings, options);
+  if (record.result !== 'unchanged' || record.patch.length === 0) return record;
   try {
     const patched = await patchWithRetry(client, deployment, options);
     record.patch = patched.patch;
     if (!patched.changed) return record;
-    record.result = done;
+    record.result = resultOf(options.action);
     if (options.dryRun === 'none') record.revision = await observedRevision(client, patched.deployment);
     return record;
   } catch (err) {

@@ -84,8 +84,8 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(doc.items).toHaveLength(1);
       expect(doc.items[0]).toMatchObject({ name: 'lonely', namespace: ns, phase: 'progressing', stalled: true });
       const [f] = doc.items[0].findings;
-      expect(Object.keys(f).sort()).toEqual(['evidence', 'fix', 'id', 'severity', 'title']);
-      expect(f).toMatchObject({ id: 'HS101', severity: 'error', title: expect.stringContaining('no Service selects this gated pod'), fix: expect.stringContaining('create a Service') });
+      expect(Object.keys(f).sort()).toEqual(['docs', 'evidence', 'fix', 'id', 'severity', 'title']);
+      expect(f).toMatchObject({ id: 'HS101', severity: 'error', docs: 'docs/checks.md#hs101', title: expect.stringContaining('no Service selects this gated pod'), fix: expect.stringContaining('create a Service') });
       expect(f.evidence).toContain('service/lonly almost matches: it wants app=lonly, the pod has app=lonely');
       expect(f.evidence.every((e: unknown) => typeof e === 'string')).toBe(true);
     });

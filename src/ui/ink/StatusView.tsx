@@ -3,6 +3,7 @@ import type { Finding } from '../../diagnose/finding.ts';
 import type { PodView } from '../../model/pod.ts';
 import type { RolloutModel } from '../../model/rollout.ts';
 import { findingView } from '../findings.ts';
+import { COLUMN_GAP, columnWidths } from '../table.ts';
 import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from '../status-rows.ts';
 
 const toneColor: Record<Tone, string | undefined> = { good: 'green', wait: 'yellow', bad: 'red', muted: 'gray', plain: undefined };
@@ -11,7 +12,7 @@ function Row({ cells, widths }: { cells: Cell[]; widths: number[] }) {
   return (
     <Box>
       {cells.map((c, i) => (
-        <Box key={i} width={(widths[i] ?? 0) + 3} flexShrink={0}>
+        <Box key={i} width={(widths[i] ?? 0) + COLUMN_GAP} flexShrink={0}>
           <Text color={toneColor[c.tone]} wrap="truncate">
             {c.text}
           </Text>
@@ -23,7 +24,7 @@ function Row({ cells, widths }: { cells: Cell[]; widths: number[] }) {
 
 function Table({ header, rows }: { header: string[]; rows: Cell[][] }) {
   const all = [header.map((h) => ({ text: h, tone: 'plain' as Tone })), ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]?.text.length ?? 0)));
+  const widths = columnWidths(all.map((r) => r.map((c) => c.text)));
   return (
     <Box flexDirection="column">
       <Row cells={all[0] ?? []} widths={widths} />

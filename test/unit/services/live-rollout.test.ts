@@ -1,0 +1,135 @@
+// The live rollout stream behind --watch and --wait, on fake stores: one recompute per burst of events (debounce),
+// no update when nothing a person sees changed (de-duplication), an update when only a read problem changes, and
+// nothing before every store has answered once.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Query } from '../../../src/kube/snapshot.ts';
+import { RolloutStream, type RolloutUpdate, type Store } from '../../../src/services/live-rollout.ts';
+import type { KubeObject } from '../../../src/types/kube.ts';
+import { deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice } from '../fixtures/rollout.ts';
+
+class FakeStore implements Store {
+  objects: KubeObject[] = [];
+  synced = false;
+  error: unknown = undefined;
+  started = false;
+  stopped = false;
+  readonly query: Query;
+  readonly onChange: () => void;
+  constructor(query: Query, onChange: () => void) {
+    this.query = query;
+    this.onChange = onChange;
+  }
+  items() {
+    return this.objects;
+  }
+  start() {
+    this.started = true;
+  }
+  stop() {
+    this.stopped = true;
+  }
+  /** the informer listed: objects and a change event */
+  list(objects: KubeObject[]) {
+    this.objects = objects;
+    this.synced = true;
+    this.error = undefined;
+    this.onChange();
+  }
+  fail(error: unknown) {
+    this.synced = false;
+    this.error = error;
+    this.onChange();
+  }
+}
+
+const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}`;
+
+function harness(debounceMs = 100) {
+  const stores = new Map<string, FakeStore>();
+  const updates: RolloutUpdate[] = [];
+  const stream = new RolloutStream((query, onChange) => {
+    const store = new FakeStore(query, onChange);
+    stores.set(key(query), store);
+    return store;
+  }, deployment(), { conditionType: GATE, drained: false, onUpdate: (u) => updates.push(u), debounceMs, tickMs: 60_000, now: () => NOW });
+  const inputs = hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] });
+  /** every store lists what a mid-rollout cluster holds */
+  const listAll = () => {
+    const get = (k: string) => {
+      const s = stores.get(k);
+      if (!s) throw new Error(`no store ${k}; have ${[...stores.keys()].join(', ')}`);
+      return s;
+    };
+    get('deployments@shop').list([deployment()]);
+    get('replicasets@shop?app=web').list([replicaSet('1'), replicaSet('2')]);
+    get('pods@shop?app=web').list([pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })]);
+    get('services@shop').list([service()]);
+    get('endpointslices@shop').list([slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])]);
+    get('events@shop').list([]);
+    get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
+    get('haproxycfgs').list(inputs.haproxyCfgs.items);
+    get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
+    get('clusterroles').list(inputs.clusterRoles.items);
+    get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+  };
+  return { stream, stores, updates, listAll, leases: () => inputs.leases.items };
+}
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('RolloutStream', () => {
+  it('waits until every store answered, then emits one update per burst of events', () => {
+    const h = harness();
+    h.stream.start();
+    expect([...h.stores.values()].every((s) => s.started)).toBe(true);
+    h.listAll();
+    vi.advanceTimersByTime(150);
+    // the template configs are known now: the stream opened the Lease store of their namespace, which has not listed
+    expect(h.updates).toHaveLength(0);
+    h.stores.get('leases@haptic')!.list(h.leases());
+    vi.advanceTimersByTime(99);
+    expect(h.updates).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(h.updates).toHaveLength(1);
+    expect(h.updates[0]!.model.newPods.map((p) => [p.name, p.gate.state])).toEqual([['web-new-1', 'missing']]);
+    expect(h.updates[0]!.done).toBe(false);
+
+    // ten events within the quiet time: one recompute, and an unchanged model is not emitted again
+    for (let i = 0; i < 10; i++) {
+      h.stores.get('services@shop')!.list([service()]);
+      vi.advanceTimersByTime(50);
+    }
+    vi.advanceTimersByTime(100);
+    expect(h.updates).toHaveLength(1);
+    h.stream.stop();
+    expect([...h.stores.values()].every((s) => s.stopped)).toBe(true);
+  });
+
+  it('emits when the model changes, and when only a read problem appears or clears', () => {
+    const h = harness();
+    h.stream.start();
+    h.listAll();
+    vi.advanceTimersByTime(150);
+    h.stores.get('leases@haptic')!.list(h.leases());
+    vi.advanceTimersByTime(150);
+    expect(h.updates).toHaveLength(1);
+
+    h.stores.get('pods@shop?app=web')!.list([pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })]);
+    vi.advanceTimersByTime(150);
+    expect(h.updates).toHaveLength(2);
+    expect(h.updates[1]!.model.newPods[0]!.gate.state).toBe('True');
+
+    const gone = Object.assign(new Error('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)'), { kind: 'Unreachable' });
+    h.stores.get('events@shop')!.fail(gone);
+    vi.advanceTimersByTime(150);
+    expect(h.updates).toHaveLength(3);
+    expect(h.updates[2]!.problem).toBe('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)');
+
+    h.stores.get('events@shop')!.list([]);
+    vi.advanceTimersByTime(150);
+    expect(h.updates).toHaveLength(4);
+    expect(h.updates[3]!.problem).toBeUndefined();
+    h.stream.stop();
+  });
+});
