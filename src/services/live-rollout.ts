@@ -58,7 +58,7 @@ export interface RolloutFollower {
 
 /** Follows one Deployment's rollout with informers on the API server. */
 export function followRollout(client: KubeClient, target: Deployment, options: FollowOptions & { informer?: InformerOptions }): RolloutFollower {
-  return new RolloutStream((query, onChange) => new Informer(client, query, onChange, options.informer), target, options);
+  return new RolloutStream((query, onChange) => new Informer(client, query, { onChange }, options.informer), target, options);
 }
 
 /**

@@ -1,7 +1,8 @@
 // One HAPTIC installation's controller, reduced to the API traffic HAPTIC produces: while it leads, it renders
 // the HAProxyCfg from Services/EndpointSlices/Pods, "deploys" it to each live HAProxy pod after a delay (status
 // deployedToPods), and sets the readiness gate on gated pods once every HAProxy pod routes to them.
-import { type Api, pathOf } from './client.ts';
+import type { Informer } from '../../../src/kube/informer.ts';
+import type { Kube } from '../kube.ts';
 import { type Condition, findCondition, GATE_CONDITION, jsonEqual, type Obj, rfc3339 } from './common.ts';
 import { EventRecorder } from './events.ts';
 import { deployOutcome, type DeployEntry, gateCondition, type HAProxyPod, needsGateWrite, planID, podsRoutedEverywhere, type Render } from './haptic-converge.ts';
@@ -10,10 +11,9 @@ import { Leader } from './haptic-leader.ts';
 import { fullname, HAPROXY_CFG_NAME, type Installation, selectorLabels, TEMPLATE_CONFIG_NAME } from './haptic-manifests.ts';
 import { haproxyCfgConditions, refusedRender, templateConfigStatus } from './haptic-status.ts';
 import { backendsFor, checksumOf, renderConfig, routedPods } from './haproxy-render.ts';
-import type { Informer } from './informer.ts';
 
 export type InstallationKnobs = { leader: boolean; failDeployTo: string; refuseRender: boolean; gateFeature: boolean; deployDelayMs?: number };
-export type SharedCaches = { pods: Informer; services: Informer; slices: Informer };
+export type SharedCaches = { pods: Informer<Obj>; services: Informer<Obj>; slices: Informer<Obj> };
 
 const RETRY_MS = 2000;
 const FIGHT_INTERVAL_MS = 3000;
@@ -28,7 +28,7 @@ export class HapticController {
   readonly inst: Installation;
   readonly leader: Leader;
   knobs: InstallationKnobs;
-  private readonly api: Api;
+  private readonly kube: Kube;
   private readonly caches: SharedCaches;
   private readonly recorder: EventRecorder;
   private templateConfig: Obj | undefined;
@@ -42,17 +42,13 @@ export class HapticController {
   private cfgStatus: { conditions?: Condition[] } = {};
   private htcStatus: { conditions?: Condition[] } = {};
 
-  constructor(api: Api, inst: Installation, caches: SharedCaches, knobs: InstallationKnobs, leaseDurationSeconds: number) {
-    this.api = api;
+  constructor(kube: Kube, inst: Installation, caches: SharedCaches, knobs: InstallationKnobs, leaseDurationSeconds: number) {
+    this.kube = kube;
     this.inst = inst;
     this.caches = caches;
     this.knobs = knobs;
-    this.leader = new Leader(api, inst, leaseDurationSeconds);
-    this.recorder = new EventRecorder(api, 'haptic-controller', `${fullname(inst)}-controller`);
-  }
-
-  private cfgPath(name = HAPROXY_CFG_NAME): string {
-    return pathOf(HAPTIC_API_VERSION, 'HAProxyCfg', this.inst.namespace, name);
+    this.leader = new Leader(kube, inst, leaseDurationSeconds);
+    this.recorder = new EventRecorder(kube, 'haptic-controller', `${fullname(inst)}-controller`);
   }
 
   /** Picks up what an earlier run left (Lease, rendered config, deploy entries) so a restart converges quietly. */
@@ -60,7 +56,7 @@ export class HapticController {
     this.templateConfig = templateConfig;
     this.htcStatus = templateConfig.status ?? {};
     await this.leader.load();
-    const cfg: Obj | undefined = await this.api.tryGet(this.cfgPath());
+    const cfg = await this.kube.tryGet<Obj>(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace);
     if (cfg?.spec?.checksum) {
       const { checksum, content } = cfg.spec;
       this.accepted = { checksum, content, generation: cfg.metadata.generation ?? 1, planID: planID(cfg.metadata.generation ?? 1, checksum) };
@@ -72,7 +68,7 @@ export class HapticController {
 
   async reconcile(): Promise<number | undefined> {
     const now = Date.now();
-    const pods = this.caches.pods.list().filter((p) => p.metadata.namespace === this.inst.namespace && running(p));
+    const pods = this.caches.pods.items().filter((p) => p.metadata.namespace === this.inst.namespace && running(p));
     const controllers = pods.filter((p) => matches(p, selectorLabels(this.inst, 'controller'))).map((p) => p.metadata.name).sort();
     const renewAt = await this.leader.step(this.knobs.leader, controllers, now);
     if (!this.leader.leading) return renewAt;
@@ -89,13 +85,13 @@ export class HapticController {
 
   private async render(now: number): Promise<void> {
     const gate = this.knobs.gateFeature ? GATE_CONDITION : undefined;
-    const backends = backendsFor(this.caches.services.list(), this.caches.slices.list(), (k) => this.caches.pods.get(k), gate);
+    const backends = backendsFor(this.caches.services.items(), this.caches.slices.items(), (k) => this.caches.pods.get(k), gate);
     const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends);
     const checksum = checksumOf(content);
     if (this.knobs.refuseRender) {
       if (this.refusal?.checksum === checksum) return;
       const refused = refusedRender(content);
-      await this.api.apply(this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content), MANAGER);
+      await this.kube.apply([this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content)], MANAGER);
       this.refusal = { checksum, error: refused.error };
       await this.event('Warning', 'RenderRefusedByHAProxy', `HAProxy refused the rendered configuration: ${refused.error}`);
       return;
@@ -104,11 +100,11 @@ export class HapticController {
     const announce = this.refusal !== undefined || !this.announced;
     if (this.refusal) {
       this.refusal = undefined;
-      await this.api.delete(this.cfgPath(`${HAPROXY_CFG_NAME}-invalid`));
+      await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
     }
     if (checksum !== this.accepted?.checksum) {
-      const cfg: Obj = await this.api.apply(this.cfgObject(HAPROXY_CFG_NAME, content), MANAGER);
-      const generation = cfg.metadata.generation ?? 1;
+      const [cfg] = await this.kube.apply<Obj>([this.cfgObject(HAPROXY_CFG_NAME, content)], MANAGER);
+      const generation = cfg!.metadata.generation ?? 1;
       this.accepted = { checksum, content, generation, planID: planID(generation, checksum) };
       this.renders.set(checksum, this.accepted);
       for (const old of [...this.renders.keys()].slice(0, Math.max(0, this.renders.size - MAX_RENDERS))) this.renders.delete(old);
@@ -159,15 +155,14 @@ export class HapticController {
     const time = rfc3339(now);
     const htc = templateConfigStatus(this.refusal?.error, this.htcStatus.conditions, time);
     if (!jsonEqual(htc, this.htcStatus)) {
-      const path = pathOf(HAPTIC_API_VERSION, 'HAProxyTemplateConfig', this.inst.namespace, TEMPLATE_CONFIG_NAME);
-      await this.api.patch(`${path}/status`, { status: htc });
+      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyTemplateConfig', TEMPLATE_CONFIG_NAME, this.inst.namespace, { status: htc }, { subresource: 'status' });
       this.htcStatus = htc;
     }
     if (!this.accepted) return;
     const deployedToPods = [...this.entries.values()].sort((a, b) => a.podName.localeCompare(b.podName));
     const cfg = { deployedToPods, conditions: haproxyCfgConditions(this.refusal?.error, this.accepted.checksum, this.cfgStatus.conditions, time) };
     if (!jsonEqual(cfg, this.cfgStatus)) {
-      await this.api.patch(`${this.cfgPath()}/status`, { status: cfg });
+      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace, { status: cfg }, { subresource: 'status' });
       this.cfgStatus = cfg;
     }
   }
@@ -194,8 +189,8 @@ export class HapticController {
         if (foreign) wake = minTime(wake, since + FIGHT_INTERVAL_MS);
         continue;
       }
-      const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}/status`;
-      await this.api.patch(path, { metadata: { uid }, status: { conditions: [ours] } }, 'strategic');
+      const patch = { metadata: { uid }, status: { conditions: [ours] } };
+      await this.kube.patch('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, patch, { type: 'strategic', subresource: 'status' });
       this.foreignSince.delete(uid);
     }
     return wake;

@@ -1,13 +1,11 @@
 // The HAPTIC stand-in: installs HAPTIC's objects (CRDs, namespace, RBAC, Deployments, Service, the
 // HAProxyTemplateConfig), runs one controller per installation over shared pod/Service/EndpointSlice caches,
 // and applies the failure knobs of the ConfigMap haptic/haptic-standin-knobs (knobs.ts).
-import type { Api } from './client.ts';
-import { pathOf } from './client.ts';
-import { errorText, log, type Obj, sleep } from './common.ts';
+import type { Kube } from '../kube.ts';
+import { errorText, informerLog, log, type Obj, sleep } from './common.ts';
 import { HAPTIC_CRDS } from './haptic-crds.ts';
 import { HapticController, type SharedCaches } from './haptic-installation.ts';
 import { clusterRole, fullname, type Installation, installationObjects } from './haptic-manifests.ts';
-import { startInformer } from './informer.ts';
 import { APPLIED_ANNOTATION, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs } from './knobs.ts';
 import { Reconciler } from './reconciler.ts';
 
@@ -28,11 +26,11 @@ async function retry<T>(what: string, timeoutMs: number, fn: () => Promise<T>): 
   }
 }
 
-async function installCrds(api: Api): Promise<void> {
-  for (const crd of HAPTIC_CRDS) await api.apply(crd, MANAGER);
+async function installCrds(kube: Kube): Promise<void> {
+  await kube.apply(HAPTIC_CRDS, MANAGER);
   await retry('waiting for the HAPTIC CRDs to be established', 30_000, async () => {
     for (const crd of HAPTIC_CRDS) {
-      const stored = await api.get(pathOf('apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined, crd.metadata.name));
+      const stored = await kube.get<Obj>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd.metadata.name);
       const established = stored.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
       if (!established) throw new Error(`${crd.metadata.name} not established yet`);
     }
@@ -40,29 +38,26 @@ async function installCrds(api: Api): Promise<void> {
 }
 
 /** Deletes an installation's namespace and cluster-scoped RBAC, and waits until the namespace is gone. */
-async function removeInstallation(api: Api, inst: Installation): Promise<void> {
+async function removeInstallation(kube: Kube, inst: Installation): Promise<void> {
   const rbac = 'rbac.authorization.k8s.io/v1';
-  await api.delete(pathOf(rbac, 'ClusterRoleBinding', undefined, fullname(inst)));
-  await api.delete(pathOf(rbac, 'ClusterRole', undefined, fullname(inst)));
-  const nsPath = pathOf('v1', 'Namespace', undefined, inst.namespace);
-  await api.delete(nsPath);
+  await kube.delete(rbac, 'ClusterRoleBinding', fullname(inst));
+  await kube.delete(rbac, 'ClusterRole', fullname(inst));
+  await kube.delete('v1', 'Namespace', inst.namespace);
   await retry(`waiting for namespace ${inst.namespace} to be deleted`, 120_000, async () => {
-    if (await api.tryGet(nsPath)) throw new Error('still there');
+    if (await kube.tryGet('v1', 'Namespace', inst.namespace)) throw new Error('still there');
   });
 }
 
-export async function runHapticStandIn(api: Api, signal: AbortSignal, leaseDurationSeconds: number): Promise<void> {
-  await installCrds(api);
+export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDurationSeconds: number): Promise<void> {
+  await installCrds(kube);
   const controllers = new Map<string, HapticController>();
   let applied: ParsedKnobs | undefined;
 
   const install = async (inst: Installation, knobs: ParsedKnobs): Promise<HapticController> => {
     const objects = await retry(`installing ${inst.release}`, 30_000, async () => {
-      const stored: Obj[] = [];
-      for (const obj of installationObjects(inst, knobs.gateFeature)) stored.push(await api.apply(obj, MANAGER));
-      return stored;
+      return kube.apply<Obj>(installationObjects(inst, knobs.gateFeature), MANAGER);
     });
-    const controller = new HapticController(api, inst, caches, knobs, leaseDurationSeconds);
+    const controller = new HapticController(kube, inst, caches, knobs, leaseDurationSeconds);
     await controller.load(objects.find((o) => o.kind === 'HAProxyTemplateConfig')!);
     controllers.set(inst.release, controller);
     return controller;
@@ -73,7 +68,7 @@ export async function runHapticStandIn(api: Api, signal: AbortSignal, leaseDurat
     const knobs = parseKnobs(cm?.data);
     const primary = controllers.get(PRIMARY.release);
     if (!primary) return undefined; // applied once the primary installation exists
-    if (knobs.gateFeature !== primary.knobs.gateFeature) await api.apply(clusterRole(PRIMARY, knobs.gateFeature), MANAGER);
+    if (knobs.gateFeature !== primary.knobs.gateFeature) await kube.apply([clusterRole(PRIMARY, knobs.gateFeature)], MANAGER);
     primary.knobs = knobs;
     await reconciler.settle(PRIMARY.release);
     const second = controllers.get(SECOND.release);
@@ -82,12 +77,12 @@ export async function runHapticStandIn(api: Api, signal: AbortSignal, leaseDurat
       await reconciler.settle(SECOND.release);
     } else if (!knobs.secondInstallation && (second || !applied)) {
       controllers.delete(SECOND.release);
-      await removeInstallation(api, SECOND);
+      await removeInstallation(kube, SECOND);
     }
     applied = knobs;
     const digest = knobsDigest(cm?.data);
     if (cm && cm.metadata.annotations?.[APPLIED_ANNOTATION] !== digest) {
-      await api.patch(pathOf('v1', 'ConfigMap', KNOBS_NAMESPACE, KNOBS_CONFIGMAP), { metadata: { annotations: { [APPLIED_ANNOTATION]: digest } } });
+      await kube.patch('v1', 'ConfigMap', KNOBS_CONFIGMAP, KNOBS_NAMESPACE, { metadata: { annotations: { [APPLIED_ANNOTATION]: digest } } });
       log('haptic', `knobs applied: ${JSON.stringify(cm.data ?? {})}`);
     }
     return undefined;
@@ -96,15 +91,16 @@ export async function runHapticStandIn(api: Api, signal: AbortSignal, leaseDurat
   const reconciler = new Reconciler('haptic', (key) => (key === KNOBS ? applyKnobs() : controllers.get(key)?.reconcile() ?? Promise.resolve(undefined)));
   signal.addEventListener('abort', () => reconciler.stop(), { once: true });
   const triggerAll = () => controllers.forEach((_, release) => reconciler.enqueue(release));
-  const inform = (path: string, name: string) => startInformer(api, path, { name }, triggerAll, signal);
+  const inform = (apiVersion: string, kind: string, name: string) =>
+    kube.informer<Obj>(apiVersion, kind, {}, { onObject: triggerAll, onError: informerLog(name) }, signal);
   const caches: SharedCaches = {
-    pods: inform('/api/v1/pods', 'haptic: pods'),
-    services: inform('/api/v1/services', 'haptic: services'),
-    slices: inform('/apis/discovery.k8s.io/v1/endpointslices', 'haptic: endpointslices'),
+    pods: await inform('v1', 'Pod', 'haptic: pods'),
+    services: await inform('v1', 'Service', 'haptic: services'),
+    slices: await inform('discovery.k8s.io/v1', 'EndpointSlice', 'haptic: endpointslices'),
   };
-  const knobsInformer = startInformer(api, pathOf('v1', 'ConfigMap', KNOBS_NAMESPACE),
-    { name: 'haptic: knobs', fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` }, () => reconciler.enqueue(KNOBS), signal);
-  await Promise.all([caches.pods.synced, caches.services.synced, caches.slices.synced, knobsInformer.synced]);
+  const knobsInformer = await kube.informer<Obj>('v1', 'ConfigMap', { namespace: KNOBS_NAMESPACE, fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` },
+    { onObject: () => reconciler.enqueue(KNOBS), onError: informerLog('haptic: knobs') }, signal);
+  await Promise.all([caches.pods.whenSynced, caches.services.whenSynced, caches.slices.whenSynced, knobsInformer.whenSynced]);
 
   const primary = await install(PRIMARY, parseKnobs({}));
   await reconciler.settle(KNOBS);

@@ -1,8 +1,9 @@
 // Failure knobs of the HAPTIC stand-in: keys of the ConfigMap haptic/haptic-standin-knobs, which the stand-in
 // watches (no ConfigMap or no keys = all healthy). setKnobs/resetKnobs are what e2e tests call; both resolve once
 // the stand-in has applied the change (it stamps the ConfigMap with a digest of the data it applied).
-import { Api, ApiError } from './client.ts';
-import { sha256Hex, sleep, STANDIN_ANNOTATION } from './common.ts';
+import { isApiError } from '../../../src/kube/errors.ts';
+import { Kube } from '../kube.ts';
+import { type Obj, sha256Hex, sleep, STANDIN_ANNOTATION } from './common.ts';
 import type { InstallationKnobs } from './haptic-installation.ts';
 
 export type Knobs = {
@@ -44,37 +45,35 @@ export function knobsDigest(data: Record<string, string> | undefined): string {
   return sha256Hex(JSON.stringify(entries)).slice(0, 16);
 }
 
-const path = `/api/v1/namespaces/${KNOBS_NAMESPACE}/configmaps`;
-
 /** Sets the given knobs (others keep their value) and waits until the stand-in has applied them. */
 export async function setKnobs(kubeconfigPath: string, knobs: Partial<Knobs>, timeoutMs = 90_000): Promise<void> {
-  const api = await Api.connect(kubeconfigPath);
-  let cm;
-  try {
-    cm = await api.patch(`${path}/${KNOBS_CONFIGMAP}`, { data: knobs });
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
-    cm = await api.request('POST', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOBS_CONFIGMAP }, data: knobs });
-  }
-  await waitApplied(api, knobsDigest(cm.data), timeoutMs);
+  const kube = new Kube(kubeconfigPath);
+  const cm = await writeKnobs(kube, knobs);
+  await waitApplied(kube, knobsDigest(cm.data), timeoutMs);
 }
 
 /** Back to all healthy (Lease renewed, ClusterRole restored, second installation gone); waits until applied. */
 export async function resetKnobs(kubeconfigPath: string, timeoutMs = 90_000): Promise<void> {
-  const api = await Api.connect(kubeconfigPath);
-  try {
-    await api.patch(`${path}/${KNOBS_CONFIGMAP}`, { data: null });
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
-    await api.request('POST', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOBS_CONFIGMAP } });
-  }
-  await waitApplied(api, knobsDigest({}), timeoutMs);
+  const kube = new Kube(kubeconfigPath);
+  await writeKnobs(kube, null);
+  await waitApplied(kube, knobsDigest({}), timeoutMs);
 }
 
-async function waitApplied(api: Api, digest: string, timeoutMs: number): Promise<void> {
+/** Merges `data` into the ConfigMap (null clears it), creating it when missing. */
+async function writeKnobs(kube: Kube, data: Partial<Knobs> | null): Promise<Obj> {
+  try {
+    return await kube.patch<Obj>('v1', 'ConfigMap', KNOBS_CONFIGMAP, KNOBS_NAMESPACE, { data });
+  } catch (error) {
+    if (!isApiError(error, 'NotFound')) throw error;
+    const metadata = { name: KNOBS_CONFIGMAP, namespace: KNOBS_NAMESPACE };
+    return kube.create<Obj>({ apiVersion: 'v1', kind: 'ConfigMap', metadata, ...(data ? { data } : {}) });
+  }
+}
+
+async function waitApplied(kube: Kube, digest: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const cm = await api.tryGet(`${path}/${KNOBS_CONFIGMAP}`);
+    const cm = await kube.tryGet<Obj>('v1', 'ConfigMap', KNOBS_CONFIGMAP, KNOBS_NAMESPACE);
     if (cm?.metadata.annotations?.[APPLIED_ANNOTATION] === digest && knobsDigest(cm.data) === digest) return;
     if (Date.now() > deadline) throw new Error(`the HAPTIC stand-in did not apply knobs ${JSON.stringify(cm?.data ?? {})} within ${timeoutMs} ms`);
     await sleep(100);
