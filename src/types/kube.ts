@@ -58,13 +58,17 @@ export interface Probe {
   initialDelaySeconds?: number;
   periodSeconds?: number;
   failureThreshold?: number;
+  successThreshold?: number;
+  timeoutSeconds?: number;
 }
 
 export interface Container {
   name: string;
   image?: string;
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
   ports?: { containerPort: number; name?: string; protocol?: string }[];
   readinessProbe?: Probe;
+  startupProbe?: Probe;
   lifecycle?: { preStop?: unknown };
 }
 
@@ -85,6 +89,7 @@ export interface PodTemplate {
 export interface ContainerStatus {
   name: string;
   ready: boolean;
+  containerID?: string;
   restartCount: number;
   image?: string;
   started?: boolean;
@@ -190,6 +195,7 @@ export interface PolicyRule {
 
 export interface ClusterRole extends KubeObject {
   rules?: PolicyRule[] | null;
+  aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } | null;
 }
 
 export interface RoleBinding extends KubeObject {
