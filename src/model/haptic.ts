@@ -47,6 +47,8 @@ export interface HAProxyPodInfo {
   uid?: string | undefined;
   phase: string;
   ready: boolean;
+  /** how long the pod has been Ready (a new HAProxy pod gets its first deploy a moment after it starts) */
+  readyForMs?: number | undefined;
   /** this pod's deployedToPods entry (matched by podUID where the entry has one, else by name) */
   entry?: DeployedToPod | undefined;
   /** an entry under this pod's name left by an earlier pod of that name (another podUID) */
@@ -210,7 +212,7 @@ function settlement(entry: DeployedToPod): { settled: boolean; pending?: string 
   return { settled: true };
 }
 
-function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView | undefined, namespace: string, memory: ConfigMemory | undefined): HAProxyPodInfo {
+function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView | undefined, namespace: string, memory: ConfigMemory | undefined, now: number): HAProxyPodInfo {
   const named = entries.filter((e) => e.podName === pod.metadata.name);
   // agent entries carry the pod's UID: an entry under this name with another UID was written for an earlier pod
   const entry = named.find((e) => !e.podUID || !pod.metadata.uid || e.podUID === pod.metadata.uid);
@@ -229,6 +231,7 @@ function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView |
     uid: pod.metadata.uid,
     phase: pod.status?.phase ?? 'Unknown',
     ready: podReady(pod),
+    readyForMs: podReady(pod) ? ageMs(findCondition(pod.status?.conditions, 'Ready')?.lastTransitionTime, now) : undefined,
     entry,
     staleEntry,
     runs,
@@ -324,7 +327,7 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
     const intent = intentOf(lease);
     const haproxyPods = inputs.pods.items
       .filter((p) => p.metadata.namespace === namespace && selectorMatches(htc.spec?.podSelector, p.metadata.labels) && !p.metadata.deletionTimestamp)
-      .map((p) => haproxyPodInfo(p, entries, config, namespace, memory));
+      .map((p) => haproxyPodInfo(p, entries, config, namespace, memory, now));
     const observed = htc.status?.observedGeneration;
     const generation = htc.metadata.generation;
     return {

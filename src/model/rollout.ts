@@ -117,11 +117,13 @@ function phaseOf(d: Deployment, desired: number): { phase: Phase; message: strin
  * condition may have been set before the feature was turned off: HAPTIC never removes it).
  */
 function withGateProof(installations: Installation[], pods: Pod[], gateType: string): Installation[] {
-  const proof = pods.find((p) => findCondition(p.status?.conditions, gateType)?.status === 'True');
+  const types = [...new Set([gateType, GATE_CONDITION])];
+  const proof = pods.find((p) => types.some((t) => findCondition(p.status?.conditions, t)?.status === 'True'));
   if (!proof) return installations;
+  const proven = types.find((t) => findCondition(proof.status?.conditions, t)?.status === 'True')!;
   return installations.map((i) =>
     i.gateFeature.state === 'allowed' || i.gateFeature.state === 'unknown'
-      ? { ...i, gateFeature: { state: 'on', proof: `pod ${proof.metadata.name} carries ${gateType}=True`, clusterRoles: i.gateFeature.state === 'allowed' ? i.gateFeature.clusterRoles : [] } }
+      ? { ...i, gateFeature: { state: 'on', proof: `pod ${proof.metadata.name} carries ${proven}=True`, clusterRoles: i.gateFeature.state === 'allowed' ? i.gateFeature.clusterRoles : [] } }
       : i,
   );
 }

@@ -5,6 +5,9 @@ import { podList, relevantInstallations, waitingForGate, type DiagnoseContext } 
 import type { Finding } from '../finding.ts';
 import { finding } from '../make.ts';
 
+/** How long a new HAProxy pod may run without a deploy status before its missing entry counts as a failure. */
+const FIRST_DEPLOY_GRACE_MS = 20_000;
+
 /** HAPTIC's side, for pods whose containers are ready and that wait for the gate only. */
 export function hapticRules(ctx: DiagnoseContext): Finding[] {
   const waiting = waitingForGate(ctx).filter((p) => p.services.length > 0);
@@ -52,8 +55,10 @@ export function deployEvidence(inst: Installation, p: HAProxyPodInfo): string {
 
 function deployRules(ctx: DiagnoseContext, inst: Installation, waiting: ReturnType<typeof waitingForGate>): Finding[] {
   const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
-  // a deploy that failed, was rejected, or never happened; a pod still catching up without an error is progress
-  const failing = live.filter((p) => !p.current && (!p.entry || !!p.entry.lastError || p.entry.mode === 'rejected'));
+  // a deploy that failed, was rejected, or never happened; a pod still catching up without an error is progress, and
+  // so is a HAProxy pod that started a moment ago and waits for its first deploy
+  const neverDeployed = (p: HAProxyPodInfo) => !p.entry && (p.readyForMs === undefined || p.readyForMs > FIRST_DEPLOY_GRACE_MS);
+  const failing = live.filter((p) => !p.current && (neverDeployed(p) || !!p.entry?.lastError || p.entry?.mode === 'rejected'));
   if (failing.length) {
     return [finding('HS106', { podNoun: failing.length === 1 ? 'pod' : 'pods', haproxyPods: failing.map((p) => p.name).join(', '), installation: id(inst), pods: podList(waiting), namespace: inst.namespace, haproxyPod: failing[0]!.name },
       failing.map((p) => deployEvidence(inst, p)))];

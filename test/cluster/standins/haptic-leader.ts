@@ -18,6 +18,7 @@ export class Leader {
   private renewedAt = 0;
   private intent = '';
   private written = '';
+  private leaseExists = false;
   /** True while this process acts as the leader (and renews the Lease). */
   leading = false;
 
@@ -31,6 +32,7 @@ export class Leader {
   async load(): Promise<void> {
     const lease = await this.kube.tryGet<Obj>('coordination.k8s.io/v1', 'Lease', fullname(this.inst), this.inst.namespace);
     if (!lease) return;
+    this.leaseExists = true;
     this.holder = lease.spec?.holderIdentity ?? '';
     this.transitions = lease.spec?.leaseTransitions ?? 0;
     this.epoch = Number(lease.metadata.annotations?.[EPOCH_ANNOTATION] ?? 0);
@@ -57,6 +59,23 @@ export class Leader {
     const renewEvery = (this.durationSeconds * 1000) / 5;
     if (now - this.renewedAt >= renewEvery || this.written !== this.signature()) await this.write(now);
     return this.renewedAt + renewEvery;
+  }
+
+  /**
+   * Leader election off (spec.controller.leaderElection.enabled: false): no elector and no Lease, the one controller
+   * acts as soon as it runs (pkg/controller/leader.go publishes BecameLeader "standalone"). A Lease left from an
+   * earlier setting is removed, as a fresh install with leader election off has none.
+   */
+  async standalone(enabled: boolean, runningControllers: string[]): Promise<undefined> {
+    this.leading = enabled && runningControllers.length > 0;
+    this.holder = this.leading ? runningControllers[0]! : '';
+    if (this.leaseExists) {
+      await this.kube.delete('coordination.k8s.io/v1', 'Lease', fullname(this.inst), this.inst.namespace);
+      this.leaseExists = false;
+      this.written = '';
+      this.renewedAt = 0;
+    }
+    return undefined;
   }
 
   /** Records the plan the leader is rolling out (written with the next renewal). */
@@ -87,5 +106,6 @@ export class Leader {
     }], 'haptic-controller');
     this.renewedAt = now;
     this.written = this.signature();
+    this.leaseExists = true;
   }
 }

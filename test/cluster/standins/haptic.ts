@@ -3,10 +3,10 @@
 // and applies the failure knobs of the ConfigMap haptic/haptic-standin-knobs (knobs.ts).
 import type { Kube } from '../kube.ts';
 import { errorText, informerLog, log, type Obj, sleep } from './common.ts';
-import { HAPTIC_CRDS } from './haptic-crds.ts';
-import { HapticController, type SharedCaches } from './haptic-installation.ts';
-import { clusterRole, fullname, type Installation, installationObjects } from './haptic-manifests.ts';
-import { APPLIED_ANNOTATION, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs } from './knobs.ts';
+import { hapticCrds } from './haptic-crds.ts';
+import { HapticController, type InstallationKnobs, type SharedCaches } from './haptic-installation.ts';
+import { type ChartSettings, clusterRole, controllerDeployment, DEFAULT_CHART, fullname, type Installation, installationObjects, templateConfig } from './haptic-manifests.ts';
+import { APPLIED_ANNOTATION, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs, type StatusShape } from './knobs.ts';
 import { Reconciler } from './reconciler.ts';
 
 export const PRIMARY: Installation = { release: 'haptic', namespace: 'haptic' };
@@ -26,10 +26,15 @@ async function retry<T>(what: string, timeoutMs: number, fn: () => Promise<T>): 
   }
 }
 
-async function installCrds(kube: Kube): Promise<void> {
-  await kube.apply(HAPTIC_CRDS, MANAGER);
+/**
+ * The CRDs of a generation (haptic-crds.ts). They are cluster-scoped, so every installation of the cluster shares
+ * one generation's schemas, as in a real cluster.
+ */
+async function installCrds(kube: Kube, shape: StatusShape): Promise<void> {
+  const crds = hapticCrds(shape);
+  await kube.apply(crds, MANAGER);
   await retry('waiting for the HAPTIC CRDs to be established', 30_000, async () => {
-    for (const crd of HAPTIC_CRDS) {
+    for (const crd of crds) {
       const stored = await kube.get<Obj>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd.metadata.name);
       const established = stored.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
       if (!established) throw new Error(`${crd.metadata.name} not established yet`);
@@ -48,14 +53,16 @@ async function removeInstallation(kube: Kube, inst: Installation): Promise<void>
   });
 }
 
+const chartOf = (k: InstallationKnobs): ChartSettings => ({ gateFeature: k.gateFeature, statusShape: k.statusShape, leaderElection: k.leaderElection, compressed: k.compressed });
+
 export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDurationSeconds: number): Promise<void> {
-  await installCrds(kube);
+  await installCrds(kube, DEFAULT_CHART.statusShape);
   const controllers = new Map<string, HapticController>();
   let applied: ParsedKnobs | undefined;
 
   const install = async (inst: Installation, knobs: ParsedKnobs): Promise<HapticController> => {
     const objects = await retry(`installing ${inst.release}`, 30_000, async () => {
-      return kube.apply<Obj>(installationObjects(inst, knobs.gateFeature), MANAGER);
+      return kube.apply<Obj>(installationObjects(inst, chartOf(knobs)), MANAGER);
     });
     const controller = new HapticController(kube, inst, caches, knobs, leaseDurationSeconds);
     await controller.load(objects.find((o) => o.kind === 'HAProxyTemplateConfig')!);
@@ -68,12 +75,23 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
     const knobs = parseKnobs(cm?.data);
     const primary = controllers.get(PRIMARY.release);
     if (!primary) return undefined; // applied once the primary installation exists
-    if (knobs.gateFeature !== primary.knobs.gateFeature) await kube.apply([clusterRole(PRIMARY, knobs.gateFeature)], MANAGER);
+    const before = chartOf(primary.knobs);
+    const after = chartOf(knobs);
+    if (after.statusShape !== before.statusShape) await installCrds(kube, after.statusShape);
+    if (after.gateFeature !== before.gateFeature || after.statusShape !== before.statusShape) await kube.apply([clusterRole(PRIMARY, after)], MANAGER);
+    if (after.leaderElection !== before.leaderElection || after.compressed !== before.compressed) {
+      await kube.apply([templateConfig(PRIMARY, after), controllerDeployment(PRIMARY, after)], MANAGER);
+    }
     primary.knobs = knobs;
     await reconciler.settle(PRIMARY.release);
     const second = controllers.get(SECOND.release);
+    if (second && second.knobs.statusShape !== knobs.statusShape) {
+      // the CRDs are shared: the second installation runs the same generation
+      second.knobs = { ...second.knobs, statusShape: knobs.statusShape };
+      await kube.apply([clusterRole(SECOND, chartOf(second.knobs))], MANAGER);
+    }
     if (knobs.secondInstallation && !second) {
-      await install(SECOND, { ...parseKnobs({}), secondInstallation: true });
+      await install(SECOND, { ...parseKnobs({ statusShape: knobs.statusShape }), secondInstallation: true });
       await reconciler.settle(SECOND.release);
     } else if (!knobs.secondInstallation && (second || !applied)) {
       controllers.delete(SECOND.release);
@@ -97,10 +115,11 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
     pods: await inform('v1', 'Pod', 'haptic: pods'),
     services: await inform('v1', 'Service', 'haptic: services'),
     slices: await inform('discovery.k8s.io/v1', 'EndpointSlice', 'haptic: endpointslices'),
+    templateConfigs: await inform('haproxy-haptic.org/v1alpha1', 'HAProxyTemplateConfig', 'haptic: template configs'),
   };
   const knobsInformer = await kube.informer<Obj>('v1', 'ConfigMap', { namespace: KNOBS_NAMESPACE, fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` },
     { onObject: () => reconciler.enqueue(KNOBS), onError: informerLog('haptic: knobs') }, signal);
-  await Promise.all([caches.pods.whenSynced, caches.services.whenSynced, caches.slices.whenSynced, knobsInformer.whenSynced]);
+  await Promise.all([caches.pods.whenSynced, caches.services.whenSynced, caches.slices.whenSynced, caches.templateConfigs.whenSynced, knobsInformer.whenSynced]);
 
   const primary = await install(PRIMARY, parseKnobs({}));
   await reconciler.settle(KNOBS);

@@ -19,7 +19,27 @@ export type Knobs = {
   secondInstallation: 'true' | 'false';
   /** Delay before each HAProxy pod catches up with a new config (default 500–1000 ms). */
   deployDelayMs: `${number}`;
+  /**
+   * Which released HAPTIC to imitate (docs/haptic-compat.md): "gate" (default) the seed's release with the readiness
+   * gate, on the agent generation's shapes; "agent" the released agent generation (no gate); "dataplane" the
+   * dataplane-API generation (its deploy statuses and CRD schema, no conditions, no events, no gate).
+   */
+  statusShape: StatusShape;
+  /** "off": spec.controller.leaderElection.enabled false: one controller replica, no Lease, it still renders and gates. */
+  leaderElection: 'on' | 'off';
+  /** "true": spec.content stored zstd + base64 with compressed: true (a compressionThreshold below the config's size). */
+  compressed: 'true' | 'false';
+  /**
+   * Retained checkpoints of confirmed configs (agent and gate shapes): keep this many, newest first, plus any a pod
+   * still runs. Unset: HAPTIC's own rule, the newest and one earlier (configpublisher retainedReferences); "0": none,
+   * as the agent releases before retained checkpoints.
+   */
+  retainConfigs: `${number}`;
+  /** Where the `# Pod: <pod>` comment goes: "end" of the server line (HAPTIC's library) or the line "before". */
+  podComment: 'end' | 'before';
 };
+
+export type StatusShape = 'gate' | 'agent' | 'dataplane';
 
 export type ParsedKnobs = InstallationKnobs & { secondInstallation: boolean };
 
@@ -29,12 +49,19 @@ export const APPLIED_ANNOTATION = `${STANDIN_ANNOTATION}/applied`;
 
 export function parseKnobs(data: Record<string, string> | undefined): ParsedKnobs {
   const delay = Number(data?.deployDelayMs ?? NaN);
+  const retain = data?.retainConfigs === undefined ? 2 : Number(data.retainConfigs);
+  const shape = data?.statusShape;
   return {
     leader: data?.leader !== 'false',
     failDeployTo: data?.failDeployTo ?? '',
     refuseRender: data?.refuseRender === 'true',
     gateFeature: data?.gateFeature !== 'off',
     secondInstallation: data?.secondInstallation === 'true',
+    statusShape: shape === 'agent' || shape === 'dataplane' ? shape : 'gate',
+    leaderElection: data?.leaderElection !== 'off',
+    compressed: data?.compressed === 'true',
+    retainConfigs: Number.isInteger(retain) && retain >= 0 ? retain : 2,
+    podComment: data?.podComment === 'before' ? 'before' : 'end',
     ...(Number.isFinite(delay) && delay >= 0 ? { deployDelayMs: delay } : {}),
   };
 }
