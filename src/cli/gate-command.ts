@@ -10,6 +10,7 @@ import { waitForRollouts } from '../services/wait.ts';
 import { gateOutput, gateText } from '../ui/gate-text.ts';
 import { formatStructured } from '../ui/output.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
+import { reportText } from '../ui/report-text.ts';
 import { waitLines } from '../ui/wait-text.ts';
 
 export type GateFlags = KubeFlags & {
@@ -48,12 +49,14 @@ export abstract class GateCommand extends KubeCommand {
     const started = records.filter((r) => r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed'));
     if (flags.wait && started.length) {
       const deployments = await resolveDeployments(client, { namespace: client.connection.namespace, names: started.map((r) => r.name) });
-      const outcome = await waitForRollouts(client, deployments, {
+      const { outcome, reports } = await waitForRollouts(client, deployments, {
         conditionType: flags['condition-type'],
         drained: false,
         timeoutMs,
         onEntry: (entry) => process.stdout.write(`${waitLines(entry).join('\n')}\n`),
       });
+      const paint = painter(colorEnabled(flags['no-color']));
+      for (const report of reports) process.stdout.write(`\n${reportText(report, paint)}`);
       this.finish(waitExitCode(outcome));
     }
     return records;

@@ -12,15 +12,16 @@ import { waitForRollouts } from '../services/wait.ts';
 import { formatStructured } from '../ui/output.ts';
 import { rolloutOutput, statusText } from '../ui/status-text.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
+import { reportText } from '../ui/report-text.ts';
 import { waitLines } from '../ui/wait-text.ts';
 
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
   static override description = `Shows, for a Deployment's rollout, each new pod's containers, HAPTIC gate condition, Ready condition, endpoint in each selecting Service and whether HAProxy routes to it on every HAProxy pod; each old pod's termination and drain; and HAPTIC's leader and fleet.
 
-Without a name, every Deployment in the namespace (or matching -l; -A for all namespaces). One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout). --watch draws a live view until the rollout completes. --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are gone), 1 when it failed (progress deadline exceeded), 2 on --timeout.
+Without a name, every Deployment in the namespace (or matching -l; -A for all namespaces). One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout). --watch draws a live view until the rollout completes (↑/↓ pick a pod, enter opens its detail, ? lists the keys, q quits). --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are gone), 1 when it failed (progress deadline exceeded), 2 on --timeout. After --watch or --wait, a rollout that made progress is summed up in a report: how long each new pod waited for its gate, how long each old pod drained, and the HAProxy configurations that carried the change.
 
-${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
+${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
   static override examples = [
     { description: 'One-shot view of a rollout', command: 'kubectl haptic status web -n shop' },
     { description: 'Live view until the rollout completes', command: 'kubectl haptic status deployment/web --watch' },
@@ -31,7 +32,7 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
   static override flags = {
     ...rolloutFlags,
     watch: Flags.boolean({ char: 'w', summary: 'Live view (terminal only) until the rollout completes.', exclusive: ['wait', 'output'] }),
-    wait: Flags.boolean({ summary: 'No UI: log transitions and exit when the rollout completes, fails or times out.', exclusive: ['output'] }),
+    wait: Flags.boolean({ summary: 'No UI: log transitions and exit when the rollout completes, fails or times out; then, if the rollout made progress while followed, print its report (with -o: transitions on stderr, the report as kind RolloutReport on stdout).' }),
     timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit).', default: '0' }),
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
   };
@@ -47,17 +48,27 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
       const deployments = await resolveDeployments(client, selection);
       if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
       const { watchRollout } = await import('../ui/ink/watch.tsx');
-      const result = await watchRollout((onUpdate) => {
+      const watched = await watchRollout((onUpdate) => {
         const follower = followRollout(client, deployments[0]!, { conditionType, drained: flags.drained, onUpdate });
         follower.start();
         return () => follower.stop();
       });
-      this.finish(result === 'done' ? ExitCode.ok : ExitCode.interrupted);
+      // the last frame stays on screen; the report follows it
+      if (watched.report) process.stdout.write(`\n${reportText(watched.report, painter(colorEnabled(flags['no-color'])))}`);
+      this.finish(watched.result === 'done' ? ExitCode.ok : ExitCode.interrupted);
       return;
     }
     if (flags.wait) {
       const deployments = await resolveDeployments(client, selection);
-      const outcome = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => process.stdout.write(`${waitLines(entry).join('\n')}\n`) });
+      // with -o the log goes to stderr, so stdout holds only the report, parseable
+      const log = flags.output ? process.stderr : process.stdout;
+      const { outcome, reports } = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => log.write(`${waitLines(entry).join('\n')}\n`) });
+      if (flags.output) {
+        if (reports.length) process.stdout.write(formatStructured(reports.length === 1 ? reports[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports }, flags.output as 'json' | 'yaml'));
+      } else {
+        const paint = painter(colorEnabled(flags['no-color']));
+        for (const report of reports) process.stdout.write(`\n${reportText(report, paint)}`);
+      }
       this.finish(waitExitCode(outcome));
       return;
     }

@@ -34,6 +34,8 @@ export interface HAProxyRouting {
   unknown: number;
   /** all live HAProxy pods of the installation */
   of: number;
+  /** per live HAProxy pod: the config it runs, where its content was read, and whether it routes the pod */
+  pods: { name: string; checksum?: string | undefined; source: string; settled: boolean; routes?: boolean | undefined; pending?: string | undefined }[];
 }
 
 export interface ContainerProblem {
@@ -64,6 +66,8 @@ export interface PodView {
   /** why HAProxy routing cannot be told (HAPTIC's configs unreadable) */
   haproxyUnreadable?: string | undefined;
   containerProblems: ContainerProblem[];
+  /** when the last container finished, once every container has (the pod's processes exited) */
+  containersFinishedAt?: string | undefined;
   terminating?: {
     since?: string | undefined;
     deadline?: string | undefined;
@@ -90,6 +94,11 @@ function problems(statuses: ContainerStatus[] | undefined): ContainerProblem[] {
     }));
 }
 
+function finishedAt(statuses: ContainerStatus[] | undefined): string | undefined {
+  if (!statuses?.length || !statuses.every((s) => s.state?.terminated)) return undefined;
+  return statuses.map((s) => s.state?.terminated?.finishedAt ?? '').sort().at(-1) || undefined;
+}
+
 /**
  * Which HAProxy pods run a config that routes to the pod: per HAProxy pod, the config its deploy entry names (the
  * live one, a retained checkpoint, or one seen earlier in watch mode) must have the pod's server enabled, and the
@@ -108,17 +117,20 @@ function routing(pod: Pod, installations: Installation[], gateTrue: boolean, mem
     const disabled = servers.every((s) => s.disabled);
     let runningOn = 0;
     let unknown = 0;
+    const pods: HAProxyRouting['pods'] = [];
     for (const h of live) {
+      const run = h.entry ? serversRunOn(inst, h, memory) : undefined;
+      const pod = { name: h.name, checksum: h.runs.checksum, source: h.runs.source, settled: h.runs.settled, routes: run && routes(run), pending: h.runs.pending };
+      pods.push(pod);
       if (!h.entry) continue;
       if (gateTrue && !disabled) {
         runningOn++;
         continue;
       }
-      const run = serversRunOn(inst, h, memory);
       if (run === undefined) unknown++;
       else if (h.runs.settled && routes(run) !== disabled) runningOn++;
     }
-    return [{ installation: `${inst.namespace}/${inst.templateConfig}`, inConfig: true, disabled, runningOn, unknown, of: live.length }];
+    return [{ installation: `${inst.namespace}/${inst.templateConfig}`, inConfig: true, disabled, runningOn, unknown, of: live.length, pods }];
   });
 }
 
@@ -168,6 +180,7 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     haproxy: routing(pod, ctx.installations, gate.state === 'True', ctx.memory),
     haproxyUnreadable: ctx.configsUnreadable,
     containerProblems: problems(pod.status?.containerStatuses),
+    containersFinishedAt: finishedAt(pod.status?.containerStatuses),
     terminating: deadlineMs === undefined ? undefined : {
       // deletionTimestamp is the deadline: request time + grace period
       since: new Date(deadlineMs - grace * 1000).toISOString(),

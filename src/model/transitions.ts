@@ -1,8 +1,13 @@
+import type { RolloutHistory } from './history.ts';
 import type { PodView } from './pod.ts';
 import type { RolloutModel } from './rollout.ts';
+import { formatAge } from './time.ts';
 
-/** What changed between two models, as short lines for CI logs (status --wait). Pure. */
-export function transitions(prev: RolloutModel | undefined, next: RolloutModel): string[] {
+/**
+ * What changed between two models, as short lines for CI logs (status --wait) and the live view's log. Pure. With
+ * the follower's history, a pod's way out says how long it drained.
+ */
+export function transitions(prev: RolloutModel | undefined, next: RolloutModel, seen?: { history: RolloutHistory; now: number }): string[] {
   const lines: string[] = [];
   if (!prev || prev.message !== next.message) lines.push(`rollout: ${next.message}`);
   const before = new Map([...(prev?.newPods ?? []), ...(prev?.oldPods ?? [])].map((p) => [p.name, p]));
@@ -14,7 +19,12 @@ export function transitions(prev: RolloutModel | undefined, next: RolloutModel):
   }
   if (prev) {
     const names = new Set([...next.newPods, ...next.oldPods].map((p) => p.name));
-    for (const [name, was] of before) if (!names.has(name)) lines.push(`pod/${name}${prev.oldPods.includes(was) ? ' (old)' : ''} gone`);
+    for (const [name, was] of before) {
+      if (names.has(name)) continue;
+      const deleted = seen?.history.pods[name]?.deletedAt;
+      const drained = typeof deleted === 'number' && seen ? ` after ${formatAge(seen.now - deleted)} of drain` : '';
+      lines.push(`pod/${name}${prev.oldPods.includes(was) ? ' (old)' : ''} gone${drained}`);
+    }
   }
   for (const inst of next.installations) {
     const was = prev?.installations.find((i) => i.namespace === inst.namespace && i.templateConfig === inst.templateConfig);

@@ -8,7 +8,10 @@ import { R } from '../kube/resources.ts';
 import { labelSelectorQuery } from '../kube/selector-query.ts';
 import type { Query } from '../kube/snapshot.ts';
 import { rememberConfigs, type ConfigMemory } from '../model/haptic.ts';
+import { observe, type RolloutHistory } from '../model/history.ts';
+import { buildReport, type RolloutReport } from '../model/report.ts';
 import { buildRollout, type RolloutModel } from '../model/rollout.ts';
+import { transitions } from '../model/transitions.ts';
 import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Lease, Pod, ReplicaSet, Service } from '../types/kube.ts';
 import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
 import type { Read, RolloutSnapshot } from '../types/snapshot.ts';
@@ -17,8 +20,16 @@ import { oneLine } from '../cli/errors.ts';
 /** What a follower of a rollout sees after each change: the model, its top stall finding, and any retrying read. */
 export interface RolloutUpdate {
   model: RolloutModel;
+  /** what happened since the previous update, as --wait prints it */
+  transitions: string[];
+  /** when each pod reached each stage, and each config every HAProxy pod, as seen since the follower started */
+  history: RolloutHistory;
+  /** once done: the rollout report */
+  report?: RolloutReport | undefined;
   /** the first finding of a stalled rollout (why-stalled's answer), none while it progresses normally */
   finding?: Finding | undefined;
+  /** every finding of the diagnosis (the live view shows those about a selected pod) */
+  findings: Finding[];
   /** one line about a read that is failing and being retried (API server gone, watch forbidden) */
   problem?: string | undefined;
   /** the rollout is complete (and drained, when asked) */
@@ -77,6 +88,8 @@ export class RolloutStream implements RolloutFollower {
   private ticker: NodeJS.Timeout | undefined;
   private last = '';
   private memory: ConfigMemory = new Map();
+  private history: RolloutHistory | undefined;
+  private emitted: RolloutModel | undefined;
 
   constructor(open: StoreFactory, target: Deployment, options: FollowOptions) {
     this.open = open;
@@ -166,17 +179,23 @@ export class RolloutStream implements RolloutFollower {
     this.memory = rememberConfigs(this.memory, model.installations);
     const diagnosis = diagnose(diagnoseContext(snapshot, model, now));
     const problem = this.problem();
-    const update: RolloutUpdate = {
+    const done = model.phase === 'complete' && (!this.options.drained || model.drained);
+    const history = observe(this.history, model, now, done);
+    this.history = history;
+    const seen = {
       model,
       finding: diagnosis.stalled ? diagnosis.findings[0] : undefined,
+      findings: diagnosis.findings,
       problem: problem === undefined ? undefined : oneLine(problem),
-      done: model.phase === 'complete' && (!this.options.drained || model.drained),
+      done,
     };
     // a new problem (API server gone, watch forbidden) is news too, even when the model stands still
-    const key = JSON.stringify(update);
+    const key = JSON.stringify(seen);
     if (key === this.last) return;
     this.last = key;
-    this.options.onUpdate(update);
+    const lines = transitions(this.emitted, model, { history, now });
+    this.emitted = model;
+    this.options.onUpdate({ ...seen, transitions: lines, history, report: done && history.progressed ? buildReport(model, history) : undefined });
   }
 }
 

@@ -1,11 +1,16 @@
 import type { Finding } from '../diagnose/finding.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { transitions } from '../model/transitions.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { RolloutReport } from '../model/report.ts';
 import type { Deployment } from '../types/kube.ts';
 import { followRollout, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
 
 export type WaitOutcome = 'complete' | 'failed' | 'timeout';
+
+export interface WaitResult {
+  outcome: WaitOutcome;
+  /** one per Deployment that completed: how long each step took */
+  reports: RolloutReport[];
+}
 
 /** What status --wait reports, as it happens; `deployment` is set when several are followed. */
 export type WaitEntry = { at: number; deployment?: string | undefined } & (
@@ -30,9 +35,9 @@ export interface WaitOptions {
  * reads being retried; settles 'complete' when every rollout is complete (and drained, when asked), 'failed' when
  * one exceeded its progress deadline, 'timeout' after timeoutMs.
  */
-export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<WaitOutcome> {
+export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<WaitResult> {
   const follow = options.follow ?? ((d, o) => followRollout(client, d, o));
-  const latest = new Map<string, RolloutModel>();
+  const reports = new Map<string, RolloutReport>();
   const done = new Set<string>();
   const several = deployments.length > 1;
   let settle!: (outcome: WaitOutcome) => void;
@@ -45,18 +50,18 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
     const follower = follow(d, {
       conditionType: options.conditionType,
       drained: options.drained,
-      onUpdate: ({ model, finding, problem, done: complete }) => {
+      onUpdate: ({ model, finding, problem, done: complete, transitions, report }) => {
         const at = Date.now();
-        for (const text of transitions(latest.get(key), model)) options.onEntry({ at, deployment, kind: 'transition', text });
+        for (const text of transitions) options.onEntry({ at, deployment, kind: 'transition', text });
         // the same cause with the same arguments is reported once, however often the model changes around it
         const headline = finding ? JSON.stringify([finding.id, finding.variant, finding.args]) : '';
         if (finding && headline !== lastFinding) options.onEntry({ at, deployment, kind: 'stalled', finding });
         lastFinding = headline;
         if (problem && problem !== lastProblem) options.onEntry({ at, deployment, kind: 'retrying', text: problem });
         lastProblem = problem ?? '';
-        latest.set(key, model);
         if (complete) done.add(key);
         else done.delete(key);
+        if (report) reports.set(key, report);
         if (model.phase === 'failed') settle('failed');
         else if (done.size === deployments.length) settle('complete');
       },
@@ -69,5 +74,5 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
   clearTimeout(timer);
   for (const f of followers) f.stop();
   if (outcome === 'timeout') options.onEntry({ at: Date.now(), kind: 'timeout', afterMs: options.timeoutMs });
-  return outcome;
+  return { outcome, reports: outcome === 'complete' ? [...reports.values()] : [] };
 }

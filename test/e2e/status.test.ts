@@ -45,7 +45,7 @@ async function drained(namespace: string, name: string, oldNames: string[], repl
  */
 function waitLines(stdout: string): string[] {
   const lines: string[] = [];
-  for (const line of stdout.trimEnd().split('\n')) {
+  for (const line of logOf(stdout).trimEnd().split('\n')) {
     if (line.startsWith('    ')) {
       expect(lines.at(-1), `an indented line under a stalled: line\n${stdout}`).toMatch(/^stalled: /);
       continue;
@@ -55,6 +55,11 @@ function waitLines(stdout: string): string[] {
   }
   return lines;
 }
+
+/** --wait's log: what comes before the rollout report it prints once done. */
+const logOf = (stdout: string) => stdout.split('\nRollout report: ')[0]!;
+/** The rollout report --wait prints at the end, if any. */
+const reportOf = (stdout: string) => (stdout.includes('\nRollout report: ') ? `Rollout report: ${stdout.split('\nRollout report: ')[1]}` : undefined);
 
 const lineIndex = (lines: string[], test: string | RegExp) => lines.findIndex((l) => (typeof test === 'string' ? l === test : test.test(l)));
 
@@ -98,7 +103,7 @@ describe('kubectl haptic status', () => {
     expect(lineIndex(lines, `pod/${second} created`), run.stdout).toBeGreaterThan(0);
 
     const terminating = oldNames.map((pod) => lineIndex(lines, new RegExp(`^pod/${pod} \\(old\\) terminating, [45]s grace period$`)));
-    const gone = oldNames.map((pod) => lineIndex(lines, `pod/${pod} (old) gone`));
+    const gone = oldNames.map((pod) => lineIndex(lines, new RegExp(`^pod/${pod} \\(old\\) gone after \\d+s of drain$`)));
     for (const [i, pod] of oldNames.entries()) {
       expect(terminating[i], `${pod} terminating\n${run.stdout}`).toBeGreaterThanOrEqual(0);
       expect(gone[i], `${pod} gone after terminating\n${run.stdout}`).toBeGreaterThan(terminating[i]!);
@@ -112,7 +117,36 @@ describe('kubectl haptic status', () => {
     expect(rolloutLines.slice(0, -1).every((l) => l.startsWith('rollout: Waiting for deployment "web" '))).toBe(true);
     expect(lineIndex(lines, 'rollout: deployment "web" successfully rolled out')).toBeGreaterThan(lineIndex(lines, `pod/${first} Ready`));
     // --drained: the last line is the last old pod going
-    expect(lines.at(-1)).toBe(`pod/${oldNames[gone.indexOf(Math.max(...gone))]} (old) gone`);
+    expect(lines.at(-1)).toMatch(new RegExp(`^pod/${oldNames[gone.indexOf(Math.max(...gone))]} \\(old\\) gone after \\d+s of drain$`));
+    // then the report: every new pod's gate latency (from its conditions), every old pod's drain against its grace
+    const report = reportOf(run.stdout)!.split('\n');
+    expect(report[0]).toMatch(new RegExp(`^Rollout report: deployment\\.apps/web -n ${ns} complete and drained in \\d+\\.\\ds \\(as watched\\)$`));
+    expect(report[1]).toMatch(/^ {2}gate latency \(ContainersReady → gate True\): (min \d+\.\ds · median \d+\.\ds · max \d+\.\ds over 2 pods)$/);
+    for (const p of left) {
+      const cond = (t: string) => Date.parse(p.status.conditions.find((c: any) => c.type === t).lastTransitionTime);
+      expect(report).toContain(`    ${p.metadata.name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-z0-9]{5})$/, '-$1…-$2')}  ${((cond(GATE) - cond('ContainersReady')) / 1000).toFixed(1)}s`);
+    }
+    expect(report.filter((l) => /^ {4}web-\w{3}…-\w{5} {2}\d+\.\ds of [45]\.\ds grace \((killed at the end of grace|exited by itself)\)$/.test(l))).toHaveLength(2);
+  });
+
+  it('--wait -o json: the transition log goes to stderr, stdout holds only the RolloutReport', async () => {
+    const ns = await newNamespace('status-report');
+    await served({ name: 'web', namespace: ns, replicas: 2, maxSurge: 1, maxUnavailable: 0 });
+    await rollout(ns, 'web', 'example/app:2', { 'standin.kubectl-haptic.dev/start-delay-ms': '1500' });
+    const run = await runPlugin(['status', 'web', '-n', ns, '--wait', '--drained', '--timeout', '90s', '-o', 'json'], { timeoutMs: 100_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('rollout: deployment "web" successfully rolled out');
+    const report = JSON.parse(run.stdout);
+    const fresh = await podsOf(ns, 'web');
+    expect(report).toMatchObject({ apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReport', name: 'web', namespace: ns, phase: 'complete', drained: true });
+    expect(report.gateLatency.pods.map((p: any) => p.pod).sort()).toEqual(fresh.map((p) => p.metadata.name).sort());
+    for (const p of fresh) {
+      const cond = (t: string) => Date.parse(p.status.conditions.find((c: any) => c.type === t).lastTransitionTime);
+      // condition times have second precision; the report takes them as they are
+      expect(report.gateLatency.pods.find((l: any) => l.pod === p.metadata.name).ms).toBe(Math.max(0, cond(GATE) - cond('ContainersReady')));
+    }
+    expect(report.drains).toHaveLength(2);
+    expect(report.drains.every((d: any) => d.gone && d.drainMs >= 0)).toBe(true);
   });
 
   it('-o json during a rollout: per new pod containers ready ≤ gate ≤ Ready; a terminating old pod with its deadline', async () => {

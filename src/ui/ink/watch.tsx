@@ -1,32 +1,77 @@
-import { render, useApp } from 'ink';
-import { useEffect } from 'react';
-import { StatusView } from './StatusView.tsx';
+import { render, useApp, useInput } from 'ink';
+import { useEffect, useState } from 'react';
+import type { RolloutReport } from '../../model/report.ts';
+import { selectablePods, type Mode } from '../live-frame.ts';
+import { LiveView } from './LiveView.tsx';
 import { useRollout, type RolloutSubscription } from './use-rollout.ts';
 
-export type WatchResult = 'done' | 'interrupted';
+export interface WatchResult {
+  result: 'done' | 'interrupted';
+  report?: RolloutReport | undefined;
+}
 
-function App({ subscribe, onDone }: { subscribe: RolloutSubscription; onDone: () => void }) {
+const LOG_KEPT = 20;
+
+function App({ subscribe, onDone }: { subscribe: RolloutSubscription; onDone: (report: RolloutReport | undefined) => void }) {
   const { exit } = useApp();
-  const update = useRollout(subscribe);
+  const [log, setLog] = useState<{ at: number; text: string }[]>([]);
+  const update = useRollout(subscribe, (u) => {
+    if (u.transitions.length) setLog((l) => [...l, ...u.transitions.map((text) => ({ at: Date.now(), text }))].slice(-LOG_KEPT));
+  });
+  const [mode, setMode] = useState<Mode>('table');
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const [size, setSize] = useState({ width: process.stdout.columns || 100, height: process.stdout.rows || 40 });
+  useEffect(() => {
+    const resize = () => setSize({ width: process.stdout.columns || 100, height: process.stdout.rows || 40 });
+    process.stdout.on('resize', resize);
+    return () => void process.stdout.off('resize', resize);
+  }, []);
   useEffect(() => {
     if (!update?.done) return;
-    onDone();
+    onDone(update.report);
     const timer = setTimeout(() => exit(), 50);
     return () => clearTimeout(timer);
   }, [update?.done]);
+  useInput((input, key) => {
+    if (input === 'q' || (key.ctrl && input === 'c')) return exit();
+    if (input === '?') return setMode((m) => (m === 'help' ? 'table' : 'help'));
+    if (key.escape) return setMode('table');
+    if (!update) return;
+    const pods = selectablePods(update.model);
+    if (key.upArrow || key.downArrow) {
+      const at = selected ? pods.indexOf(selected) : -1;
+      const next = key.upArrow ? (at <= 0 ? pods.length - 1 : at - 1) : (at + 1) % pods.length;
+      setSelected(pods[next]);
+      return;
+    }
+    if (key.return && selected) setMode((m) => (m === 'detail' ? 'table' : 'detail'));
+  });
   if (!update) return null;
-  // header, counts, section titles, HAPTIC lines, a finding: about 16 rows besides the pod tables
-  const podRows = Math.max(4, (process.stdout.rows || 40) - 16 - (update.finding ? 3 + update.finding.evidence.length : 0));
-  return <StatusView model={update.model} now={Date.now()} finding={update.finding} problem={update.problem} podRows={podRows} />;
+  return (
+    <LiveView
+      model={update.model}
+      history={update.history}
+      finding={update.finding}
+      findings={update.findings}
+      problem={update.problem}
+      log={log}
+      now={Date.now()}
+      width={size.width}
+      height={size.height}
+      mode={mode}
+      selected={selected}
+      done={update.done}
+    />
+  );
 }
 
-/** status --watch: a live Ink view until the rollout is done or Ctrl-C; the terminal is restored either way. */
+/** status --watch: a live Ink view until the rollout is done, q or Ctrl-C; the terminal is restored either way. */
 export async function watchRollout(subscribe: RolloutSubscription): Promise<WatchResult> {
-  let result: WatchResult = 'interrupted';
-  const instance = render(<App subscribe={subscribe} onDone={() => (result = 'done')} />, { exitOnCtrlC: false, patchConsole: false, interactive: true });
+  let result: WatchResult = { result: 'interrupted' };
+  const instance = render(<App subscribe={subscribe} onDone={(report) => (result = { result: 'done', report })} />, { exitOnCtrlC: false, patchConsole: false, interactive: true });
   // --watch has checked stdout is a terminal: draw in place even where CI=true is set (Ink would otherwise print
-  // only the last frame). Ink reads no keys here, so Ctrl-C arrives as SIGINT: unmount (the terminal is restored)
-  // and return, so a shell's `status --watch; next-command` goes on.
+  // only the last frame). Keys arrive through Ink's raw-mode input; without a terminal on stdin, Ctrl-C still
+  // arrives as SIGINT: unmount (the terminal is restored) and return, so `status --watch; next-command` goes on.
   const interrupt = () => instance.unmount();
   process.once('SIGINT', interrupt);
   await instance.waitUntilExit();

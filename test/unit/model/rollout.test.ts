@@ -26,7 +26,13 @@ describe('buildRollout: new pods and the gate', () => {
     expect(p.gate).toMatchObject({ state: 'missing', type: GATE });
     expect(p.ready.status).toBe('False');
     expect(p.endpoints).toEqual([{ service: 'web', slice: 'web-abc', ready: false, serving: false, terminating: false }]);
-    expect(p.haproxy).toEqual([{ installation: 'haptic/haptic-config', inConfig: true, disabled: false, runningOn: 1, unknown: 0, of: 2 }]);
+    expect(p.haproxy).toEqual([{
+      installation: 'haptic/haptic-config', inConfig: true, disabled: false, runningOn: 1, unknown: 0, of: 2,
+      pods: [
+        { name: 'haptic-haproxy-a', checksum: CHECKSUM.current, source: 'live', settled: true, routes: true, pending: undefined },
+        { name: 'haptic-haproxy-b', checksum: CHECKSUM.old, source: 'retained', settled: true, routes: false, pending: undefined },
+      ],
+    }]);
   });
 
   describe('what each HAProxy pod runs, without observedGeneration', () => {

@@ -1,0 +1,20 @@
+import { Box, Text } from 'ink';
+import { liveFrame, type LiveState } from '../live-frame.ts';
+
+/** Draws a frame of the live view: one Text per line, one span per segment (no wrapping: lines are clipped). */
+export function LiveView(props: LiveState) {
+  const lines = liveFrame(props);
+  return (
+    <Box flexDirection="column">
+      {lines.map((line, i) => (
+        <Text key={i} wrap="truncate">
+          {line.length ? line.map((s, j) => (
+            <Text key={j} color={s.color === 'bold' ? undefined : s.color} bold={s.bold || s.color === 'bold'} dimColor={s.dim} inverse={s.inverse}>
+              {s.text}
+            </Text>
+          )) : ' '}
+        </Text>
+      ))}
+    </Box>
+  );
+}

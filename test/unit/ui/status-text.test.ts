@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { buildRollout } from '../../../src/model/rollout.ts';
+import { statusText } from '../../../src/ui/status-text.ts';
+import { painter } from '../../../src/ui/style.ts';
+import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
+
+function gatingModel() {
+  return buildRollout(
+    snapshot({
+      pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2', terminatingDeadlineIn: 9 }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' })],
+      slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])],
+      haptic: hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: true }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained' }], oldServers: [{ pod: 'web-old-1', ip: '10.0.0.1', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: false }] }),
+    }),
+    NOW,
+  );
+}
+
+describe('statusText', () => {
+  it('prints the same view as plain text without colour', () => {
+    expect(statusText(gatingModel(), NOW, painter(false))).toMatchInlineSnapshot(`
+      "deployment.apps/web -n shop · revision 2 · RollingUpdate maxSurge 1, maxUnavailable 0 · gate haproxy-haptic.org/load-balancer-ready
+      … Waiting for deployment "web" rollout to finish: 1 out of 2 new replicas have been updated...
+        desired 2 · updated 1 · ready 2 · available 2 · terminating 1
+
+      NEW PODS  replicaset/web-rs2 (revision 2)
+      NAME        CONTAINERS   GATE        READY   ENDPOINTS        HAPROXY       AGE
+      web-new-1   ✓ 20s        … waiting   ✗       web: not ready   enabled 1/2   30s
+
+      OLD PODS  replicaset/web-rs1 (revision 1)
+      NAME        STATE                             ENDPOINTS                   HAPROXY         AGE
+      web-old-1   ● Running, Ready                  web: ready                  not in config   30s
+      web-old-2   ↓ Terminating, 9s of grace left   web: terminating, serving   disabled 1/2    30s
+
+      HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d
+      "
+    `);
+  });
+});
