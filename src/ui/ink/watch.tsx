@@ -20,8 +20,11 @@ function App({ subscribe, onDone }: { subscribe: RolloutSubscription; onDone: ()
   return <StatusView model={update.model} now={Date.now()} finding={update.finding} problem={update.problem} podRows={podRows} />;
 }
 
-/** status --watch: a live Ink view until the rollout is done or Ctrl-C; the terminal is restored either way. */
-export async function watchRollout(subscribe: RolloutSubscription): Promise<WatchResult> {
+/**
+ * status --watch: a live Ink view until the rollout is done, Ctrl-C, or `ended` resolves (the caller's stream
+ * failed for good); the terminal is restored either way.
+ */
+export async function watchRollout(subscribe: RolloutSubscription, ended?: Promise<void>): Promise<WatchResult> {
   let result: WatchResult = 'interrupted';
   const instance = render(<App subscribe={subscribe} onDone={() => (result = 'done')} />, { exitOnCtrlC: false, patchConsole: false, interactive: true });
   // --watch has checked stdout is a terminal: draw in place even where CI=true is set (Ink would otherwise print
@@ -29,6 +32,7 @@ export async function watchRollout(subscribe: RolloutSubscription): Promise<Watc
   // and return, so a shell's `status --watch; next-command` goes on.
   const interrupt = () => instance.unmount();
   process.once('SIGINT', interrupt);
+  void ended?.then(() => instance.unmount());
   await instance.waitUntilExit();
   process.off('SIGINT', interrupt);
   return result;

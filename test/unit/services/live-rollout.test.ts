@@ -11,6 +11,7 @@ class FakeStore implements Store {
   objects: KubeObject[] = [];
   synced = false;
   error: unknown = undefined;
+  failures = 0;
   started = false;
   stopped = false;
   readonly query: Query;
@@ -33,11 +34,12 @@ class FakeStore implements Store {
     this.objects = objects;
     this.synced = true;
     this.error = undefined;
+    this.failures = 0;
     this.onChange();
   }
   fail(error: unknown) {
-    this.synced = false;
     this.error = error;
+    this.failures++;
     this.onChange();
   }
 }
