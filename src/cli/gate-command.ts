@@ -31,7 +31,7 @@ export abstract class GateCommand extends KubeCommand {
     const timeoutMs = parseDuration(flags.timeout, '--timeout');
     if (flags.wait && flags.output) throw new UserError('--wait prints transitions as text; it does not go with -o');
     const client = this.client(flags);
-    const records = await applyGate(client, {
+    const records = this.safe(await applyGate(client, {
       namespace: client.connection.namespace,
       names,
       selector: flags.selector,
@@ -40,7 +40,7 @@ export abstract class GateCommand extends KubeCommand {
       conditionType: flags['condition-type'],
       dryRun: flags['dry-run'] as DryRun,
       force,
-    });
+    }));
     const output = flags.output as 'json' | 'yaml' | undefined;
     process.stdout.write(output ? formatStructured(gateOutput(records), output) : gateText(records, painter(colorEnabled(flags['no-color']))));
     const code = gateExitCode(records);
@@ -52,7 +52,7 @@ export abstract class GateCommand extends KubeCommand {
         conditionType: flags['condition-type'],
         drained: false,
         timeoutMs,
-        onEntry: (entry) => process.stdout.write(`${waitLines(entry).join('\n')}\n`),
+        onEntry: (entry) => process.stdout.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
       });
       this.finish(waitExitCode(outcome));
     }

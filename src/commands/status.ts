@@ -47,24 +47,36 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with Ctrl-C.`;
       const deployments = await resolveDeployments(client, selection);
       if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
       const { watchRollout } = await import('../ui/ink/watch.tsx');
+      let fatal: { error: unknown } | undefined;
+      let endView!: () => void;
+      const ended = new Promise<void>((resolve) => (endView = resolve));
       const result = await watchRollout((onUpdate) => {
-        const follower = followRollout(client, deployments[0]!, { conditionType, drained: flags.drained, onUpdate });
+        const follower = followRollout(client, deployments[0]!, {
+          conditionType,
+          drained: flags.drained,
+          onUpdate: (update) => onUpdate(this.safe(update)),
+          onFatal: (error) => {
+            fatal = { error };
+            endView();
+          },
+        });
         follower.start();
         return () => follower.stop();
-      });
+      }, ended);
+      if (fatal) throw fatal.error;
       this.finish(result === 'done' ? ExitCode.ok : ExitCode.interrupted);
       return;
     }
     if (flags.wait) {
       const deployments = await resolveDeployments(client, selection);
-      const outcome = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => process.stdout.write(`${waitLines(entry).join('\n')}\n`) });
+      const outcome = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => process.stdout.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });
       this.finish(waitExitCode(outcome));
       return;
     }
     const now = Date.now();
-    const models = await loadStatus(client, { ...selection, allowNone: true, conditionType }, now);
+    const models = this.safe(await loadStatus(client, { ...selection, allowNone: true, conditionType }, now));
     if (!models.length && !flags.output) {
-      process.stderr.write(`${noneFound(selection)}\n`);
+      process.stderr.write(`${this.safe(noneFound(selection))}\n`);
       return;
     }
     if (flags.output) {
