@@ -428,7 +428,7 @@ const rows: Row[] = [
   },
   {
     name: 'status --wait on a watch stream of garbage',
-    args: ['status', 'web', '--wait', '--timeout', '3s'],
+    args: ['status', 'web', '--wait', '--timeout', '15s'],
     route: fakeCluster((req) => (req.query.get('watch') === 'true' && req.path.endsWith('/pods') ? { body: 'this is not json\n\u001b[2Jstill not\n', headers: { 'content-type': 'application/json' } } : undefined)),
     code: 0,
     stderr: '',
