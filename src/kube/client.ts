@@ -160,8 +160,9 @@ export class KubeClient {
   }
 
   /** fetch without following redirects, and with a limit on the wait for the answer's headers unless a deadline is set. */
-  private async send(url: URL, init: { method: string; headers: HeaderList; body?: string | undefined; dispatcher: Dispatcher; signal?: AbortSignal | undefined }) {
-    const headersMs = this.connection.requestTimeoutMs > 0 ? 0 : this.connection.headersTimeoutMs;
+  private async send(url: URL, init: { method: string; headers: HeaderList; body?: string | undefined; dispatcher: Dispatcher; signal?: AbortSignal | undefined }, watch = false) {
+    // a watch has no --request-timeout: the wait for its headers is always bounded
+    const headersMs = this.connection.requestTimeoutMs > 0 && !watch ? 0 : this.connection.headersTimeoutMs;
     const waiting = new AbortController();
     const timer = headersMs > 0 ? setLongTimeout(() => waiting.abort(new Cut('headers', headersMs)), headersMs) : undefined;
     const signal = init.signal ? AbortSignal.any([init.signal, waiting.signal]) : waiting.signal;
@@ -210,7 +211,7 @@ export class KubeClient {
     try {
       const { headers, dispatcher } = await this.authorize(signal);
       this.requestCount++;
-      response = await this.send(url, { method: 'GET', headers, dispatcher, signal });
+      response = await this.send(url, { method: 'GET', headers, dispatcher, signal }, true);
     } catch (err) {
       if (signal.aborted) return;
       throw this.failure(err, target, undefined, signal);
