@@ -3,10 +3,10 @@
 // secret planted in the kubeconfig, a token file, a credential plugin or the cluster's objects appears anywhere in
 // stdout or stderr, nor any terminal control sequence — once without and once with --debug.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectProxy, deployment, fakeCluster, hostileServer, NS, testPki, type HostileServer, type Received, type Reply, type Route } from './server.ts';
 
 const repoRoot = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
@@ -439,6 +439,9 @@ const rows: Row[] = [
 beforeAll(() => {
   testPki();
 });
+afterAll(() => {
+  rmSync(testPki().dir, { recursive: true, force: true });
+});
 
 function run(args: string[], env: Record<string, string>, timeoutMs: number): Promise<Result> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(KUBECONFIG|FORCE_COLOR|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|KUBERNETES_SERVICE_HOST)$/.test(k)));
@@ -478,6 +481,7 @@ async function runRow(row: Row, debug: boolean): Promise<{ ctx: Ctx; result: Res
   } finally {
     await server.close();
     await proxy?.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

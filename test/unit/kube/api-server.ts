@@ -3,9 +3,9 @@
 // client sent.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { KubeClient } from '../../../src/kube/client.ts';
 import { connect, type ConnectionOptions } from '../../../src/kube/config.ts';
 
@@ -57,7 +57,9 @@ export async function fakeApiServer(handler: Handler, options: Omit<ConnectionOp
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = new KubeClient(connect({ kubeconfig: kubeconfigFor(url), ...options }));
+  const kubeconfig = kubeconfigFor(url);
+  const client = new KubeClient(connect({ kubeconfig, ...options }));
+  rmSync(dirname(kubeconfig), { recursive: true, force: true });
   return {
     client,
     received,
