@@ -14,6 +14,14 @@ export default defineConfig({
         },
       },
       {
+        // hostile inputs: the built bundle as a process against local servers the tests control (no cluster)
+        test: {
+          name: 'hostile',
+          include: ['test/hostile/**/*.test.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],

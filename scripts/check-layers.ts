@@ -10,15 +10,17 @@ import { fileURLToPath } from 'node:url';
  */
 export const LAYERS: Record<string, { may: string[]; typeOnly?: string[] }> = {
   types: { may: [] },
+  // leaf helpers that know nothing of Kubernetes: redaction of printed text, timers longer than setTimeout's limit
+  lib: { may: [] },
   haptic: { may: ['types'] },
-  kube: { may: ['types', 'haptic'] },
+  kube: { may: ['types', 'haptic', 'lib'] },
   model: { may: ['types', 'haptic'] },
   diagnose: { may: ['types', 'haptic', 'model'] },
-  ui: { may: ['types', 'haptic', 'model', 'diagnose'], typeOnly: ['services'] },
-  services: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'cli/errors.ts', 'cli/completion.ts'] },
-  cli: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'services', 'ui'] },
-  commands: { may: ['types', 'haptic', 'model', 'diagnose', 'services', 'ui', 'cli'] },
-  hooks: { may: ['cli'] },
+  ui: { may: ['types', 'haptic', 'model', 'diagnose', 'lib'], typeOnly: ['services'] },
+  services: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'lib', 'cli/errors.ts', 'cli/completion.ts'] },
+  cli: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'services', 'ui', 'lib'] },
+  commands: { may: ['types', 'haptic', 'model', 'diagnose', 'services', 'ui', 'cli', 'lib'] },
+  hooks: { may: ['cli', 'lib'] },
   // the executable's entry and oclif's command table
   '.': { may: ['cli', 'commands'] },
 };

@@ -7,7 +7,7 @@ export const kubeFlags = {
   context: Flags.string({ summary: 'The kubeconfig context to use.', helpGroup: 'KUBECTL' }),
   kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).', helpGroup: 'KUBECTL' }),
   'request-timeout': Flags.string({
-    summary: 'How long to wait for one API request before giving up (e.g. 10s, 1m; 0 = no limit).',
+    summary: 'How long one API request may take, its credential plugin and whole answer included (e.g. 10s, 1m; 0 = no overall limit, but 60 s without an answer or 30 s of a stalled body still time out).',
     default: '0',
     helpGroup: 'KUBECTL',
   }),
@@ -23,7 +23,7 @@ export const conditionTypeFlag = Flags.string({ summary: 'Readiness gate conditi
 
 export const EXIT_CODES_HELP =
   'Exit codes: 0 success; 1 rollout failed, stall cause found, or a target refused/failed; 2 timed out; ' +
-  '3 usage or input error (bad flag, unknown object); 4 cluster or API error (unreachable, unauthorized, forbidden).';
+  '3 usage or input error (bad flag, invalid or unknown object, unusable kubeconfig); 4 cluster, API or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed).';
 
 /** The Deployment a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
 export const rolloutArgs = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };

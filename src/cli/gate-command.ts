@@ -32,7 +32,7 @@ export abstract class GateCommand extends KubeCommand {
     const timeoutMs = parseDuration(flags.timeout, '--timeout');
     if (flags.wait && flags.output) throw new UserError('--wait prints transitions as text; it does not go with -o');
     const client = this.client(flags);
-    const records = await applyGate(client, {
+    const records = this.safe(await applyGate(client, {
       namespace: client.connection.namespace,
       names,
       selector: flags.selector,
@@ -41,7 +41,7 @@ export abstract class GateCommand extends KubeCommand {
       conditionType: flags['condition-type'],
       dryRun: flags['dry-run'] as DryRun,
       force,
-    });
+    }));
     const output = flags.output as 'json' | 'yaml' | undefined;
     process.stdout.write(output ? formatStructured(gateOutput(records), output) : gateText(records, painter(colorEnabled(flags['no-color']))));
     const code = gateExitCode(records);
@@ -53,10 +53,10 @@ export abstract class GateCommand extends KubeCommand {
         conditionType: flags['condition-type'],
         drained: false,
         timeoutMs,
-        onEntry: (entry) => process.stdout.write(`${waitLines(entry).join('\n')}\n`),
+        onEntry: (entry) => process.stdout.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
       });
       const paint = painter(colorEnabled(flags['no-color']));
-      for (const report of reports) process.stdout.write(`\n${reportText(report, paint)}`);
+      for (const report of this.safe(reports)) process.stdout.write(`\n${reportText(report, paint)}`);
       this.finish(waitExitCode(outcome));
     }
     return records;

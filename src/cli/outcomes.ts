@@ -7,8 +7,13 @@ export function waitExitCode(outcome: WaitOutcome): ExitCode {
   return outcome === 'complete' ? ExitCode.ok : outcome === 'failed' ? ExitCode.failed : ExitCode.timeout;
 }
 
-/** 4 when a write was refused by the cluster itself (forbidden, unreachable…), 1 when any target failed or was refused. */
+/**
+ * 4 when a write was refused by the cluster itself (forbidden, unreachable…), 2 when one timed out, 1 when any
+ * target failed or was refused. A write that succeeded counts as such even if reading it back failed (a warning).
+ */
 export function gateExitCode(records: GateRecord[]): ExitCode {
-  if (records.some((r) => r.cause !== undefined && exitCodeOf(r.cause) === ExitCode.cluster)) return ExitCode.cluster;
+  const codes = records.filter((r) => r.cause !== undefined).map((r) => exitCodeOf(r.cause));
+  if (codes.includes(ExitCode.cluster)) return ExitCode.cluster;
+  if (codes.includes(ExitCode.timeout)) return ExitCode.timeout;
   return records.some((r) => r.result === 'failed' || r.result === 'refused') ? ExitCode.failed : ExitCode.ok;
 }

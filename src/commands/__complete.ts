@@ -1,6 +1,7 @@
 import { Command } from '@oclif/core';
 import type { CommandSpec } from '../cli/completion.ts';
 import { completeWords } from '../services/complete.ts';
+import { redact } from '../lib/redact.ts';
 
 /** Hidden: answers kubectl's plugin completion (bin/kubectl_complete-haptic). Never fails loudly: a shell is waiting. */
 export default class CompleteCommand extends Command {
@@ -22,6 +23,6 @@ export default class CompleteCommand extends Command {
       })),
     }));
     const result = await completeWords(this.argv.length ? this.argv : [''], specs);
-    process.stdout.write([...result.candidates, `:${result.directive}`].join('\n') + '\n');
+    process.stdout.write([...result.candidates.map(redact), `:${result.directive}`].join('\n') + '\n');
   }
 }

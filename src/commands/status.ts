@@ -48,11 +48,23 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
       const deployments = await resolveDeployments(client, selection);
       if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
       const { watchRollout } = await import('../ui/ink/watch.tsx');
+      let fatal: { error: unknown } | undefined;
+      let endView!: () => void;
+      const ended = new Promise<void>((resolve) => (endView = resolve));
       const watched = await watchRollout((onUpdate) => {
-        const follower = followRollout(client, deployments[0]!, { conditionType, drained: flags.drained, onUpdate });
+        const follower = followRollout(client, deployments[0]!, {
+          conditionType,
+          drained: flags.drained,
+          onUpdate: (update) => onUpdate(this.safe(update)),
+          onFatal: (error) => {
+            fatal = { error };
+            endView();
+          },
+        });
         follower.start();
         return () => follower.stop();
-      });
+      }, ended);
+      if (fatal) throw fatal.error;
       // the last frame stays on screen; the report follows it
       if (watched.report) process.stdout.write(`\n${reportText(watched.report, painter(colorEnabled(flags['no-color'])))}`);
       this.finish(watched.result === 'done' ? ExitCode.ok : ExitCode.interrupted);
@@ -62,7 +74,8 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
       const deployments = await resolveDeployments(client, selection);
       // with -o the log goes to stderr, so stdout holds only the report, parseable
       const log = flags.output ? process.stderr : process.stdout;
-      const { outcome, reports } = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => log.write(`${waitLines(entry).join('\n')}\n`) });
+      const { outcome, reports: raw } = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });
+      const reports = this.safe(raw);
       if (flags.output) {
         if (reports.length) process.stdout.write(formatStructured(reports.length === 1 ? reports[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports }, flags.output as 'json' | 'yaml'));
       } else {
@@ -73,9 +86,9 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
       return;
     }
     const now = Date.now();
-    const models = await loadStatus(client, { ...selection, allowNone: true, conditionType }, now);
+    const models = this.safe(await loadStatus(client, { ...selection, allowNone: true, conditionType }, now));
     if (!models.length && !flags.output) {
-      process.stderr.write(`${noneFound(selection)}\n`);
+      process.stderr.write(`${this.safe(noneFound(selection))}\n`);
       return;
     }
     if (flags.output) {

@@ -33,9 +33,9 @@ ${EXIT_CODES_HELP} Here 1 means a stall cause was found.`;
     const { flags, args } = await this.parse(WhyStalled);
     const client = this.client(flags);
     const selection = { ...rolloutSelection(client, args.name, flags), allowNone: true };
-    const results = await whyStalled(client, { ...selection, conditionType: flags['condition-type'] });
+    const results = this.safe(await whyStalled(client, { ...selection, conditionType: flags['condition-type'] }));
     if (!results.length && !flags.output) {
-      process.stderr.write(`${noneFound(selection)}\n`);
+      process.stderr.write(`${this.safe(noneFound(selection))}\n`);
       return;
     }
     if (flags.output) process.stdout.write(formatStructured(diagnosisOutput(results), flags.output as 'json' | 'yaml'));

@@ -1,7 +1,8 @@
-import { HttpMethod, RequestContext } from '@kubernetes/client-node';
-import { fetch, type Dispatcher } from 'undici';
-import type { Connection } from './config.ts';
-import { ApiError, apiErrorFromStatus, requestTimedOut, unreachable, type RequestTarget } from './errors.ts';
+import { connect as tlsConnect } from 'node:tls';
+import { Agent, fetch, ProxyAgent, type Dispatcher } from 'undici';
+import { setLongTimeout, timeoutSignal } from '../lib/timers.ts';
+import type { Connection, TlsSettings } from './config.ts';
+import { ApiError, apiErrorFromStatus, badResponse, CredentialError, KubeConfigError, readTimedOut, requestTimedOut, unreachable, type RequestTarget } from './errors.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryParams = Record<string, string | number | boolean | undefined>;
@@ -23,6 +24,11 @@ export interface RequestOptions {
   /** default application/json */
   contentType?: string;
   signal?: AbortSignal;
+  /**
+   * What a 2xx answer must be: `object` (a JSON object with metadata.name), `list` (a JSON object with an `items`
+   * array of such objects), or `any` (JSON, else the text, as for /readyz; the default).
+   */
+  expect?: 'object' | 'list' | 'any';
 }
 
 /** One event of a watch stream. The server's ERROR events are thrown as ApiError instead (code 410: kind Gone). */
@@ -31,15 +37,38 @@ export interface WatchEvent<T> {
   object: T;
 }
 
+/** The largest answer read: a bigger one is refused instead of filling memory (see README, "Limits"). */
+export const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** client-go retries a 429 or 5xx answer that carries Retry-After at most this often... */
+export const MAX_RETRIES = 10;
+/** ...and this plugin waits at most this long per retry, whatever Retry-After says. */
+export const MAX_RETRY_WAIT_MS = 10_000;
+
+/** Why a request was cut short by this client (the reason of an internal AbortController). */
+class Cut extends Error {
+  readonly what: 'headers' | 'body' | 'size';
+  readonly ms: number;
+  constructor(what: 'headers' | 'body' | 'size', ms = 0) {
+    super(what);
+    this.what = what;
+    this.ms = ms;
+  }
+}
+
+type FetchResponse = Awaited<ReturnType<typeof fetch>>;
+type HeaderList = [string, string][];
+
 /**
  * The only code that sends HTTP to the API server. Plain JSON in and out (no generated model classes), so the
- * model and fast-json-patch see exactly what the server sent. Every failure becomes a typed ApiError.
+ * model and fast-json-patch see exactly what the server sent. Every failure becomes a typed ApiError: the
+ * --request-timeout deadline covers credentials, connecting, the answer and its body, and retries; without it, a
+ * server that sends nothing for 60 s, or stalls a body for 30 s, times out; redirects are refused, not followed;
+ * bodies above 256 MiB are refused while being read.
  */
 export class KubeClient {
   readonly connection: Connection;
-  private dispatcher: Dispatcher | undefined;
-  private dispatcherReady = false;
-  /** Requests sent (a watch counts once), for benchmarks and tests that prove a command's request count. */
+  private readonly pools = new WeakMap<TlsSettings, Dispatcher>();
+  /** Requests sent (a watch counts once; a retry counts again), for benchmarks and tests of a command's request count. */
   requestCount = 0;
 
   constructor(connection: Connection) {
@@ -51,102 +80,181 @@ export class KubeClient {
   }
 
   url(path: string, query: QueryParams = {}): URL {
-    const url = new URL(this.server.replace(/\/+$/, '') + path);
+    const base = this.connection.serverUrl;
+    const url = new URL(`${base.origin}${base.pathname.replace(/\/+$/, '')}${path}`);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     return url;
   }
 
-  /** Headers (fresh credentials each time, e.g. exec plugins) and one shared connection pool. */
-  private async authorize(url: URL, method: Method): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
-    const ctx = new RequestContext(url.toString(), method as HttpMethod);
-    await this.connection.kubeConfig.applySecurityAuthentication(ctx);
-    if (!this.dispatcherReady) {
-      this.dispatcher = ctx.getDispatcher() as Dispatcher | undefined;
-      this.dispatcherReady = true;
-    }
-    return { headers: ctx.getHeaders() as unknown as Record<string, string>, dispatcher: this.dispatcher };
+  /** One connection pool per TLS settings (they change only when an exec plugin hands out a new client certificate). */
+  private dispatcher(tls: TlsSettings): Dispatcher {
+    let pool = this.pools.get(tls);
+    if (pool) return pool;
+    const connect = {
+      ...(tls.ca ? { ca: tls.ca } : {}),
+      ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}),
+      ...(tls.servername ? { servername: tls.servername } : {}),
+      rejectUnauthorized: tls.rejectUnauthorized,
+    };
+    // timeouts are this client's own (the deadline, the read timeouts): a watch may be quiet for minutes
+    const timeouts = { headersTimeout: 0, bodyTimeout: 0 };
+    const proxy = this.connection.proxy;
+    if (!proxy) pool = new Agent({ connect, ...timeouts });
+    else if (proxy.startsWith('socks5:')) pool = new Agent({ connect: socksConnector(proxy, connect) as never, ...timeouts });
+    else pool = new ProxyAgent({ uri: proxy, requestTls: connect, ...timeouts });
+    this.pools.set(tls, pool);
+    return pool;
   }
 
-  /** One request; resolves to the parsed JSON answer (the text when it is not JSON, as for /readyz). */
-  async request<T>(method: Method, path: string, target: RequestTarget, options: RequestOptions = {}): Promise<T> {
-    const url = this.url(path, options.query);
-    const timeoutMs = this.connection.requestTimeoutMs;
-    const signals = [options.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
-    let status: number;
-    let text: string;
-    try {
-      const { headers, dispatcher } = await this.authorize(url, method);
-      const requestHeaders: Record<string, string> = { ...headers, accept: 'application/json' };
-      if (options.body !== undefined) requestHeaders['content-type'] = options.contentType ?? ContentType.json;
+  /** The deadline of one request (with its retries): --request-timeout, and the caller's signal. */
+  private deadline(signal: AbortSignal | undefined): AbortSignal | undefined {
+    const ms = this.connection.requestTimeoutMs;
+    const signals = [signal, ms > 0 ? timeoutSignal(ms) : undefined].filter((s): s is AbortSignal => s !== undefined);
+    return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  }
+
+  /** Maps whatever a request threw to a typed error (an abort by the caller stays an AbortError). */
+  private failure(err: unknown, target: RequestTarget, signal: AbortSignal | undefined, caller: AbortSignal | undefined): unknown {
+    if (err instanceof ApiError || err instanceof KubeConfigError) return err;
+    if (err instanceof CredentialError) return err;
+    if (caller?.aborted) return caller.reason instanceof Error ? caller.reason : err;
+    if (signal?.aborted) return requestTimedOut(this.server, target, this.connection.requestTimeoutMs, err);
+    if (err instanceof Cut) {
+      if (err.what === 'size') return badResponse(this.server, target, `an answer larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, which is refused`);
+      return readTimedOut(this.server, target, err.what, err.ms);
+    }
+    const cut = findCut(err);
+    if (cut) return this.failure(cut, target, signal, caller);
+    return unreachable(this.server, target, err);
+  }
+
+  /** Sends one request and reads its whole answer (at most MAX_BODY_BYTES), retrying 429/5xx with Retry-After. */
+  private async exchange(method: Method, url: URL, target: RequestTarget, options: RequestOptions, signal: AbortSignal | undefined) {
+    for (let attempt = 0; ; attempt++) {
+      const { headers, dispatcher } = await this.authorize(signal);
+      if (options.body !== undefined) headers.push(['content-type', options.contentType ?? ContentType.json]);
       this.requestCount++;
-      const response = await fetch(url, {
+      const response = await this.send(url, {
         method,
-        headers: requestHeaders,
+        headers,
         body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
         dispatcher,
-        signal: signals.length ? AbortSignal.any(signals) : undefined,
+        signal,
       });
-      status = response.status;
-      text = await response.text();
-    } catch (err) {
-      if (err instanceof Error && err.name === 'TimeoutError') throw requestTimedOut(this.server, target, timeoutMs, err);
-      if (err instanceof Error && err.name === 'AbortError') throw err;
-      throw unreachable(this.server, target, err);
+      const wait = retryAfterMs(response.status, response.headers.get('retry-after'));
+      if (wait !== undefined && attempt < MAX_RETRIES) {
+        await response.body?.cancel().catch(() => {});
+        await sleep(wait, signal);
+        continue;
+      }
+      const text = await readBody(response, this.connection.requestTimeoutMs > 0 ? 0 : this.connection.bodyIdleTimeoutMs);
+      return { response, text, retries: attempt };
     }
-    const body = parseAnswer(text);
-    if (status < 200 || status > 299) throw apiErrorFromStatus(status, body, target, this.server);
-    return body as T;
+  }
+
+  /** Headers (fresh credentials each time: an exec plugin's may expire) and the pool for the credentials' TLS. */
+  private async authorize(signal: AbortSignal | undefined): Promise<{ headers: HeaderList; dispatcher: Dispatcher }> {
+    const credentials = await this.connection.credentials(signal);
+    const headers: HeaderList = [['accept', 'application/json'], ['user-agent', 'kubectl-haptic'], ...credentials.headers];
+    return { headers, dispatcher: this.dispatcher(credentials.tls) };
+  }
+
+  /** fetch without following redirects, and with a limit on the wait for the answer's headers unless a deadline is set. */
+  private async send(url: URL, init: { method: string; headers: HeaderList; body?: string | undefined; dispatcher: Dispatcher; signal?: AbortSignal | undefined }, watch = false) {
+    // a watch has no --request-timeout: the wait for its headers is always bounded
+    const headersMs = this.connection.requestTimeoutMs > 0 && !watch ? 0 : this.connection.headersTimeoutMs;
+    const waiting = new AbortController();
+    const timer = headersMs > 0 ? setLongTimeout(() => waiting.abort(new Cut('headers', headersMs)), headersMs) : undefined;
+    const signal = init.signal ? AbortSignal.any([init.signal, waiting.signal]) : waiting.signal;
+    try {
+      return await fetch(url, { ...init, redirect: 'manual', signal });
+    } catch (err) {
+      if (waiting.signal.aborted) throw waiting.signal.reason;
+      throw err;
+    } finally {
+      timer?.clear();
+    }
+  }
+
+  /** One request; resolves to the parsed JSON answer (see RequestOptions.expect). */
+  async request<T>(method: Method, path: string, target: RequestTarget, options: RequestOptions = {}): Promise<T> {
+    const url = this.url(path, options.query);
+    const signal = this.deadline(options.signal);
+    let exchanged;
+    try {
+      exchanged = await this.exchange(method, url, target, options, signal);
+    } catch (err) {
+      throw this.failure(err, target, signal, options.signal);
+    }
+    const { response, text, retries } = exchanged;
+    const status = response.status;
+    if (status >= 300 && status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${status}${redirectTarget(response.headers.get('location'), url)}), which is not followed`, status);
+    if (status < 200 || status > 299) {
+      const err = apiErrorFromStatus(status, parseAnswer(text), target, this.server, this.connection.anonymous);
+      if (retries > 0) (err as { message: string }).message += ` (after ${retries} retries)`;
+      throw err;
+    }
+    return checkAnswer(text, options.expect ?? 'any', response.headers.get('content-type'), (what) => badResponse(this.server, target, what, status)) as T;
   }
 
   /**
    * Watches a collection: `path` is its list path, `query` carries resourceVersion, selectors, allowWatchBookmarks
    * and timeoutSeconds. Yields the events of the newline-delimited JSON stream until the server closes it (its
    * timeoutSeconds) or `signal` aborts, which ends the stream quietly. A refused watch, an ERROR event (the server's
-   * Status; code 410 when the resourceVersion is too old) or a broken stream throws a typed ApiError. Unlike request,
-   * no --request-timeout applies: a watch is meant to stay open.
+   * Status; code 410 when the resourceVersion is too old) or a broken stream throws a typed ApiError. No
+   * --request-timeout applies: a watch is meant to stay open; but a stream silent for 30 s longer than the
+   * timeoutSeconds the server was asked for is dead, and one line may not exceed the body cap.
    */
   async *watch<T = unknown>(path: string, query: QueryParams, signal: AbortSignal, target: RequestTarget = { verb: 'watch', resource: path }): AsyncGenerator<WatchEvent<T>> {
     const url = this.url(path, { ...query, watch: true });
     let response;
     try {
-      const { headers, dispatcher } = await this.authorize(url, 'GET');
+      const { headers, dispatcher } = await this.authorize(signal);
       this.requestCount++;
-      response = await fetch(url, { headers: { ...headers, accept: 'application/json' }, dispatcher, signal });
+      response = await this.send(url, { method: 'GET', headers, dispatcher, signal }, true);
     } catch (err) {
       if (signal.aborted) return;
-      throw unreachable(this.server, target, err);
+      throw this.failure(err, target, undefined, signal);
     }
+    if (response.status >= 300 && response.status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${response.status}${redirectTarget(response.headers.get('location'), url)}), which is not followed`, response.status);
     if (!response.ok || !response.body) {
-      const text = await response.text().catch(() => '');
-      throw apiErrorFromStatus(response.status, parseAnswer(text), target, this.server);
+      const text = await readBody(response, this.connection.bodyIdleTimeoutMs).catch(() => '');
+      throw apiErrorFromStatus(response.status, parseAnswer(text), target, this.server, this.connection.anonymous);
     }
+    const idleMs = (Number(query.timeoutSeconds) || 300) * 1000 + 30_000;
     const decoder = new TextDecoder();
     let buffer = '';
     try {
-      for await (const chunk of response.body) {
+      for await (const chunk of idleGuard(response.body, idleMs)) {
         buffer += decoder.decode(chunk, { stream: true });
         for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
           const line = buffer.slice(0, newline).trim();
           buffer = buffer.slice(newline + 1);
           if (line) yield this.watchEvent<T>(line, target);
         }
+        if (buffer.length > MAX_BODY_BYTES) throw new Cut('size');
       }
     } catch (err) {
       if (signal.aborted) return;
-      if (err instanceof ApiError) throw err;
-      throw unreachable(this.server, target, err);
+      throw this.failure(err, target, undefined, signal);
     }
   }
 
   private watchEvent<T>(line: string, target: RequestTarget): WatchEvent<T> {
-    const event = parseAnswer(line) as { type?: string; object?: { code?: number } } | string;
-    if (typeof event !== 'object' || event === null || !event.object) {
-      throw new ApiError('ServerError', `${target.verb} ${target.resource}: the API server sent a malformed watch event: ${line.slice(0, 200)}`, target, undefined, undefined, line);
+    const event = parseAnswer(line) as { type?: string; object?: { code?: number; metadata?: unknown } } | string;
+    if (typeof event !== 'object' || event === null || !isObject(event.object)) {
+      throw badResponse(this.server, target, 'a malformed watch event (not a JSON event with an object)', undefined, line);
     }
-    if (event.type === 'ERROR') throw apiErrorFromStatus(event.object.code ?? 500, event.object, target, this.server);
+    if (event.type === 'ERROR') throw apiErrorFromStatus(event.object.code ?? 500, event.object, target, this.server, this.connection.anonymous);
+    if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type ?? '') || !isObject(event.object.metadata) || (event.type !== 'BOOKMARK' && !hasName(event.object))) {
+      throw badResponse(this.server, target, `a malformed watch event (type ${JSON.stringify(event.type ?? null)}, or an object without metadata.name)`, undefined, line);
+    }
     return event as WatchEvent<T>;
   }
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const hasName = (v: unknown) => isObject(v) && isObject(v.metadata) && typeof v.metadata.name === 'string';
 
 /** JSON when the answer is JSON, else its text; undefined when empty. */
 function parseAnswer(text: string): unknown {
@@ -156,4 +264,132 @@ function parseAnswer(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** A 2xx answer checked against what the request expects: a list without items is a broken server, not "none". */
+function checkAnswer(text: string, expect: 'object' | 'list' | 'any', contentType: string | null, bad: (what: string) => ApiError): unknown {
+  if (expect === 'any') return parseAnswer(text);
+  if (!text.trim()) raise(bad('an empty body instead of JSON'));
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    raise(bad(`a body that is not JSON (${contentType ? `content-type ${contentType.split(';')[0]}, ` : ''}${text.length} bytes)`));
+  }
+  if (!isObject(data)) raise(bad(`JSON that is not an object (${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data})`));
+  if (expect === 'object') {
+    if (!hasName(data)) raise(bad('a JSON object without metadata.name, not a Kubernetes object'));
+    return data;
+  }
+  if (!Array.isArray(data.items)) raise(bad('a JSON object without an items list, not a Kubernetes list'));
+  if (data.metadata !== undefined && !isObject(data.metadata)) raise(bad('a list whose metadata is not an object'));
+  const items = data.items as unknown[];
+  if (!items.every(hasName)) raise(bad('a list with items that have no metadata.name'));
+  return data;
+}
+
+function raise(err: Error): never {
+  throw err;
+}
+
+/** Where a redirect pointed, without its query (it may carry a token). */
+function redirectTarget(location: string | null, from: URL): string {
+  if (!location) return '';
+  try {
+    const to = new URL(location, from);
+    return ` to ${to.protocol}//${to.host}${to.pathname}`;
+  } catch {
+    return ' to an invalid location';
+  }
+}
+
+/** client-go's checkWait: a 429 or any 5xx with `Retry-After: <seconds>` is retried after that long (capped here). */
+function retryAfterMs(status: number, header: string | null): number | undefined {
+  if (status !== 429 && status < 500) return undefined;
+  if (header === null || !/^\s*\d+\s*$/.test(header)) return undefined;
+  return Math.min(Number(header) * 1000, MAX_RETRY_WAIT_MS);
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Yields the chunks of a body; throws Cut('body') when none comes for `idleMs` (0: no limit). */
+async function* idleGuard(body: NonNullable<FetchResponse['body']>, idleMs: number): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const next = reader.read();
+      const result = idleMs > 0
+        ? await Promise.race([next, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Cut('body', idleMs)), Math.min(idleMs, 2 ** 31 - 1))))]).finally(() => clearTimeout(timer))
+        : await next;
+      if (result.done) return;
+      yield result.value;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** Reads a whole body as text, refusing more than MAX_BODY_BYTES (by Content-Length at once, else while counting). */
+async function readBody(response: FetchResponse, idleMs: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_BODY_BYTES) {
+    await response.body?.cancel().catch(() => {});
+    throw new Cut('size');
+  }
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of idleGuard(response.body, idleMs)) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) throw new Cut('size');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A Cut wrapped by fetch (as the cause of its TypeError, or an abort reason). */
+function findCut(err: unknown): Cut | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e instanceof Error; depth++) {
+    if (e instanceof Cut) return e;
+    e = e.cause;
+  }
+  return undefined;
+}
+
+/** A socks5 proxy-url: connections tunnel through it (the `socks` package, loaded only for such a kubeconfig). */
+function socksConnector(proxy: string, tls: Record<string, unknown>) {
+  const parsed = new URL(proxy);
+  return (options: { hostname: string; port: string; protocol: string; servername?: string | null }, callback: (err: Error | null, socket: unknown) => void) => {
+    import('socks')
+      .then(({ SocksClient }) =>
+        SocksClient.createConnection({
+          proxy: { host: parsed.hostname, port: Number(parsed.port) || 1080, type: 5, ...(parsed.username ? { userId: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) } : {}) },
+          command: 'connect',
+          destination: { host: options.hostname, port: Number(options.port) || (options.protocol === 'https:' ? 443 : 80) },
+        }),
+      )
+      .then(({ socket }) => {
+        if (options.protocol !== 'https:') return callback(null, socket);
+        const secure = tlsConnect({ ...tls, socket, servername: (tls.servername as string | undefined) ?? options.servername ?? options.hostname });
+        secure.once('secureConnect', () => callback(null, secure));
+        secure.once('error', (err) => callback(err, null));
+      })
+      .catch((err: Error) => callback(err, null));
+  };
 }

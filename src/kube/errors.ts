@@ -10,6 +10,9 @@ export type ApiErrorKind =
   | 'Invalid'
   | 'Timeout'
   | 'Gone'
+  | 'TooManyRequests'
+  /** the answer is not what the API server sends: not JSON, not a list, a redirect, larger than the cap */
+  | 'BadResponse'
   | 'ServerError';
 
 /** What the client was doing when the error happened: enough to say which verb on which resource failed. */
@@ -48,6 +51,7 @@ const kindByStatus: Record<number, ApiErrorKind> = {
   409: 'Conflict',
   410: 'Gone',
   422: 'Invalid',
+  429: 'TooManyRequests',
   504: 'Timeout',
 };
 
@@ -60,7 +64,7 @@ function describe(target: RequestTarget): string {
  * Maps an HTTP status and the API server's answer (a Status object, or text such as a proxy's error page) to a typed
  * error with a one-line message; the answer stays on the error as `body`.
  */
-export function apiErrorFromStatus(status: number, body: unknown, target: RequestTarget, server: string): ApiError {
+export function apiErrorFromStatus(status: number, body: unknown, target: RequestTarget, server: string, anonymous?: string): ApiError {
   const kind = kindByStatus[status] ?? 'ServerError';
   const serverMessage = typeof body === 'string'
     ? body.slice(0, 200)
@@ -72,10 +76,15 @@ export function apiErrorFromStatus(status: number, body: unknown, target: Reques
       break;
     case 'Forbidden':
       message = `forbidden: cannot ${target.verb} ${target.resource}${target.namespace ? ` in namespace "${target.namespace}"` : ''}` +
-        (serverMessage ? ` (${serverMessage})` : '');
+        (serverMessage ? ` (${serverMessage})` : '') + (anonymous ? `; ${anonymous}` : '');
       break;
     case 'Unauthorized':
-      message = `unauthorized: the API server at ${server} rejected the credentials of the current context; log in again or check --kubeconfig/--context`;
+      message = anonymous
+        ? `unauthorized: the API server at ${server} requires credentials, and ${anonymous}; check the context's user in --kubeconfig/--context`
+        : `unauthorized: the API server at ${server} rejected the credentials of the current context; log in again or check --kubeconfig/--context`;
+      break;
+    case 'TooManyRequests':
+      message = `the API server at ${server} is overloaded: it answered ${target.verb} ${describe(target)} with HTTP 429 Too Many Requests${serverMessage ? ` (${serverMessage})` : ''}; try again later`;
       break;
     case 'Conflict':
       message = `conflict: ${describe(target)} was changed by someone else while this command ran${serverMessage ? ` (${serverMessage})` : ''}`;
@@ -86,13 +95,30 @@ export function apiErrorFromStatus(status: number, body: unknown, target: Reques
   return new ApiError(kind, message.replace(/\s*\n\s*/g, ' '), target, status, undefined, body);
 }
 
+/** Node's codes of a server certificate that does not verify. */
+const TLS_VERIFY = /^(UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)/;
+
 export function unreachable(server: string, target: RequestTarget, cause: unknown): ApiError {
   const reason = networkReason(cause);
+  if (TLS_VERIFY.test(reason)) {
+    return new ApiError('Unreachable', `cannot verify the TLS certificate of the API server at ${server} (${reason}); check the cluster's certificate-authority and tls-server-name in the kubeconfig`, target, undefined, cause);
+  }
   return new ApiError('Unreachable', `cannot reach the Kubernetes API server at ${server}${reason ? ` (${reason})` : ''}; check --context/--kubeconfig and that the cluster is running`, target, undefined, cause);
 }
 
 export function requestTimedOut(server: string, target: RequestTarget, ms: number, cause: unknown): ApiError {
   return new ApiError('Timeout', `the API server at ${server} did not answer ${target.verb} ${describe(target)} within ${ms / 1000}s (--request-timeout)`, target, undefined, cause);
+}
+
+/** Without --request-timeout: no header, or no byte of the body, for the default read timeout. */
+export function readTimedOut(server: string, target: RequestTarget, what: 'headers' | 'body', ms: number): ApiError {
+  const did = what === 'headers' ? `sent no answer to ${target.verb} ${describe(target)} for ${ms / 1000}s` : `stopped sending its answer to ${target.verb} ${describe(target)} for ${ms / 1000}s`;
+  return new ApiError('Timeout', `the API server at ${server} ${did} (default read timeout; --request-timeout sets a limit for the whole request)`, target);
+}
+
+/** An answer that is not what an API server sends (the body, if any, stays on the error, never in the message). */
+export function badResponse(server: string, target: RequestTarget, what: string, status?: number, body?: unknown): ApiError {
+  return new ApiError('BadResponse', `the server at ${server} answered ${target.verb} ${describe(target)} with ${what}; is the kubeconfig's server URL an API server?`, target, status, undefined, body);
 }
 
 function networkReason(cause: unknown): string {
@@ -110,5 +136,20 @@ export class KubeConfigError extends Error {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'KubeConfigError';
+  }
+}
+
+/**
+ * No credential could be obtained: the kubeconfig's exec plugin is missing, failed, printed no credential or timed
+ * out (`timeout`), or an auth provider failed. `hint` is the plugin's installHint, printed after the error line.
+ */
+export class CredentialError extends Error {
+  readonly hint: string | undefined;
+  readonly timeout: boolean;
+  constructor(message: string, options: { cause?: unknown; hint?: string | undefined; timeout?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'CredentialError';
+    this.hint = options.hint;
+    this.timeout = options.timeout ?? false;
   }
 }

@@ -53,6 +53,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** how many times the informer listed (1 + relists after 410 Gone or errors) */
   lists = 0;
 
+  /** failed attempts in a row since the last successful list */
+  failures = 0;
+
   private readonly client: KubeClient;
   readonly query: Query;
   private readonly handlers: InformerHandlers<T>;
@@ -105,6 +108,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         if (isApiError(err, 'Gone')) continue;
         const delay = (this.options.backoffMs ?? defaultBackoff)(this.attempt++);
         this.error = err;
+        this.failures++;
         this.handlers.onError?.(err, delay);
         this.handlers.onChange?.();
         await sleep(delay, signal);
@@ -116,6 +120,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const page = await this.client.request<List<T>>('GET', this.path, this.target('list'), {
       query: { labelSelector: this.query.labelSelector, fieldSelector: this.query.fieldSelector },
       signal: this.abort.signal,
+      expect: 'list',
     });
     this.lists++;
     const seen = new Set<string>();
@@ -132,8 +137,9 @@ export class Informer<T extends KubeObject = KubeObject> {
       this.objects.delete(key);
       changed.push([key, undefined]);
     }
-    this.resourceVersion = page.metadata.resourceVersion ?? '';
+    this.resourceVersion = page.metadata?.resourceVersion ?? '';
     this.error = undefined;
+    this.failures = 0;
     this.synced = true;
     for (const [key, object] of changed) this.handlers.onObject?.(key, object);
     this.handlers.onChange?.();

@@ -37,8 +37,39 @@ export interface Locator {
   subresource?: string | undefined;
 }
 
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Why the API server would refuse this as an object name in a URL path (apimachinery's IsValidPathSegmentName). */
+function pathSegmentProblem(name: string): string | undefined {
+  if (name === '.' || name === '..') return `may not be '${name}'`;
+  if (name.includes('/')) return "may not contain '/'";
+  if (name.includes('%')) return "may not contain '%'";
+  return undefined;
+}
+
+/** Why `name` is not a valid namespace name (a DNS-1123 label), as the API server words it; undefined if valid. */
+export function namespaceNameProblem(name: string): string | undefined {
+  const segment = pathSegmentProblem(name);
+  if (segment) return segment;
+  if (name.length > 63) return 'must be no more than 63 characters';
+  if (!LABEL.test(name)) return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+  return undefined;
+}
+
+/** Why `name` is not a valid object name for Deployments and most kinds (a DNS-1123 subdomain); undefined if valid. */
+export function objectNameProblem(name: string): string | undefined {
+  const segment = pathSegmentProblem(name);
+  if (segment) return segment;
+  if (name.length > 253) return 'must be no more than 253 characters';
+  if (!SUBDOMAIN.test(name)) return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+  return undefined;
+}
+
 /** `/apis/apps/v1/namespaces/ns/deployments/name/status`; without a namespace a namespaced type lists across all. */
 export function resourcePath(resource: ResourceType, at: Locator = {}): string {
+  // callers validate names first (objectNameProblem); a dot segment would silently address another URL
+  for (const part of [at.namespace, at.name]) if (part !== undefined && pathSegmentProblem(part)) throw new Error(`refusing to build a request path for the name "${part}": ${pathSegmentProblem(part)}`);
   const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
   const ns = resource.namespaced && at.namespace ? `/namespaces/${encodeURIComponent(at.namespace)}` : '';
   const name = at.name ? `/${encodeURIComponent(at.name)}` : '';

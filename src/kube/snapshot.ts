@@ -22,14 +22,14 @@ export async function fetchQuery<T extends KubeObject>(client: KubeClient, query
   const target = { verb: query.name ? 'get' : 'list', resource: query.resource.display, namespace: query.namespace, name: query.name };
   if (query.name) {
     try {
-      return [await client.request<T>('GET', path, target)];
+      return [await client.request<T>('GET', path, target, { expect: 'object' })];
     } catch (err) {
       if (isApiError(err, 'NotFound')) return [];
       throw err;
     }
   }
   // One request per list, unpaged: the request count stays the same whatever the number of pods or events.
-  const list = await client.request<List<T>>('GET', path, target, { query: { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector } });
+  const list = await client.request<List<T>>('GET', path, target, { query: { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }, expect: 'list' });
   return list.items;
 }
 

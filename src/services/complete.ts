@@ -17,7 +17,7 @@ export async function completeWords(words: string[], specs: CommandSpec[]): Prom
     new KubeClient(connect({ kubeconfig: typedFlag(words, spec, 'kubeconfig'), context: typedFlag(words, spec, 'context'), requestTimeoutMs: 5000 }));
   const names = async (path: string): Promise<string[]> => {
     try {
-      const list = await client().request<NamedList>('GET', path, { verb: 'list', resource: path });
+      const list = await client().request<NamedList>('GET', path, { verb: 'list', resource: path }, { expect: 'list' });
       return list.items.map((i) => i.metadata.name).sort();
     } catch {
       return [];
@@ -35,7 +35,7 @@ export async function completeWords(words: string[], specs: CommandSpec[]): Prom
     deployments: (namespace) => names(resourcePath(R.deployments, { namespace: namespace ?? currentNamespace() })),
     contexts: () => {
       try {
-        return client().connection.kubeConfig.getContexts().map((c) => c.name);
+        return client().connection.contexts;
       } catch {
         return [];
       }

@@ -38,6 +38,8 @@ export interface GateRecord {
   templateBefore?: PodTemplate | undefined;
   templateAfter?: PodTemplate | undefined;
   error?: string | undefined;
+  /** what went wrong after a write that succeeded (the write stands; the exit code does not change) */
+  warnings?: string[] | undefined;
   /** what failed, for the exit code: the error itself (not printed in -o, see GateRecordOutput) */
   cause?: unknown;
 }
@@ -91,16 +93,26 @@ const resultOf = (action: GateAction): GateResult => (action === 'enable' ? 'add
 async function gateOne(client: KubeClient, deployment: Deployment, findings: Finding[], options: GateOptions): Promise<GateRecord> {
   const record = planRecord(deployment, findings, options);
   if (record.result !== 'unchanged' || record.patch.length === 0) return record;
+  let patched;
   try {
-    const patched = await patchWithRetry(client, deployment, options);
-    record.patch = patched.patch;
-    if (!patched.changed) return record;
-    record.result = resultOf(options.action);
-    if (options.dryRun === 'none') record.revision = await observedRevision(client, patched.deployment);
-    return record;
+    patched = await patchWithRetry(client, deployment, options);
   } catch (err) {
-    return { ...record, result: 'failed', error: oneLine(err), cause: err };
+    // a PATCH that timed out may have been applied by the API server all the same
+    const unsure = isApiError(err, 'Timeout') ? '; the patch may or may not have been applied: check with kubectl get deployment ' + `${deployment.metadata.name} -n ${record.namespace} -o yaml` : '';
+    return { ...record, result: 'failed', error: `${oneLine(err)}${unsure}`, cause: err };
   }
+  record.patch = patched.patch;
+  if (!patched.changed) return record;
+  // written: whatever happens next, the record says so
+  record.result = resultOf(options.action);
+  if (options.dryRun !== 'none') return record;
+  try {
+    record.revision = await observedRevision(client, patched.deployment);
+  } catch (err) {
+    record.revision = undefined;
+    record.warnings = [`the gate was written, but reading the Deployment back for its new revision failed: ${oneLine(err)}`];
+  }
+  return record;
 }
 
 /**
@@ -119,6 +131,7 @@ async function patchWithRetry(client: KubeClient, deployment: Deployment, option
       const result = await client.request<Deployment>('PATCH', resourcePath(R.deployments, { namespace, name }), target, {
         body: plan.patch,
         contentType: 'application/json-patch+json',
+        expect: 'object',
         query: { dryRun: options.dryRun === 'server' ? 'All' : undefined, fieldManager: 'kubectl-haptic' },
       });
       return { deployment: result, patch: plan.patch, changed: true };

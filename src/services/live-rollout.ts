@@ -16,6 +16,7 @@ import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Lease, Pod, Repl
 import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
 import type { Read, RolloutSnapshot } from '../types/snapshot.ts';
 import { oneLine } from '../cli/errors.ts';
+import { isApiError } from '../kube/errors.ts';
 
 /** What a follower of a rollout sees after each change: the model, its top stall finding, and any retrying read. */
 export interface RolloutUpdate {
@@ -39,13 +40,20 @@ export interface RolloutUpdate {
 /** One kept-current list of objects: an informer, or a fake in tests. */
 export interface Store<T extends KubeObject = KubeObject> {
   items(): T[];
-  /** listed successfully at least once since the last error */
+  /** listed successfully at least once: before that, items() is not "none", it is unknown */
   readonly synced: boolean;
-  /** the error it is retrying after, if any */
+  /** the error it is retrying after, if any (cleared by the next successful list) */
   readonly error: unknown;
+  /** failed attempts in a row since the last successful list or watch */
+  readonly failures: number;
   start(): void;
   stop(): void;
 }
+
+/** A required read refused this many times in a row (401/403) ends the follow: retrying will not grant access. */
+export const FATAL_REFUSALS = 3;
+
+const refusal = (err: unknown) => isApiError(err, 'Unauthorized') || isApiError(err, 'Forbidden');
 
 /** Opens a store for a query; `onChange` is called on every event it sees. */
 export type StoreFactory = (query: Query, onChange: () => void) => Store;
@@ -55,6 +63,12 @@ export interface FollowOptions {
   /** done only once old pods are gone too */
   drained: boolean;
   onUpdate: (update: RolloutUpdate) => void;
+  /**
+   * A read the model cannot do without (the Deployment, its ReplicaSets and pods, the namespace's Services and
+   * EndpointSlices) is refused: unauthorized or forbidden FATAL_REFUSALS times in a row. Called once; no update
+   * follows. Without it such a follow would wait forever, never "complete".
+   */
+  onFatal?: (error: unknown) => void;
   /** a burst of events yields one recompute after this quiet time */
   debounceMs?: number;
   /** recompute without any event, for countdowns and lease staleness (no API request) */
@@ -87,6 +101,7 @@ export class RolloutStream implements RolloutFollower {
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private last = '';
+  private fatal = false;
   private memory: ConfigMemory = new Map();
   private history: RolloutHistory | undefined;
   private emitted: RolloutModel | undefined;
@@ -148,12 +163,28 @@ export class RolloutStream implements RolloutFollower {
     }
   }
 
+  /** The reads the model needs: a list that never succeeded is unknown, never "no objects". */
+  private required(): Store[] {
+    const p = this.parts;
+    return [this.deployment, p.replicaSets, p.pods, p.services, p.slices];
+  }
+
   private recompute(): void {
+    if (this.fatal) return;
     this.ensureLeaseStores();
+    const required = this.required();
+    const refused = required.find((s) => refusal(s.error) && s.failures >= FATAL_REFUSALS);
+    if (refused) {
+      this.fatal = true;
+      this.stop();
+      this.options.onFatal?.(refused.error);
+      return;
+    }
     const deployment = this.deployment.items()[0] as Deployment | undefined;
-    const answered = (s: Store) => s.synced || s.error;
+    // optional reads (events, HAPTIC's objects, Leases) answer with their error: the model says what is unreadable
+    const optional = [...this.stores.filter((s) => !required.includes(s)), ...this.leaseStores.values()];
+    if (!deployment || !required.every((s) => s.synced) || !optional.every((s) => s.synced || s.error)) return;
     const leases = [...this.leaseStores.values()];
-    if (!deployment || !this.stores.every(answered) || !leases.every(answered)) return;
     const p = this.parts;
     const read = <T>(s: Store): Read<T> => ({ items: s.items() as T[], error: s.synced ? undefined : readError(s.error) });
     const snapshot: RolloutSnapshot = {

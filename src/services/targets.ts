@@ -1,7 +1,7 @@
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError } from '../kube/errors.ts';
 import { UserError } from '../cli/errors.ts';
-import { parseTargetName, R } from '../kube/resources.ts';
+import { objectNameProblem, parseTargetName, R } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
 import type { Deployment } from '../types/kube.ts';
 
@@ -21,6 +21,8 @@ export function deploymentNames(args: string[]): string[] {
     const { kind, name } = parseTargetName(arg);
     if (!name) throw new UserError(`invalid target "${arg}": use NAME or deployment/NAME`);
     if (kind !== 'deployment') throw new UserError(`${kind} "${name}": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)`);
+    const problem = objectNameProblem(name);
+    if (problem) throw new UserError(`invalid Deployment name "${name}": ${problem}`);
     return name;
   });
 }

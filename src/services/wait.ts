@@ -2,6 +2,7 @@ import type { Finding } from '../diagnose/finding.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { RolloutReport } from '../model/report.ts';
 import type { Deployment } from '../types/kube.ts';
+import { setLongTimeout } from '../lib/timers.ts';
 import { followRollout, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
 
 export type WaitOutcome = 'complete' | 'failed' | 'timeout';
@@ -33,7 +34,8 @@ export interface WaitOptions {
 /**
  * status --wait: follows each Deployment, reports transitions, the top stall finding when it appears or changes, and
  * reads being retried; settles 'complete' when every rollout is complete (and drained, when asked), 'failed' when
- * one exceeded its progress deadline, 'timeout' after timeoutMs.
+ * one exceeded its progress deadline, 'timeout' after timeoutMs; rejects with the error when a read the rollout
+ * cannot be judged without is refused (see FollowOptions.onFatal).
  */
 export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<WaitResult> {
   const follow = options.follow ?? ((d, o) => followRollout(client, d, o));
@@ -41,7 +43,11 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
   const done = new Set<string>();
   const several = deployments.length > 1;
   let settle!: (outcome: WaitOutcome) => void;
-  const settled = new Promise<WaitOutcome>((resolve) => (settle = resolve));
+  let fail!: (error: unknown) => void;
+  const settled = new Promise<WaitOutcome>((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
   const followers = deployments.map((d) => {
     const key = `${d.metadata.namespace}/${d.metadata.name}`;
     const deployment = several ? d.metadata.name : undefined;
@@ -50,6 +56,7 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
     const follower = follow(d, {
       conditionType: options.conditionType,
       drained: options.drained,
+      onFatal: (error) => fail(error),
       onUpdate: ({ model, finding, problem, done: complete, transitions, report }) => {
         const at = Date.now();
         for (const text of transitions) options.onEntry({ at, deployment, kind: 'transition', text });
@@ -69,10 +76,14 @@ export async function waitForRollouts(client: KubeClient, deployments: Deploymen
     follower.start();
     return follower;
   });
-  const timer = options.timeoutMs > 0 ? setTimeout(() => settle('timeout'), options.timeoutMs) : undefined;
-  const outcome = await settled;
-  clearTimeout(timer);
-  for (const f of followers) f.stop();
+  const timer = options.timeoutMs > 0 ? setLongTimeout(() => settle('timeout'), options.timeoutMs) : undefined;
+  let outcome: WaitOutcome;
+  try {
+    outcome = await settled;
+  } finally {
+    timer?.clear();
+    for (const f of followers) f.stop();
+  }
   if (outcome === 'timeout') options.onEntry({ at: Date.now(), kind: 'timeout', afterMs: options.timeoutMs });
   return { outcome, reports: outcome === 'complete' ? [...reports.values()] : [] };
 }

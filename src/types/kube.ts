@@ -31,7 +31,7 @@ export interface KubeObject {
 }
 
 export interface List<T> {
-  metadata: { resourceVersion?: string; continue?: string };
+  metadata?: { resourceVersion?: string; continue?: string };
   items: T[];
 }
 

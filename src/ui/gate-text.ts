@@ -1,4 +1,5 @@
 import type { GateRecord } from '../services/gate.ts';
+import type { PodTemplate } from '../types/kube.ts';
 import { lineDiff } from './diff.ts';
 import { findingLines, findingsOutput } from './findings.ts';
 import { toYaml } from './output.ts';
@@ -10,6 +11,22 @@ const verb = { enable: 'added', disable: 'removed' } as const;
 export function gateOutput(records: GateRecord[]) {
   const items = records.map(({ templateBefore: _b, templateAfter: _a, cause: _c, findings, ...rest }) => ({ ...rest, findings: findingsOutput(findings) }));
   return { apiVersion: 'kubectl-haptic/v1', kind: 'GateResultList', items };
+}
+
+/**
+ * A pod template to show: every container's env var by name, without its `value` (it may be a password); a
+ * `valueFrom` reference names where the value lives, not the value, and stays.
+ */
+export function envByName(template: PodTemplate): PodTemplate {
+  const spec = template.spec as PodTemplate['spec'] & Record<string, unknown>;
+  const lists = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+  const out: Record<string, unknown> = { ...spec };
+  for (const key of lists) {
+    const containers = spec[key] as { env?: { name: string; value?: string }[] }[] | undefined;
+    if (!Array.isArray(containers)) continue;
+    out[key] = containers.map((c) => (Array.isArray(c.env) ? { ...c, env: c.env.map(({ value: _value, ...rest }) => rest) } : c));
+  }
+  return { ...template, spec: out as unknown as PodTemplate['spec'] };
 }
 
 /** kubectl-like result lines for enable-gate / disable-gate, one block per Deployment. */
@@ -36,12 +53,13 @@ function recordLines(r: GateRecord, paint: Painter): string[] {
     default:
       lines.push(`${head} gate ${paint('green', verb[r.action])}${dry}`);
   }
+  for (const w of r.warnings ?? []) lines.push(`  ${paint('yellow', '!')} warning: ${w}`);
   for (const f of r.findings) lines.push(...findingLines(f, paint));
   if (r.dryRun === 'client' && r.result !== 'unchanged') {
     lines.push(`  patch (application/json-patch+json): ${JSON.stringify(r.patch)}`);
     if (r.templateBefore && r.templateAfter) {
       lines.push('  pod template:');
-      lines.push(...lineDiff(toYaml(r.templateBefore), toYaml(r.templateAfter)).map((l) => `    ${l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l}`));
+      lines.push(...lineDiff(toYaml(envByName(r.templateBefore)), toYaml(envByName(r.templateAfter))).map((l) => `    ${l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l}`));
     }
   }
   if (r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed')) {

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { load, dump } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
-import { adminApi, cluster, gatedDeployment, grantReadOnly, newNamespace, runPlugin, service } from './support.ts';
+import { adminApi, cluster, gatedDeployment, grantReadOnly, newNamespace, runPlugin, service, waitFor } from './support.ts';
 
 // kubectl habits: the same kubeconfig handling, one-line errors with documented exit codes.
 describe('cluster access like kubectl', () => {
@@ -121,5 +121,109 @@ describe('cluster access like kubectl', () => {
     const command = await runPlugin(['nope']);
     expect(command.code).toBe(3);
     expect(command.stderr).toBe('error: unknown command "nope" for "kubectl haptic"; see kubectl haptic --help\n');
+  });
+
+  // Users other than admin and limited: service accounts of the test namespace, each with the rights a test gives it
+  // and a token from the TokenRequest API (POST serviceaccounts/<sa>/token, as kubectl create token does).
+  async function serviceAccountKubeconfig(name: string, rules: { namespaced?: unknown[]; cluster?: unknown[] }): Promise<string> {
+    const sa = { kind: 'ServiceAccount', name, namespace: ns };
+    const objects: any[] = [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } }];
+    if (rules.namespaced) {
+      objects.push(
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: ns }, rules: rules.namespaced },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [sa] },
+      );
+    }
+    if (rules.cluster) {
+      objects.push(
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${ns}-${name}` }, rules: rules.cluster },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${ns}-${name}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-${name}` }, subjects: [sa] },
+      );
+    }
+    await adminApi().apply(objects);
+    const request = await adminApi().request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+    const token = request.status.token as string;
+    expect(token).toMatch(/^eyJ/);
+    // kubectl's key is tokenFile, relative to the kubeconfig's folder; the token is read from there, never printed
+    const folder = join(dir, name);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'token'), `${token}\n`, { mode: 0o600 });
+    const config = admin();
+    config.users = [{ name, user: { tokenFile: 'token' } }];
+    config.contexts = [{ name, context: { cluster: config.clusters[0].name, user: name, namespace: ns } }];
+    config['current-context'] = name;
+    const path = join(folder, 'kubeconfig');
+    writeFileSync(path, dump(config));
+    tokens.push(token);
+    return path;
+  }
+  const tokens: string[] = [];
+  const noToken = (r: { stdout: string; stderr: string }) => {
+    for (const t of tokens) expect(`${r.stdout}${r.stderr}`.includes(t)).toBe(false);
+  };
+  const read = ['get', 'list', 'watch'];
+
+  it('authenticates with tokenFile holding a TokenRequest token (requests went out anonymous before)', async () => {
+    const kubeconfig = await serviceAccountKubeconfig('reader', {
+      namespaced: [
+        { apiGroups: ['apps'], resources: ['deployments', 'replicasets'], verbs: read },
+        { apiGroups: [''], resources: ['pods', 'services', 'events'], verbs: read },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
+      ],
+    });
+    const r = await waitFor(() => runPlugin(['status', 'web', '-o', 'json'], { kubeconfig }), { what: 'the service account to read web (RBAC)', until: (x) => x.code === 0 });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Rollout', name: 'web', namespace: ns });
+    noToken(r);
+    // and the same token file with a token the API server did not issue is refused as the credentials it is
+    writeFileSync(join(dir, 'reader', 'token'), 'not-a-token-the-server-issued\n');
+    const refused = await runPlugin(['status', 'web'], { kubeconfig });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toBe(`error: unauthorized: the API server at ${cluster().server} rejected the credentials of the current context; log in again or check --kubeconfig/--context\n`);
+  });
+
+  it('enable-gate refuses for a user who may patch Deployments but not read Leases or ClusterRoles: the checks it cannot read block', async () => {
+    await adminApi().apply([gatedDeployment({ name: 'ungated', namespace: ns, replicas: 1, gates: [] }), service({ name: 'ungated', namespace: ns, selector: { app: 'ungated' } })]);
+    const kubeconfig = await serviceAccountKubeconfig('patcher', {
+      namespaced: [
+        { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'patch'] },
+        { apiGroups: [''], resources: ['services'], verbs: ['list'] },
+      ],
+      // HAPTIC's own objects and pods, cluster-wide, but no Leases and no ClusterRoles/Bindings
+      cluster: [
+        { apiGroups: ['haproxy-haptic.org'], resources: ['haproxytemplateconfigs', 'haproxycfgs'], verbs: ['list'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      ],
+    });
+    const before = await adminApi().get<any>('apps/v1', 'Deployment', 'ungated', ns);
+    const r = await waitFor(() => runPlugin(['enable-gate', 'ungated'], { kubeconfig }), { what: 'the service account to read ungated and HAPTIC (RBAC)', until: (x) => /HG105/.test(x.stdout) && /HG107/.test(x.stdout) });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^deployment\.apps\/ungated refused: 2 preflight checks failed; nothing written/);
+    // each blocker names the check it could not do, and why: the read that was refused
+    expect(r.stdout).toMatch(/✗ \[HG105\] Could not check whether HAPTIC installation \S+ may set the gate\n\s+cannot read RBAC: forbidden: cannot list clusterroles\.rbac\.authorization\.k8s\.io \(clusterroles\.rbac\.authorization\.k8s\.io is forbidden: User "system:serviceaccount:[^:]+:patcher" cannot list resource "clusterroles"/);
+    expect(r.stdout).toMatch(/✗ \[HG107\] Could not check whether HAPTIC installation \S+ has a controller leader\n\s+lease \S+: could not be read \(forbidden: cannot list leases\.coordination\.k8s\.io in namespace "\S+" \(leases\.coordination\.k8s\.io is forbidden: User "system:serviceaccount:[^:]+:patcher" cannot list resource "leases"/);
+    noToken(r);
+    const after = await adminApi().get<any>('apps/v1', 'Deployment', 'ungated', ns);
+    expect(after.metadata.generation).toBe(before.metadata.generation);
+    expect(after.spec.template.spec.readinessGates).toBeUndefined();
+  });
+
+  it('status --wait exits 4 for a user who may not list pods, never "successfully rolled out"', async () => {
+    const kubeconfig = await serviceAccountKubeconfig('nopods', {
+      namespaced: [
+        { apiGroups: ['apps'], resources: ['deployments', 'replicasets'], verbs: read },
+        { apiGroups: [''], resources: ['services', 'events'], verbs: read },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
+      ],
+    });
+    for (const drained of [[], ['--drained']]) {
+      const r = await waitFor(() => runPlugin(['status', 'web', '--wait', '--timeout', '60s', ...drained], { kubeconfig }), { what: 'the service account to read web (RBAC)', until: (x) => x.stderr.includes('pods') });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(new RegExp(`^error: forbidden: cannot list pods in namespace "${ns}" \\(pods is forbidden: User "system:serviceaccount:${ns}:nopods" cannot list resource "pods" in API group "" in the namespace "${ns}"\\)\n$`));
+      expect(r.stdout).not.toMatch(/successfully rolled out/);
+      noToken(r);
+    }
   });
 });

@@ -65,8 +65,11 @@ function App({ subscribe, onDone }: { subscribe: RolloutSubscription; onDone: (r
   );
 }
 
-/** status --watch: a live Ink view until the rollout is done, q or Ctrl-C; the terminal is restored either way. */
-export async function watchRollout(subscribe: RolloutSubscription): Promise<WatchResult> {
+/**
+ * status --watch: a live Ink view until the rollout is done, q or Ctrl-C, or `ended` resolves (the caller's stream
+ * failed for good); the terminal is restored either way.
+ */
+export async function watchRollout(subscribe: RolloutSubscription, ended?: Promise<void>): Promise<WatchResult> {
   let result: WatchResult = { result: 'interrupted' };
   const instance = render(<App subscribe={subscribe} onDone={(report) => (result = { result: 'done', report })} />, { exitOnCtrlC: false, patchConsole: false, interactive: true });
   // --watch has checked stdout is a terminal: draw in place even where CI=true is set (Ink would otherwise print
@@ -74,6 +77,7 @@ export async function watchRollout(subscribe: RolloutSubscription): Promise<Watc
   // arrives as SIGINT: unmount (the terminal is restored) and return, so `status --watch; next-command` goes on.
   const interrupt = () => instance.unmount();
   process.once('SIGINT', interrupt);
+  void ended?.then(() => instance.unmount());
   await instance.waitUntilExit();
   process.off('SIGINT', interrupt);
   return result;

@@ -3,8 +3,11 @@
 // client sent.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { KubeClient } from '../../../src/kube/client.ts';
+import { connect, type ConnectionOptions } from '../../../src/kube/config.ts';
 
 export interface Received {
   method: string;
@@ -22,7 +25,25 @@ export interface FakeApiServer {
   close(): Promise<void>;
 }
 
-export async function fakeApiServer(handler: Handler): Promise<FakeApiServer> {
+/** A kubeconfig file for `server` with a bearer token `t` (or the given user), in a fresh temporary folder. */
+export function kubeconfigFor(server: string, user: Record<string, unknown> = { token: 't' }, cluster: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kh-fake-'));
+  const path = join(dir, 'config');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server, ...cluster } }],
+      users: [{ name: 'u', user }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'ns' } }],
+      'current-context': 'x',
+    }),
+  );
+  return path;
+}
+
+export async function fakeApiServer(handler: Handler, options: Omit<ConnectionOptions, 'kubeconfig'> = {}): Promise<FakeApiServer> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -36,14 +57,9 @@ export async function fakeApiServer(handler: Handler): Promise<FakeApiServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  const client = new KubeClient({ kubeConfig, contextName: 'x', server: url, namespace: 'ns', requestTimeoutMs: 0 });
+  const kubeconfig = kubeconfigFor(url);
+  const client = new KubeClient(connect({ kubeconfig, ...options }));
+  rmSync(dirname(kubeconfig), { recursive: true, force: true });
   return {
     client,
     received,

@@ -37,7 +37,15 @@ describe('durations and ages', () => {
     ['500ms', 500],
     ['2h', 7_200_000],
     ['0', 0],
+    ['1000h', 3_600_000_000],
+    ['2147484', 2_147_484_000],
+    ['2562047h', 9_223_369_200_000],
   ])('parses %s', (text, ms) => expect(parseDuration(text, '--timeout')).toBe(ms));
+
+  it('refuses what Go cannot hold', () => {
+    expect(() => parseDuration('2562048h', '--timeout')).toThrow('invalid --timeout "2562048h": longer than the longest duration kubectl accepts (about 292 years)');
+    expect(() => parseDuration('-1s', '--timeout')).toThrow('invalid --timeout "-1s"');
+  });
   it('rejects junk with the flag name', () => expect(() => parseDuration('soon', '--timeout')).toThrow('invalid --timeout "soon": use a duration such as 30s, 5m or 1h'));
   it.each([
     [5_000, '5s'],

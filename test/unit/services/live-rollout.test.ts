@@ -11,6 +11,7 @@ class FakeStore implements Store {
   objects: KubeObject[] = [];
   synced = false;
   error: unknown = undefined;
+  failures = 0;
   started = false;
   stopped = false;
   readonly query: Query;
@@ -33,11 +34,12 @@ class FakeStore implements Store {
     this.objects = objects;
     this.synced = true;
     this.error = undefined;
+    this.failures = 0;
     this.onChange();
   }
   fail(error: unknown) {
-    this.synced = false;
     this.error = error;
+    this.failures++;
     this.onChange();
   }
 }
@@ -47,11 +49,12 @@ const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}`
 function harness(debounceMs = 100) {
   const stores = new Map<string, FakeStore>();
   const updates: RolloutUpdate[] = [];
+  const fatal: unknown[] = [];
   const stream = new RolloutStream((query, onChange) => {
     const store = new FakeStore(query, onChange);
     stores.set(key(query), store);
     return store;
-  }, deployment(), { conditionType: GATE, drained: false, onUpdate: (u) => updates.push(u), debounceMs, tickMs: 60_000, now: () => NOW });
+  }, deployment(), { conditionType: GATE, drained: false, onUpdate: (u) => updates.push(u), onFatal: (e) => fatal.push(e), debounceMs, tickMs: 60_000, now: () => NOW });
   const inputs = hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] });
   /** every store lists what a mid-rollout cluster holds */
   const listAll = () => {
@@ -72,7 +75,7 @@ function harness(debounceMs = 100) {
     get('clusterroles').list(inputs.clusterRoles.items);
     get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
   };
-  return { stream, stores, updates, listAll, leases: () => inputs.leases.items };
+  return { stream, stores, updates, fatal, listAll, leases: () => inputs.leases.items };
 }
 
 beforeEach(() => vi.useFakeTimers());
@@ -131,5 +134,61 @@ describe('RolloutStream', () => {
     expect(h.updates).toHaveLength(4);
     expect(h.updates[3]!.problem).toBeUndefined();
     h.stream.stop();
+  });
+
+  it('a required store that never listed is unknown, not empty: no update, however complete the Deployment looks', () => {
+    const h = harness();
+    h.stream.start();
+    h.listAll();
+    vi.advanceTimersByTime(150);
+    h.stores.get('leases@haptic')!.list(h.leases());
+    const pods = h.stores.get('pods@shop?app=web')!;
+    pods.synced = false;
+    pods.objects = [];
+    const unauthorized = Object.assign(new Error('unauthorized: the API server rejected the credentials'), { name: 'ApiError' });
+    pods.fail(unauthorized);
+    vi.advanceTimersByTime(500);
+    expect(h.updates).toHaveLength(0);
+    expect(h.fatal).toHaveLength(0);
+  });
+
+  it('a required read refused FATAL_REFUSALS times in a row ends the follow with its error, once', async () => {
+    const { ApiError } = await import('../../../src/kube/errors.ts');
+    const h = harness();
+    h.stream.start();
+    h.listAll();
+    vi.advanceTimersByTime(150);
+    h.stores.get('leases@haptic')!.list(h.leases());
+    const pods = h.stores.get('pods@shop?app=web')!;
+    pods.synced = false;
+    const forbidden = new ApiError('Forbidden', 'forbidden: cannot list pods in namespace "shop"', { verb: 'list', resource: 'pods', namespace: 'shop' }, 403);
+    pods.fail(forbidden);
+    pods.fail(forbidden);
+    vi.advanceTimersByTime(200);
+    expect(h.fatal).toEqual([]);
+    pods.fail(forbidden);
+    vi.advanceTimersByTime(200);
+    expect(h.fatal).toEqual([forbidden]);
+    expect(h.updates).toHaveLength(0);
+    expect([...h.stores.values()].every((s) => s.stopped)).toBe(true);
+    pods.fail(forbidden);
+    vi.advanceTimersByTime(200);
+    expect(h.fatal).toHaveLength(1);
+  });
+
+  it('an optional read (HAPTIC\'s objects) refused still answers: the model says what it could not read', async () => {
+    const { ApiError } = await import('../../../src/kube/errors.ts');
+    const h = harness();
+    h.stream.start();
+    h.listAll();
+    const roles = h.stores.get('clusterroles')!;
+    roles.synced = false;
+    roles.objects = [];
+    for (let i = 0; i < 5; i++) roles.fail(new ApiError('Forbidden', 'forbidden: cannot list clusterroles.rbac.authorization.k8s.io', { verb: 'list', resource: 'clusterroles.rbac.authorization.k8s.io' }, 403));
+    vi.advanceTimersByTime(150);
+    h.stores.get('leases@haptic')!.list(h.leases());
+    vi.advanceTimersByTime(200);
+    expect(h.fatal).toEqual([]);
+    expect(h.updates).toHaveLength(1);
   });
 });

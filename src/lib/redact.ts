@@ -1,0 +1,92 @@
+// The one rule for text that leaves the process (stdout, stderr, any format, with or without --debug): no secret
+// and no terminal control sequence. Lower layers remember the secrets they read (rememberSecret); the CLI passes
+// every error line and every piece of data it renders through redact() / redactDeep() just before printing.
+
+const secrets = new Set<string>();
+let secretPattern: RegExp | undefined;
+
+/** Shorter values are not remembered: masking a 3-letter word everywhere would garble output, not protect it. */
+const MIN_SECRET_LENGTH = 6;
+
+/**
+ * Remembers a value read from a kubeconfig, a token file or a credential plugin, so that it is masked wherever it
+ * would be printed (an API server echoing it, an error quoting it). Multi-line values (PEM, plugin output) are
+ * remembered line by line too, and base64 data also decoded.
+ */
+export function rememberSecret(value: string | Buffer | undefined | null): void {
+  if (value === undefined || value === null) return;
+  const text = typeof value === 'string' ? value : value.toString('utf8');
+  const add = (s: string) => {
+    const t = s.trim();
+    if (t.length >= MIN_SECRET_LENGTH && !secrets.has(t)) {
+      secrets.add(t);
+      secretPattern = undefined;
+    }
+  };
+  add(text);
+  for (const line of text.split(/\r?\n/)) add(line);
+  if (/^[A-Za-z0-9+/=\s]+$/.test(text) && text.trim().length >= 16) {
+    const decoded = Buffer.from(text, 'base64').toString('utf8');
+    if (decoded.includes('-----BEGIN')) rememberSecret(decoded);
+  }
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function knownSecrets(): RegExp | undefined {
+  if (secrets.size === 0) return undefined;
+  // longest first, so a whole value is masked before one of its lines
+  return (secretPattern ??= new RegExp([...secrets].sort((a, b) => b.length - a.length).map(escapeRe).join('|'), 'g'));
+}
+
+/**
+ * Terminal control sequences: CSI (ESC [ … final byte), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC strings, other
+ * two-byte ESC sequences, their 8-bit C1 forms, and every other C0/C1 control character and DEL. Newline and tab
+ * stay (a multi-line value is still readable); a carriage return goes (it can overwrite what was printed).
+ */
+const CONTROL =
+  // eslint-disable-next-line no-control-regex
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|[\u009d\u0090\u0098\u009e\u009f][\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Things that look like credentials whoever printed them: PEM blocks, bearer/basic headers, JWTs, URL passwords, key: value pairs. */
+const PATTERNS: [RegExp, string][] = [
+  [/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g, '[REDACTED PEM]'],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.?[A-Za-z0-9_-]*/g, '[REDACTED TOKEN]'],
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"]+@/gi, '$1[REDACTED]@'],
+  [
+    /(?<![\w./-])(token|id-token|refresh-token|access[-_]?token|password|passwd|secret|client-key-data|client-certificate-data|clientKeyData|clientCertificateData)(["']?[ \t]*[:=][ \t]*["']?)[^\s"',}]+/gi,
+    '$1$2[REDACTED]',
+  ],
+  // base64 runs as long as key or certificate data
+  [/[A-Za-z0-9+/]{120,}={0,2}/g, '[REDACTED DATA]'],
+];
+
+/** Removes terminal control sequences only. */
+export function stripControl(text: string): string {
+  return text.replace(CONTROL, '');
+}
+
+/**
+ * Makes text safe to print: no terminal control sequence, no remembered secret, nothing shaped like a credential.
+ * Every error line and every string of rendered data goes through here.
+ */
+export function redact(text: string): string {
+  let out = stripControl(text);
+  const known = knownSecrets();
+  if (known) out = out.replace(known, '[REDACTED]');
+  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/** redact() over every string of a plain data structure (a model, records, an update), keys included. */
+export function redactDeep<T>(value: T): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v)) as T;
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v);
+    return out as T;
+  }
+  return value;
+}
