@@ -30,3 +30,6 @@ export function leaseNameCandidates(templateConfig: { spec?: { controller?: { le
 export function liveHAProxyCfgName(templateConfigName: string): string {
   return `${templateConfigName}-haproxycfg`;
 }
+
+/** The Helm value that turns HAPTIC's readiness-gate feature on. */
+export const GATE_FEATURE_HELM_VALUE = 'controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true';

@@ -37,14 +37,18 @@ export function serviceOfHost(host: string, clientNamespace: string, services: S
   return undefined;
 }
 
+/** Top-level domains are letters only (or IDNA `xn--…`): a last label with a digit or a hyphen is none. */
+const TLD = /^([a-z]{2,63}|xn--[a-z0-9-]+)$/i;
+
 /**
  * A name HAProxy's own resolver cannot look up as written: it sends the name as is, without resolv.conf's search
- * domains. No dot, a name ending in `.svc`, or one whose last label is a namespace (`web.shop`) is short.
+ * domains. No dot, a name ending in `.svc`, one whose last label is a namespace (`web.shop`) or cannot be a
+ * top-level domain (`redis-0.redis-headless`) is short.
  */
 export function isShortName(host: string, namespaces: Set<string>): boolean {
-  const name = host.replace(/\.$/, '');
-  const labels = name.split('.');
   if (host.endsWith('.')) return false;
-  if (labels.length === 1 || labels.at(-1) === 'svc') return true;
-  return namespaces.has(labels.at(-1) as string);
+  const labels = host.split('.');
+  const last = labels.at(-1) as string;
+  if (labels.length === 1 || last === 'svc') return true;
+  return namespaces.has(last) || !TLD.test(last);
 }

@@ -1,18 +1,9 @@
 // Helm release Secrets: base64 (the API's) of base64 (Helm's) of gzipped JSON; only PDB names and selectors read.
-import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { helmReleaseOf, helmRevision } from '../../../src/model/helm-release.ts';
+import { helmSecret } from '../fixtures/doctor.ts';
 import type { Secret } from '../../../src/types/kube.ts';
 
-export function helmSecret(release: string, version: number, status: string, manifest: string, namespace = 'shop'): Secret {
-  const record = JSON.stringify({ name: release, version, namespace, info: { status }, manifest, config: { password: 'hunter2' } });
-  const helm = gzipSync(Buffer.from(record)).toString('base64');
-  return {
-    metadata: { name: `sh.helm.release.v1.${release}.v${version}`, namespace, labels: { owner: 'helm', name: release, version: String(version), status } },
-    type: 'helm.sh/release.v1',
-    data: { release: Buffer.from(helm).toString('base64') },
-  };
-}
 
 const pdb = 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 1\n  selector:\n    matchLabels: {app: web}\n';
 

@@ -124,7 +124,7 @@ describe('service DNS names', () => {
   });
 
   it.each([
-    ['web', true], ['web.shop', true], ['web.shop.svc', true], ['web.shop.svc.cluster.local', false], ['api.example.com', false], ['redis-0.redis-headless.redis.svc.cluster.local.', false],
+    ['web', true], ['web.shop', true], ['web.shop.svc', true], ['redis-0.redis-headless', true], ['api.example.xn--p1ai', false], ['web.shop.svc.cluster.local', false], ['api.example.com', false], ['redis-0.redis-headless.redis.svc.cluster.local.', false],
   ])('%s is short: %s', (host, short) => {
     expect(isShortName(host, new Set(['shop', 'redis']))).toBe(short);
   });
