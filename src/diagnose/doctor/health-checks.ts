@@ -31,10 +31,14 @@ export function backendsOf(host: string, namespace: string, env: DoctorEnv): Bac
   ];
 }
 
-/** How long the workload keeps serving once told to stop: the longest known preStop wait of its serving containers. */
-function servingDelay(b: Backend, env: DoctorEnv): { seconds: number; text: string } | undefined {
+/**
+ * How long the workload keeps serving once told to stop: the longest known preStop wait of the containers serving
+ * the port the server names (a Service port, or, through a headless Service, the container port itself).
+ */
+function servingDelay(b: Backend, port: number | undefined, env: DoctorEnv): { seconds: number; text: string } | undefined {
   const services = env.inputs.services.filter((s) => s.metadata.name === b.service && (s.metadata.namespace ?? '') === b.ref.namespace);
-  const views = containerViews(b.workload.spec.template.spec, b.workload.spec.template.metadata?.labels, services).filter((v) => v.serves.length);
+  const serving = containerViews(b.workload.spec.template.spec, b.workload.spec.template.metadata?.labels, services).filter((v) => v.serves.length);
+  const views = port === undefined ? serving : serving.filter((v) => v.serves.some((x) => x.port === port || x.containerPort === port));
   let best: { seconds: number; text: string } | undefined;
   for (const v of views) {
     const plan = preStopPlan(v.container.lifecycle?.preStop);
@@ -50,7 +54,8 @@ export function healthCheckRules(d: DeploymentFacts, env: DoctorEnv): Located[] 
   const worst = new Map<string, { server: ServerView; backend: Backend; delay: { seconds: number; text: string }; detect: number }>();
   for (const server of config.facts.servers.filter((s) => s.check && s.host)) {
     for (const backend of backendsOf(server.host as string, d.namespace, env)) {
-      const delay = servingDelay(backend, env);
+      const port = Number(/:(\d+)$/.exec(server.address)?.[1]) || undefined;
+      const delay = servingDelay(backend, port, env);
       const detect = detectionMs(server) / 1000;
       if (!delay || detect <= delay.seconds) continue;
       const key = refName(backend.ref);
