@@ -3,13 +3,16 @@
 // endpoints, the node stand-in's liveness-probe trace written as the kubelet writes it, the HAPTIC stand-in's
 // knobs and rendered configuration), then the plugin's own output, exit code and JSON read back. Static mode is run
 // through the same binary with no cluster at all.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
 import { repoRoot } from '../cluster/cluster.ts';
-import { adminApi, cluster, gatedDeployment, GATE, newNamespace, runPlugin, service, waitFor, type DeploymentOptions, type KubeObject, type PluginResult } from './support.ts';
+import { adminApi, cluster, gatedDeployment, GATE, grantReadOnly, newNamespace, runPlugin, service, waitFor, type DeploymentOptions, type KubeObject, type PluginResult } from './support.ts';
 
 const api = () => adminApi();
 const FAIL = 'standin.kubectl-haptic.dev/fail';
@@ -196,6 +199,32 @@ describe('kubectl haptic doctor on the real control plane', () => {
     const clean = await doctor(['-f', 'test/fixtures/doctor/redis-haproxy-after/manifests', '-o', 'sarif'], { KUBECONFIG: '/nonexistent/kubeconfig' });
     expect(clean.code).toBe(0);
     expect(JSON.parse(clean.stdout).runs[0].results).toEqual([]);
+  });
+
+  it('a read-only user without PodDisruptionBudget rights gets the other checks and is told which were not run', async () => {
+    const ns = await newNamespace('doctor-readonly');
+    await deploy({ ns, name: 'web', gates: [], containerPatch: { readinessProbe: { httpGet: { path: '/ready', port: 'http' } } } });
+    await grantReadOnly(ns);
+    const r = await waitFor(() => runPlugin(['doctor', 'web', '-n', ns, '-o', 'json'], { kubeconfig: cluster().limitedKubeconfig }), { what: 'the read-only binding to apply', until: (x) => x.code !== 4 && x.code !== null });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = json(r);
+    expect(ids(report)).toEqual(['DR201']);
+    expect(report.notes).toContainEqual(expect.stringMatching(new RegExp(`^cannot list poddisruptionbudgets in namespace ${ns}: forbidden: .*: DR401–DR403 not run$`)));
+  });
+
+  it('an unreachable cluster is a cluster error (exit 4), named as for every command', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const config = load(readFileSync(cluster().adminKubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    config.clusters[0]!.cluster.server = `https://127.0.0.1:${closed}`;
+    const path = join(mkdtempSync(join(tmpdir(), 'kh-doctor-')), 'down');
+    writeFileSync(path, dump(config));
+    const r = await runPlugin(['doctor', 'web', '-n', 'default'], { kubeconfig: path });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 4, stderr: `error: cannot reach the Kubernetes API server at https://127.0.0.1:${closed} (ECONNREFUSED); check --context/--kubeconfig and that the cluster is running\n` });
   });
 
   it('usage errors exit 3; no Deployments in the namespace is an empty answer', async () => {
