@@ -21,8 +21,8 @@ export interface PreflightInput {
  * Checks before adding the gate. Blockers refuse the write unless --force; warnings are shown and do not block.
  * The doctor's gate-related errors that no HG check makes already come last, as warnings (doctor/gate-warnings.ts).
  */
-export function preflight({ deployment, services, haptic, conditionType }: PreflightInput, now = Date.now()): Finding[] {
-  return [serviceCheck(deployment, services), ...hapticChecks(haptic), ...strategyChecks(deployment, conditionType), ...gateWarnings(deployment, services, now)];
+export function preflight({ deployment, services, haptic, conditionType }: PreflightInput): Finding[] {
+  return [serviceCheck(deployment, services), ...hapticChecks(haptic), ...strategyChecks(deployment, conditionType), ...gateWarnings(deployment, services)];
 }
 
 function serviceCheck(deployment: Deployment, services: Service[]): Finding {
