@@ -65,8 +65,28 @@ export const CATALOGUE = {
     title: 'HAPTIC installation {installation} cannot set the gate: no ClusterRole bound to its controller allows patch on pods/status',
     fix: `helm upgrade with --set ${INSTALL_GATE_FEATURE}`,
   },
-  HG105: { severity: 'warning', summary: "Whether HAPTIC's gate feature is on could not be checked.", title: 'Could not check whether {installation} has the gate feature on' },
-  HG106: { severity: 'ok', summary: 'HAPTIC installation with a leader and the gate feature on.', title: 'HAPTIC installation {installation}: leader {holder}, gate feature {gateFeature}' },
+  HG105: {
+    severity: 'blocker',
+    summary: "Whether HAPTIC's gate feature is on could not be checked (the controller's RBAC could not be read): blocking, as the check cannot pass.",
+    title: 'Could not check whether HAPTIC installation {installation} may set the gate',
+    fix: 'ask for read access to clusterroles and clusterrolebindings (rbac.authorization.k8s.io), or pass --force if you know the gate feature is on',
+  },
+  HG106: { severity: 'ok', summary: 'HAPTIC installation with a leader and the gate feature on (or allowed by its RBAC).', title: 'HAPTIC installation {installation}: {leader}, gate feature {gateFeature}' },
+  HG107: {
+    severity: 'blocker',
+    summary: "Whether HAPTIC has a controller leader could not be checked (its Lease could not be read): blocking, as the check cannot pass.",
+    title: 'Could not check whether HAPTIC installation {installation} has a controller leader',
+    fix: 'ask for read access to leases (coordination.k8s.io) in namespace {namespace}, or pass --force if you know the controller runs',
+  },
+  HG108: {
+    severity: 'blocker',
+    summary: "HAPTIC runs without leader election (one controller, no Lease) and that controller is not running.",
+    title: "HAPTIC installation {installation} runs one controller without leader election, and it is not running: new gated pods would stay NotReady",
+    fix: {
+      scaledToZero: 'kubectl -n {namespace} scale deployment -l app.kubernetes.io/component=controller --replicas=1',
+      notRunning: 'kubectl -n {namespace} describe pod {pod}',
+    },
+  },
   HG111: {
     severity: 'warning',
     summary: 'The rollout takes the only pod down before its replacement is Ready.',
@@ -140,9 +160,15 @@ export const CATALOGUE = {
   },
   HS105: {
     severity: 'error',
-    summary: "HAPTIC's gate feature is off: the controller's RBAC does not allow patch on pods/status.",
-    title: 'HAPTIC {installation} has the readiness-gate feature off: it may not patch pods/status',
-    fix: `helm upgrade with --set ${INSTALL_GATE_FEATURE}`,
+    summary: "HAPTIC's gate feature is off: the controller's RBAC does not allow patch on pods/status (or the release predates the gate).",
+    title: {
+      rbac: 'HAPTIC {installation} has the readiness-gate feature off: it may not patch pods/status',
+      dataplane: 'HAPTIC {installation} is a release without the readiness gate: nothing sets {gateType}',
+    },
+    fix: {
+      rbac: `helm upgrade with --set ${INSTALL_GATE_FEATURE}`,
+      dataplane: `upgrade HAPTIC to a release with the readiness gate and set ${INSTALL_GATE_FEATURE}, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}`,
+    },
   },
   HS106: {
     severity: 'error',
@@ -152,9 +178,19 @@ export const CATALOGUE = {
   },
   HS107: {
     severity: 'error',
-    summary: 'HAProxy refused the rendered configuration (ConfigValidated=False with its message, ConfigPinned=True, Validated=False); pods keep the last accepted one.',
-    title: "HAProxy refused HAPTIC {installation}'s rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
-    fix: 'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
+    summary: 'No new render reaches HAProxy: HAProxy refused it, the validation could not run, the template is invalid, or new controller pods refused it at start-up; pods keep the last accepted config.',
+    title: {
+      haproxyRefused: "HAProxy refused HAPTIC {installation}'s rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
+      gateUnavailable: "HAPTIC {installation} could not validate its rendered configuration (the render gate is unavailable); nothing new reaches the HAProxy pods",
+      configInvalid: "HAPTIC {installation}'s template config is invalid (a template or validation test fails); nothing new is rendered for the new pods",
+      loadGateFailed: "HAPTIC {installation}'s new controller pods refuse the configuration at start-up (load gate), so none of them takes over rendering",
+    },
+    fix: {
+      haproxyRefused: 'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
+      gateUnavailable: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 (why the validation with haproxy -c could not run)',
+      configInvalid: 'fix the template or test named in validationErrors: kubectl -n {namespace} get haproxytemplateconfig {templateConfig} -o yaml',
+      loadGateFailed: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100; roll back the config change that fails the load gate',
+    },
   },
   HS108: {
     severity: 'error',
@@ -173,6 +209,21 @@ export const CATALOGUE = {
     summary: 'Every HAProxy pod routes to the pod, but HAPTIC has not set the condition.',
     title: 'every HAProxy pod routes to {pods}, yet HAPTIC {installation} has not set {gateType} (containers ready for {age})',
     fix: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 | grep -i readiness',
+  },
+  HS111: {
+    severity: 'error',
+    summary: 'HAPTIC runs without leader election (one controller, no Lease) and that controller is not running: nothing renders, deploys or sets the gate.',
+    title: 'HAPTIC {installation} runs one controller without leader election, and it is not running, so nothing renders, deploys or sets the gate',
+    fix: {
+      scaledToZero: 'kubectl -n {namespace} scale deployment -l app.kubernetes.io/component=controller --replicas=1',
+      notRunning: 'kubectl -n {namespace} describe pod {pod}',
+    },
+  },
+  HS112: {
+    severity: 'warning',
+    summary: "HAPTIC's controller has not processed the latest edit of its HAProxyTemplateConfig (status.observedGeneration behind metadata.generation).",
+    title: 'HAPTIC {installation} has not processed the latest edit of its template config (generation {generation}, observed {observed})',
+    fix: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=50',
   },
   HS201: {
     severity: 'error',
@@ -216,6 +267,18 @@ export const CATALOGUE = {
       finalizers: `find the controller that owns the finalizer; as a last resort: kubectl -n {namespace} patch pod {pod} --type=merge -p '{"metadata":{"finalizers":null}}'`,
       none: 'kubectl -n {namespace} delete pod {pod} --grace-period=0 --force',
     },
+  },
+  HS209: {
+    severity: 'error',
+    summary: "The pod has HAPTIC's gate but waits for another readiness gate that nothing sets.",
+    title: 'pod {pod}: {gateType} is True, but the pod waits for readiness gate {other}, which is {status} {age} after its containers got ready',
+    fix: 'find the controller that should set {other}, or remove it from spec.template.spec.readinessGates of deployment {name}',
+  },
+  HS210: {
+    severity: 'error',
+    summary: "The pod's containers stay unready longer than their probes allow, with no probe failure reported.",
+    title: 'pod {pod}: containers not ready for {age}, longer than the {probe} allows ({budget})',
+    fix: 'kubectl -n {namespace} describe pod {pod} (probe settings and events); kubectl -n {namespace} logs {pod} -c {container}',
   },
   HS901: { severity: 'info', summary: 'Not a stall: what a progressing rollout waits for (e.g. the HAProxy config routing to a pod runs on 1 of 2 HAProxy pods).', title: 'deployment {name} is {state}, not stalled' },
   HS902: {

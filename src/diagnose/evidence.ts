@@ -16,6 +16,9 @@ export function leaderEvidence(inst: Installation): string[] {
     case 'unknown':
       lines.push(`${lease}: could not be read (${l.reason ?? 'unknown reason'})`);
       break;
+    case 'disabled':
+      // leader election off: no Lease to show, the controller pods below are the whole story
+      break;
     default:
       lines.push(`${lease}: holder ${l.holder}, renewed ${l.renewAgeMs === undefined ? 'never' : `${formatAge(l.renewAgeMs)} ago`}, leaseDurationSeconds ${l.leaseDurationSeconds ?? '?'}${l.state === 'stale' ? ' (stale)' : ''}`);
   }

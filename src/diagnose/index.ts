@@ -4,15 +4,17 @@ import type { Finding } from './finding.ts';
 import { progressNote } from './progress.ts';
 import { containerRules } from './rules/containers.ts';
 import { hapticRules } from './rules/haptic.ts';
+import { readinessRules } from './rules/readiness.ts';
 import { deadlineRule, drainRules, replicaSetRules } from './rules/rollout.ts';
 import { routingRules, twoInstallationsRule } from './rules/routing.ts';
 
 /**
  * The ordered catalogue: the order decides which cause is reported first. Pods that cannot exist or run come
- * first (the gate is innocent then), then why HAPTIC never sees the pod, then HAPTIC itself, then drains; the
+ * first (the gate is innocent then), then pods held by something other than HAPTIC (another gate, containers that
+ * stay unready), then why HAPTIC never sees the pod, then HAPTIC itself, then drains; the
  * progress deadline last, since it only reports that one of the above lasted too long.
  */
-const RULES = [replicaSetRules, containerRules, routingRules, hapticRules, twoInstallationsRule, drainRules];
+const RULES = [replicaSetRules, containerRules, readinessRules, routingRules, hapticRules, twoInstallationsRule, drainRules];
 
 export interface Diagnosis {
   stalled: boolean;

@@ -3,7 +3,7 @@ import { GATE_CONDITION } from '../haptic/names.ts';
 import type { HapticModel, Installation } from '../model/haptic.ts';
 import { formatSelector } from '../model/selectors.ts';
 import { resolveStrategy } from '../model/strategy.ts';
-import { foreignGateTypes, gateFeatureOff, installationId, leaderProblem, noInstallation } from './checks/haptic.ts';
+import { foreignGateTypes, gateFeatureOff, installationId, leaderProblem, leaderUnknown, noInstallation, standaloneControllerDown } from './checks/haptic.ts';
 import { serviceSelection } from './checks/services.ts';
 import { gateWarnings } from './doctor/gate-warnings.ts';
 import { leaderEvidence } from './evidence.ts';
@@ -50,16 +50,41 @@ function hapticChecks(haptic: HapticModel): Finding[] {
 
 function installationChecks(inst: Installation): Finding[] {
   const installation = installationId(inst);
+  const namespace = inst.namespace;
   const findings: Finding[] = [];
   const leader = leaderProblem(inst);
-  if (leader) findings.push(finding('HG103', { installation, namespace: inst.namespace }, leader.evidence, { variant: leader.variant }));
+  if (leader) findings.push(finding('HG103', { installation, namespace }, leader.evidence, { variant: leader.variant }));
+  const down = standaloneControllerDown(inst);
+  if (down) findings.push(finding('HG108', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }));
+  const unknown = leaderUnknown(inst);
+  if (unknown) findings.push(finding('HG107', { installation, namespace }, unknown.evidence));
   const off = gateFeatureOff(inst);
   if (off) findings.push(finding('HG104', { installation }, off.evidence));
   else if (inst.gateFeature.state === 'unknown') findings.push(finding('HG105', { installation }, [inst.gateFeature.reason]));
   if (findings.length === 0 || findings.every((f) => f.severity === 'warning')) {
-    findings.push(finding('HG106', { installation, holder: inst.leader.holder ?? 'unknown', gateFeature: inst.gateFeature.state }, leaderEvidence(inst)));
+    findings.push(finding('HG106', { installation, leader: leaderText(inst), gateFeature: gateFeatureText(inst) }, leaderEvidence(inst)));
   }
   return findings;
+}
+
+export function leaderText(inst: Installation): string {
+  const l = inst.leader;
+  if (l.state === 'disabled') return `leader election off (single controller ${l.holder ?? 'none'})`;
+  return l.state === 'held' ? `leader ${l.holder}` : `no leader (lease ${l.state})`;
+}
+
+export function gateFeatureText(inst: Installation): string {
+  const g = inst.gateFeature;
+  switch (g.state) {
+    case 'on':
+      return `on (${g.proof})`;
+    case 'allowed':
+      return `allowed by ClusterRole ${g.clusterRoles.join(', ')}`;
+    case 'off':
+      return 'off';
+    case 'unknown':
+      return `unknown (${g.reason})`;
+  }
 }
 
 function strategyChecks(deployment: Deployment, conditionType: string): Finding[] {

@@ -12,7 +12,7 @@ export function progressNote(ctx: DiagnoseContext): Finding {
     return finding('HS902', { name: m.name, count: draining.length, podNoun: draining.length === 1 ? 'pod' : 'pods' },
       [m.message, ...draining.map((p) => `pod ${p.name}: terminating, ${formatAge(p.terminating?.graceRemainingMs ?? 0)} of grace left`)], { variant: draining.length ? 'draining' : 'drained' });
   }
-  const lines = blockingPods(ctx).map(waitingFor);
+  const lines = blockingPods(ctx).flatMap((p) => [waitingFor(p), ...olderConfigs(ctx, p)]);
   const missing = m.counts.desired - m.newPods.filter((p) => !p.terminating).length;
   if (missing > 0) lines.push(`${missing} new pod${missing === 1 ? '' : 's'} not created yet (maxSurge ${m.strategy.maxSurge}, maxUnavailable ${m.strategy.maxUnavailable})`);
   const draining = m.oldPods.filter((p) => p.terminating);
@@ -30,8 +30,24 @@ function waitingFor(p: PodView): string {
     const others = p.readinessGates.filter((g) => g.type !== p.gate.type && g.status !== 'True');
     return `pod ${p.name}: ${others.length ? `gate set, but Ready=${p.ready.status}: ${p.ready.message}` : 'Ready soon (gate set)'}`;
   }
+  if (p.haproxyUnreadable) return `pod ${p.name}: waiting for the gate; whether HAProxy routes to it cannot be told (${p.haproxyUnreadable})${started}`;
   const route = p.haproxy[0];
   if (!route) return `pod ${p.name}: waiting for HAPTIC to render a config routing to it${started}`;
   if (route.disabled) return `pod ${p.name}: HAPTIC's config has its server disabled${started}`;
   return `pod ${p.name}: HAProxy config routing to it runs on ${route.runningOn}/${route.of} HAProxy pods${started}`;
+}
+
+/**
+ * HAProxy pods whose config cannot be read (an older one, neither live nor retained): never counted as routing the
+ * pod, and said so, with the checksum they run.
+ */
+function olderConfigs(ctx: DiagnoseContext, p: PodView): string[] {
+  return p.haproxy
+    .filter((route) => route.unknown > 0)
+    .flatMap((route) => {
+      const inst = ctx.model.installations.find((i) => `${i.namespace}/${i.templateConfig}` === route.installation);
+      return (inst?.haproxyPods ?? [])
+        .filter((h) => h.phase === 'Running' && h.entry && h.runs.source === 'unknown')
+        .map((h) => `HAProxy pod ${h.name} runs an older config (${h.runs.checksum}), cannot tell whether it routes ${p.name}`);
+    });
 }

@@ -31,5 +31,20 @@ export function liveHAProxyCfgName(templateConfigName: string): string {
   return `${templateConfigName}-haproxycfg`;
 }
 
+/** HAPTIC's default template config name (the chart's controller.crdName), and the env var that names it. */
+export const DEFAULT_TEMPLATE_CONFIG = 'haptic-config';
+export const CRD_NAME_ENV = 'CRD_NAME';
+
+/** Where HAPTIC keeps a render HAProxy refused: `<htc>-haproxycfg-invalid`, with status.validationError. */
+export function invalidHAProxyCfgName(templateConfigName: string): string {
+  return `${liveHAProxyCfgName(templateConfigName)}-invalid`;
+}
+
+/** The Lease annotation with the plan the leader is rolling out: JSON {planID, checksum}. */
+export const DEPLOYMENT_INTENT_ANNOTATION = 'haproxy-haptic.org/deployment-intent';
+
+/** deployedToPods modes that confirm a deploy (HAPTIC's confirmsOutput); `scheduled` and `rejected` do not. */
+export const CONFIRMING_MODES = ['reload', 'runtime', 'file_only', 'noop'];
+
 /** The Helm value that turns HAPTIC's readiness-gate feature on. */
 export const GATE_FEATURE_HELM_VALUE = 'controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true';

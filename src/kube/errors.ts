@@ -24,12 +24,15 @@ export class ApiError extends Error {
   readonly kind: ApiErrorKind;
   readonly status: number | undefined;
   readonly target: RequestTarget;
-  constructor(kind: ApiErrorKind, message: string, target: RequestTarget, status?: number, cause?: unknown) {
+  /** what the API server answered: its Status object (reason, details, code), or the text of a non-JSON answer */
+  readonly body: unknown;
+  constructor(kind: ApiErrorKind, message: string, target: RequestTarget, status?: number, cause?: unknown, body?: unknown) {
     super(message, { cause });
     this.name = 'ApiError';
     this.kind = kind;
     this.status = status;
     this.target = target;
+    this.body = body;
   }
 }
 
@@ -53,10 +56,15 @@ function describe(target: RequestTarget): string {
   return target.namespace ? `${what} in namespace "${target.namespace}"` : what;
 }
 
-/** Maps an HTTP status and the API server's Status body to a typed error with a one-line message. */
+/**
+ * Maps an HTTP status and the API server's answer (a Status object, or text such as a proxy's error page) to a typed
+ * error with a one-line message; the answer stays on the error as `body`.
+ */
 export function apiErrorFromStatus(status: number, body: unknown, target: RequestTarget, server: string): ApiError {
   const kind = kindByStatus[status] ?? 'ServerError';
-  const serverMessage = typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : '';
+  const serverMessage = typeof body === 'string'
+    ? body.slice(0, 200)
+    : typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : '';
   let message: string;
   switch (kind) {
     case 'NotFound':
@@ -75,7 +83,7 @@ export function apiErrorFromStatus(status: number, body: unknown, target: Reques
     default:
       message = serverMessage || `${target.verb} ${describe(target)} failed with HTTP ${status}`;
   }
-  return new ApiError(kind, message.replace(/\s*\n\s*/g, ' '), target, status);
+  return new ApiError(kind, message.replace(/\s*\n\s*/g, ' '), target, status, undefined, body);
 }
 
 export function unreachable(server: string, target: RequestTarget, cause: unknown): ApiError {

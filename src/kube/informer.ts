@@ -1,26 +1,41 @@
-import { HttpMethod } from '@kubernetes/client-node';
-import { fetch } from 'undici';
-import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
 import type { KubeClient } from './client.ts';
-import { apiErrorFromStatus, isApiError } from './errors.ts';
+import { isApiError, type RequestTarget } from './errors.ts';
 import { resourcePath } from './resources.ts';
 import type { Query } from './snapshot.ts';
-import type { KubeObject } from '../types/kube.ts';
+import type { KubeObject, List } from '../types/kube.ts';
 
 export interface InformerOptions {
-  /** delay before restarting after an error, by attempt number (injectable for tests) */
+  /** delay before relisting after an error, by attempt number (0 for the first error since the last success) */
   backoffMs?: (attempt: number) => number;
-  /** watch timeout the server should close the stream after (seconds) */
+  /** watch timeout the server should close the stream after (seconds); the informer then watches on from where it was */
   timeoutSeconds?: number;
+}
+
+/** What an informer tells its owner; every callback is optional. */
+export interface InformerHandlers<T> {
+  /** After each list, watch event and error: anything items(), synced or error return may have changed. */
+  onChange?: () => void;
+  /** Per object added or changed (with it) or deleted (undefined), from a watch event or a relist. */
+  onObject?: (key: string, object: T | undefined) => void;
+  /** An error (list or watch refused, API server unreachable) the informer relists after, `retryInMs` later. */
+  onError?: (error: unknown, retryInMs: number) => void;
 }
 
 const defaultBackoff = (attempt: number) => Math.min(200 * 2 ** attempt, 5000);
 
+/** `namespace/name`, or `name` for a cluster-scoped object: client-go's MetaNamespaceKeyFunc, the key of get(). */
+export function objectKey(obj: KubeObject): string {
+  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
+}
+
 /**
- * Keeps the objects of one query current: list, then watch from the list's resourceVersion with bookmarks.
- * A 410 Gone (the watch expired) or any error relists after a back-off, so an API server restart or a compacted
- * watch loses nothing: the relist brings the current state, and conditions carry their own transition times.
+ * Keeps the objects of one query current, as client-go's reflector does: list, then watch from the list's
+ * resourceVersion with bookmarks (so a quiet watch still moves its resourceVersion on); when the server ends the
+ * watch (its timeoutSeconds) watch on from the last resourceVersion seen. A 410 Gone — an HTTP 410 or an ERROR event
+ * with code 410, the resourceVersion having left the watch cache — relists at once. Any other error (API server
+ * unreachable or restarting, watch forbidden) relists after a back-off. A relist compares the new list with the
+ * cache and notifies only the objects that changed (by resourceVersion) or disappeared, so nothing is lost and
+ * nothing is reported twice.
  */
 export class Informer<T extends KubeObject = KubeObject> {
   private readonly objects = new Map<string, T>();
@@ -28,26 +43,35 @@ export class Informer<T extends KubeObject = KubeObject> {
   private resourceVersion = '';
   private attempt = 0;
   private started = false;
-  /** last error, while the informer is retrying */
+  private markSynced: () => void = () => {};
+  /** last error, while the informer is retrying; cleared by the next successful list */
   error: unknown;
+  /** listed successfully at least once */
   synced = false;
+  /** resolves after the first complete list (never if the informer is stopped before) */
+  readonly whenSynced = new Promise<void>((resolve) => (this.markSynced = resolve));
   /** how many times the informer listed (1 + relists after 410 Gone or errors) */
   lists = 0;
 
   private readonly client: KubeClient;
   readonly query: Query;
-  private readonly onChange: () => void;
+  private readonly handlers: InformerHandlers<T>;
   private readonly options: InformerOptions;
 
-  constructor(client: KubeClient, query: Query, onChange: () => void, options: InformerOptions = {}) {
+  constructor(client: KubeClient, query: Query, handlers: InformerHandlers<T> = {}, options: InformerOptions = {}) {
     this.client = client;
     this.query = query;
-    this.onChange = onChange;
+    this.handlers = handlers;
     this.options = options;
   }
 
   items(): T[] {
     return [...this.objects.values()];
+  }
+
+  /** The object of a key (see objectKey), if the informer has it. */
+  get(key: string): T | undefined {
+    return this.objects.get(key);
   }
 
   start(): void {
@@ -60,83 +84,92 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.abort.abort();
   }
 
-  private key(obj: KubeObject): string {
-    return obj.metadata.uid ?? `${obj.metadata.namespace}/${obj.metadata.name}`;
+  private get path(): string {
+    return resourcePath(this.query.resource, { namespace: this.query.namespace });
+  }
+
+  private target(verb: string): RequestTarget {
+    return { verb, resource: this.query.resource.display, namespace: this.query.namespace };
   }
 
   private async loop(): Promise<void> {
-    while (!this.abort.signal.aborted) {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
       try {
         if (!this.resourceVersion) await this.list();
         await this.watch();
         this.attempt = 0;
       } catch (err) {
-        if (this.abort.signal.aborted) return;
-        if (isApiError(err, 'Gone')) {
-          this.resourceVersion = '';
-          continue;
-        }
-        this.error = err;
+        if (signal.aborted) return;
         this.resourceVersion = '';
-        this.onChange();
-        await new Promise((r) => setTimeout(r, (this.options.backoffMs ?? defaultBackoff)(this.attempt++)));
+        if (isApiError(err, 'Gone')) continue;
+        const delay = (this.options.backoffMs ?? defaultBackoff)(this.attempt++);
+        this.error = err;
+        this.handlers.onError?.(err, delay);
+        this.handlers.onChange?.();
+        await sleep(delay, signal);
       }
     }
   }
 
   private async list(): Promise<void> {
-    const path = resourcePath(this.query.resource, { namespace: this.query.namespace });
-    const target = { verb: 'list', resource: this.query.resource.display, namespace: this.query.namespace };
-    const page = await this.client.request<{ metadata: { resourceVersion: string }; items: T[] }>('GET', path, target, {
+    const page = await this.client.request<List<T>>('GET', this.path, this.target('list'), {
       query: { labelSelector: this.query.labelSelector, fieldSelector: this.query.fieldSelector },
       signal: this.abort.signal,
     });
     this.lists++;
-    this.objects.clear();
-    for (const item of page.items) this.objects.set(this.key(item), item);
-    this.resourceVersion = page.metadata.resourceVersion;
+    const seen = new Set<string>();
+    const changed: [string, T | undefined][] = [];
+    for (const item of page.items) {
+      const key = objectKey(item);
+      seen.add(key);
+      const cached = this.objects.get(key);
+      this.objects.set(key, item);
+      if (!cached || cached.metadata.resourceVersion !== item.metadata.resourceVersion) changed.push([key, item]);
+    }
+    for (const key of this.objects.keys()) {
+      if (seen.has(key)) continue;
+      this.objects.delete(key);
+      changed.push([key, undefined]);
+    }
+    this.resourceVersion = page.metadata.resourceVersion ?? '';
     this.error = undefined;
     this.synced = true;
-    this.onChange();
+    for (const [key, object] of changed) this.handlers.onObject?.(key, object);
+    this.handlers.onChange?.();
+    this.markSynced();
   }
 
   private async watch(): Promise<void> {
-    const path = resourcePath(this.query.resource, { namespace: this.query.namespace });
-    const url = this.client.url(path, {
-      watch: 1,
-      allowWatchBookmarks: true,
+    const query = {
       resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
       labelSelector: this.query.labelSelector,
       fieldSelector: this.query.fieldSelector,
       timeoutSeconds: this.options.timeoutSeconds ?? 300,
-    });
-    const { headers, dispatcher } = await this.client.authorize(url, HttpMethod.GET);
-    this.client.requestCount++;
-    const response = await fetch(url, { headers: { ...headers, accept: 'application/json' }, dispatcher, signal: this.abort.signal });
-    if (!response.ok || !response.body) {
-      const body = await response.text().catch(() => '');
-      throw apiErrorFromStatus(response.status, safeJson(body), { verb: 'watch', resource: this.query.resource.display, namespace: this.query.namespace }, this.client.server);
-    }
-    const lines = createInterface({ input: Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (!line) continue;
-      const event = safeJson(line) as { type: string; object: T & { code?: number } };
-      if (event.type === 'ERROR') {
-          throw apiErrorFromStatus(event.object.code ?? 500, event.object, { verb: 'watch', resource: this.query.resource.display }, this.client.server);
-      }
-      if (event.object?.metadata?.resourceVersion) this.resourceVersion = event.object.metadata.resourceVersion;
+    };
+    for await (const event of this.client.watch<T>(this.path, query, this.abort.signal, this.target('watch'))) {
+      if (event.object.metadata?.resourceVersion) this.resourceVersion = event.object.metadata.resourceVersion;
       if (event.type === 'BOOKMARK') continue;
-      if (event.type === 'DELETED') this.objects.delete(this.key(event.object));
-      else this.objects.set(this.key(event.object), event.object);
-      this.onChange();
+      const key = objectKey(event.object);
+      if (event.type === 'DELETED') this.objects.delete(key);
+      else this.objects.set(key, event.object);
+      this.handlers.onObject?.(key, event.type === 'DELETED' ? undefined : event.object);
+      this.handlers.onChange?.();
     }
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { message: text.slice(0, 200) };
-  }
+/** Resolves after `ms`, or at once when `signal` aborts (so stop() does not leave a timer holding the process). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -10,29 +10,30 @@ export interface ResourceType {
   display: string;
 }
 
-function type(group: string, version: string, plural: string, kind: string, namespaced = true): ResourceType {
+/** A resource type; R below lists the ones the plugin reads. */
+export function resourceType(group: string, version: string, plural: string, kind: string, namespaced = true): ResourceType {
   return { group, version, plural, kind, namespaced, display: group ? `${plural}.${group}` : plural };
 }
 
 export const R = {
-  namespaces: type('', 'v1', 'namespaces', 'Namespace', false),
-  pods: type('', 'v1', 'pods', 'Pod'),
-  services: type('', 'v1', 'services', 'Service'),
-  events: type('', 'v1', 'events', 'Event'),
-  deployments: type('apps', 'v1', 'deployments', 'Deployment'),
-  replicasets: type('apps', 'v1', 'replicasets', 'ReplicaSet'),
-  statefulsets: type('apps', 'v1', 'statefulsets', 'StatefulSet'),
-  configmaps: type('', 'v1', 'configmaps', 'ConfigMap'),
-  secrets: type('', 'v1', 'secrets', 'Secret'),
-  poddisruptionbudgets: type('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
-  horizontalpodautoscalers: type('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler'),
-  endpointslices: type('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice'),
-  leases: type('coordination.k8s.io', 'v1', 'leases', 'Lease'),
-  clusterroles: type('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
-  clusterrolebindings: type('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
-  customresourcedefinitions: type('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
-  haproxytemplateconfigs: type('haproxy-haptic.org', 'v1alpha1', 'haproxytemplateconfigs', 'HAProxyTemplateConfig'),
-  haproxycfgs: type('haproxy-haptic.org', 'v1alpha1', 'haproxycfgs', 'HAProxyCfg'),
+  namespaces: resourceType('', 'v1', 'namespaces', 'Namespace', false),
+  pods: resourceType('', 'v1', 'pods', 'Pod'),
+  services: resourceType('', 'v1', 'services', 'Service'),
+  events: resourceType('', 'v1', 'events', 'Event'),
+  deployments: resourceType('apps', 'v1', 'deployments', 'Deployment'),
+  replicasets: resourceType('apps', 'v1', 'replicasets', 'ReplicaSet'),
+  statefulsets: resourceType('apps', 'v1', 'statefulsets', 'StatefulSet'),
+  configmaps: resourceType('', 'v1', 'configmaps', 'ConfigMap'),
+  secrets: resourceType('', 'v1', 'secrets', 'Secret'),
+  poddisruptionbudgets: resourceType('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
+  horizontalpodautoscalers: resourceType('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler'),
+  endpointslices: resourceType('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice'),
+  leases: resourceType('coordination.k8s.io', 'v1', 'leases', 'Lease'),
+  clusterroles: resourceType('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
+  clusterrolebindings: resourceType('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  customresourcedefinitions: resourceType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
+  haproxytemplateconfigs: resourceType('haproxy-haptic.org', 'v1alpha1', 'haproxytemplateconfigs', 'HAProxyTemplateConfig'),
+  haproxycfgs: resourceType('haproxy-haptic.org', 'v1alpha1', 'haproxycfgs', 'HAProxyCfg'),
 } as const;
 
 export interface Locator {

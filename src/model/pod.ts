@@ -2,7 +2,8 @@ import type { ContainerStatus, EndpointSlice, KubeEvent, Pod, Service } from '..
 import { findCondition } from './conditions.ts';
 import { ageMs } from './time.ts';
 import { podEndpoints, type EndpointView } from './endpoints.ts';
-import type { Installation } from './haptic.ts';
+import { serversRunOn, type ConfigMemory, type Installation } from './haptic.ts';
+import type { RenderedServer } from './haptic-config.ts';
 
 export type GateState = 'not-gated' | 'missing' | 'False' | 'True' | 'Unknown';
 
@@ -26,8 +27,12 @@ export interface HAProxyRouting {
   /** the live config has a server for the pod */
   inConfig: boolean;
   disabled?: boolean | undefined;
-  /** HAProxy pods that run the current config, out of all live HAProxy pods of the installation */
+  /** live HAProxy pods whose settled running config treats the pod as the live config does: routes it when the live
+   * config has its server enabled, no longer routes it when the live config has it disabled */
   runningOn: number;
+  /** live HAProxy pods whose running config could not be read, so nobody can tell (never counted as routing) */
+  unknown: number;
+  /** all live HAProxy pods of the installation */
   of: number;
 }
 
@@ -56,6 +61,8 @@ export interface PodView {
   services: string[];
   endpoints: EndpointView[];
   haproxy: HAProxyRouting[];
+  /** why HAProxy routing cannot be told (HAPTIC's configs unreadable) */
+  haproxyUnreadable?: string | undefined;
   containerProblems: ContainerProblem[];
   terminating?: {
     since?: string | undefined;
@@ -84,45 +91,35 @@ function problems(statuses: ContainerStatus[] | undefined): ContainerProblem[] {
 }
 
 /**
- * Which HAProxy pods run a config that routes to the pod. A HAProxy pod has converged on the change that added the
- * pod's server when it runs the live checksum, or a generation at least as new as the first one that carried the
- * server (known in watch mode), or — once HAPTIC set the gate — any config it was deployed (HAPTIC sets the gate
- * only after every HAProxy pod ran such a config). Comparing with the latest checksum alone never settles under churn.
+ * Which HAProxy pods run a config that routes to the pod: per HAProxy pod, the config its deploy entry names (the
+ * live one, a retained checkpoint, or one seen earlier in watch mode) must have the pod's server enabled, and the
+ * deploy must have settled. A pod running a config whose content cannot be read is counted apart, never as
+ * routing. Once HAPTIC set the gate, it has seen every HAProxy pod run such a config: all with an entry count.
  */
-function routing(pod: Pod, installations: Installation[], gateTrue: boolean, firstRouted: ReadonlyMap<string, number> | undefined): HAProxyRouting[] {
+function routing(pod: Pod, installations: Installation[], gateTrue: boolean, memory: ConfigMemory | undefined): HAProxyRouting[] {
   const ip = pod.status?.podIP;
+  const routes = (servers: RenderedServer[]) => servers.some((s) => s.pod === pod.metadata.name && !s.disabled && (!ip || s.address.startsWith(`${ip}:`)));
   return installations.flatMap((inst) => {
     const servers = (inst.config?.servers ?? []).filter((s) => s.pod === pod.metadata.name && (!ip || s.address.startsWith(`${ip}:`)));
     if (!servers.length) return [];
     const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
-    const since = firstRouted?.get(`${inst.namespace}/${inst.templateConfig}/${pod.metadata.uid}`);
-    const converged = (p: (typeof live)[number]) => p.current || (!!p.entry && (gateTrue || (since !== undefined && (p.entry.observedGeneration ?? 0) >= since)));
-    return [{
-      installation: `${inst.namespace}/${inst.templateConfig}`,
-      inConfig: true,
-      disabled: servers.every((s) => s.disabled),
-      runningOn: live.filter(converged).length,
-      of: live.length,
-    }];
-  });
-}
-
-/**
- * Per installation and pod, the first config generation seen with the pod's server enabled: the memory given, plus
- * what these installations show now. Returns the same map when nothing is new, else a new one (the input is kept).
- */
-export function rememberFirstRouted(memory: ReadonlyMap<string, number>, pods: Pod[], installations: Installation[]): ReadonlyMap<string, number> {
-  let next: Map<string, number> | undefined;
-  for (const inst of installations) {
-    const generation = inst.config?.generation;
-    if (generation === undefined) continue;
-    for (const pod of pods) {
-      const key = `${inst.namespace}/${inst.templateConfig}/${pod.metadata.uid}`;
-      if ((next ?? memory).has(key)) continue;
-      if ((inst.config?.servers ?? []).some((s) => s.pod === pod.metadata.name && !s.disabled)) (next ??= new Map(memory)).set(key, generation);
+    // counted: HAProxy pods whose settled config treats the pod as the live config does (routes it, or, for a
+    // server the live config disables, no longer routes it)
+    const disabled = servers.every((s) => s.disabled);
+    let runningOn = 0;
+    let unknown = 0;
+    for (const h of live) {
+      if (!h.entry) continue;
+      if (gateTrue && !disabled) {
+        runningOn++;
+        continue;
+      }
+      const run = serversRunOn(inst, h, memory);
+      if (run === undefined) unknown++;
+      else if (h.runs.settled && routes(run) !== disabled) runningOn++;
     }
-  }
-  return next ?? memory;
+    return [{ installation: `${inst.namespace}/${inst.templateConfig}`, inConfig: true, disabled, runningOn, unknown, of: live.length }];
+  });
 }
 
 export interface PodContext {
@@ -133,8 +130,10 @@ export interface PodContext {
   events: KubeEvent[];
   installations: Installation[];
   now: number;
-  /** from rememberFirstRouted, in watch mode */
-  firstRouted?: ReadonlyMap<string, number> | undefined;
+  /** configs seen earlier in watch mode, to read what an older config routes */
+  memory?: ConfigMemory | undefined;
+  /** why HAProxy's configs could not be read (then routing is unknown, not "not in config") */
+  configsUnreadable?: string | undefined;
 }
 
 /** Everything a person checks by hand about one pod of a gated rollout, from objects already fetched. */
@@ -166,7 +165,8 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     gateLatencyMs: cr !== undefined && gt !== undefined ? Math.max(0, gt - cr) : undefined,
     services,
     endpoints,
-    haproxy: routing(pod, ctx.installations, gate.state === 'True', ctx.firstRouted),
+    haproxy: routing(pod, ctx.installations, gate.state === 'True', ctx.memory),
+    haproxyUnreadable: ctx.configsUnreadable,
     containerProblems: problems(pod.status?.containerStatuses),
     terminating: deadlineMs === undefined ? undefined : {
       // deletionTimestamp is the deadline: request time + grace period

@@ -1,8 +1,8 @@
-import type { Deployment, ReplicaSet } from '../types/kube.ts';
+import type { Deployment, Pod, ReplicaSet } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
 import { findCondition } from './conditions.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
-import { buildHaptic, type Installation } from './haptic.ts';
+import { buildHaptic, type ConfigMemory, type Installation } from './haptic.ts';
 import { buildPodView, type PodView } from './pod.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
 
@@ -11,8 +11,8 @@ export const MODEL_VERSION = 'kubectl-haptic/v1';
 export interface BuildOptions {
   /** the readiness gate condition type (--condition-type) */
   gateType?: string | undefined;
-  /** per installation and pod, the first config generation seen routing the pod (watch mode; rememberFirstRouted) */
-  firstRouted?: ReadonlyMap<string, number> | undefined;
+  /** configs seen earlier in this process (watch mode; rememberConfigs), to read what an older config routes */
+  memory?: ConfigMemory | undefined;
 }
 
 export type Phase = 'progressing' | 'complete' | 'failed' | 'paused';
@@ -111,10 +111,26 @@ function phaseOf(d: Deployment, desired: number): { phase: Phase; message: strin
   return { phase: 'complete', message: `${name} successfully rolled out` };
 }
 
+/**
+ * RBAC that allows patching pods/status shows the gate feature may be on, not that it is; a pod carrying the gate
+ * condition True proves that a controller writes it. Proof upgrades `allowed` and `unknown`; `off` stays off (the
+ * condition may have been set before the feature was turned off: HAPTIC never removes it).
+ */
+function withGateProof(installations: Installation[], pods: Pod[], gateType: string): Installation[] {
+  const types = [...new Set([gateType, GATE_CONDITION])];
+  const proof = pods.find((p) => types.some((t) => findCondition(p.status?.conditions, t)?.status === 'True'));
+  if (!proof) return installations;
+  const proven = types.find((t) => findCondition(proof.status?.conditions, t)?.status === 'True')!;
+  return installations.map((i) =>
+    i.gateFeature.state === 'allowed' || i.gateFeature.state === 'unknown'
+      ? { ...i, gateFeature: { state: 'on', proof: `pod ${proof.metadata.name} carries ${proven}=True`, clusterRoles: i.gateFeature.state === 'allowed' ? i.gateFeature.clusterRoles : [] } }
+      : i,
+  );
+}
+
 export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildOptions = {}): RolloutModel {
   const gateType = options.gateType ?? GATE_CONDITION;
-  const firstRouted = options.firstRouted;
-  const haptic = buildHaptic(snap.haptic, now);
+  const haptic = buildHaptic(snap.haptic, now, options.memory);
   const d = snap.deployment;
   const uid = d.metadata.uid;
   const owned = snap.replicaSets.filter((rs) => ownedBy(rs, uid));
@@ -122,8 +138,8 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const oldRSs = owned.filter((rs) => rs !== newRS);
   const desired = d.spec.replicas ?? 1;
   const gated = (d.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
-  const installations = haptic.installations;
-  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, firstRouted };
+  const installations = withGateProof(haptic.installations, snap.pods, gateType);
+  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, memory: options.memory, configsUnreadable: haptic.configsUnreadable };
   const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
   const newPods = (newRS ? podsOf([newRS]) : []).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
   const oldPods = podsOf(oldRSs).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));

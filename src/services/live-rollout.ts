@@ -7,7 +7,7 @@ import { Informer, type InformerOptions } from '../kube/informer.ts';
 import { R } from '../kube/resources.ts';
 import { labelSelectorQuery } from '../kube/selector-query.ts';
 import type { Query } from '../kube/snapshot.ts';
-import { rememberFirstRouted } from '../model/pod.ts';
+import { rememberConfigs, type ConfigMemory } from '../model/haptic.ts';
 import { buildRollout, type RolloutModel } from '../model/rollout.ts';
 import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Lease, Pod, ReplicaSet, Service } from '../types/kube.ts';
 import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
@@ -58,7 +58,7 @@ export interface RolloutFollower {
 
 /** Follows one Deployment's rollout with informers on the API server. */
 export function followRollout(client: KubeClient, target: Deployment, options: FollowOptions & { informer?: InformerOptions }): RolloutFollower {
-  return new RolloutStream((query, onChange) => new Informer(client, query, onChange, options.informer), target, options);
+  return new RolloutStream((query, onChange) => new Informer(client, query, { onChange }, options.informer), target, options);
 }
 
 /**
@@ -76,7 +76,7 @@ export class RolloutStream implements RolloutFollower {
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private last = '';
-  private firstRouted: ReadonlyMap<string, number> = new Map();
+  private memory: ConfigMemory = new Map();
 
   constructor(open: StoreFactory, target: Deployment, options: FollowOptions) {
     this.open = open;
@@ -160,13 +160,10 @@ export class RolloutStream implements RolloutFollower {
       },
     };
     const now = (this.options.now ?? Date.now)();
-    const build = () => buildRollout(snapshot, now, { gateType: this.options.conditionType, firstRouted: this.firstRouted });
-    let model = build();
-    const remembered = rememberFirstRouted(this.firstRouted, snapshot.pods, model.installations);
-    if (remembered !== this.firstRouted) {
-      this.firstRouted = remembered;
-      model = build();
-    }
+    const model = buildRollout(snapshot, now, { gateType: this.options.conditionType, memory: this.memory });
+    // configs seen now stay readable after HAPTIC replaces them: then what an older config a HAProxy pod still
+    // runs routes can be told in later recomputes
+    this.memory = rememberConfigs(this.memory, model.installations);
     const diagnosis = diagnose(diagnoseContext(snapshot, model, now));
     const problem = this.problem();
     const update: RolloutUpdate = {

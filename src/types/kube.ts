@@ -61,6 +61,7 @@ export interface Probe {
   periodSeconds?: number;
   timeoutSeconds?: number;
   failureThreshold?: number;
+  successThreshold?: number;
 }
 
 /** A lifecycle handler (preStop): one of exec, httpGet, tcpSocket (deprecated), sleep. */
@@ -76,6 +77,7 @@ export interface Container {
   image?: string;
   command?: string[];
   args?: string[];
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
   ports?: { containerPort: number; name?: string; protocol?: string }[];
   readinessProbe?: Probe;
   livenessProbe?: Probe;
@@ -112,6 +114,7 @@ export interface PodTemplate {
 export interface ContainerStatus {
   name: string;
   ready: boolean;
+  containerID?: string;
   restartCount: number;
   image?: string;
   started?: boolean;
@@ -217,6 +220,7 @@ export interface PolicyRule {
 
 export interface ClusterRole extends KubeObject {
   rules?: PolicyRule[] | null;
+  aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } | null;
 }
 
 export interface RoleBinding extends KubeObject {

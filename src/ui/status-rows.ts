@@ -54,8 +54,9 @@ export function endpointsCell(p: PodView): Cell {
 }
 
 export function haproxyCell(p: PodView): Cell {
+  if (p.haproxyUnreadable) return cell('? cannot read configs', 'muted');
   if (p.haproxy.length === 0) return cell('not in config', p.terminating ? 'muted' : 'wait');
-  const parts = p.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} ${h.runningOn}/${h.of}`);
+  const parts = p.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} ${h.runningOn}/${h.of}${h.unknown ? ` (${h.unknown} unknown)` : ''}`);
   const converged = p.haproxy.every((h) => h.runningOn === h.of);
   const tone: Tone = p.terminating ? 'muted' : p.haproxy.every((h) => !h.disabled) && converged ? 'good' : 'wait';
   return cell(parts.join(', '), tone);
@@ -105,20 +106,43 @@ export function countsLine(m: RolloutModel): string {
   return `desired ${c.desired} · updated ${c.updated} · ready ${c.ready} · available ${c.available} · terminating ${c.terminating}`;
 }
 
-export function installationLine(i: Installation): Cell {
+function leaderWords(i: Installation): { text: string; ok: boolean } {
   const l = i.leader;
-  const leader = l.state === 'held' ? `leader ${l.holder} (renewed ${formatAge(l.renewAgeMs ?? 0)} ago)` : `no leader (${l.state === 'unknown' ? 'lease unreadable' : `lease ${l.state}`})`;
+  switch (l.state) {
+    case 'held':
+      return { text: `leader ${l.holder} (renewed ${formatAge(l.renewAgeMs ?? 0)} ago)`, ok: true };
+    case 'disabled':
+      return l.holderPhase === 'Running'
+        ? { text: `leader election off (single controller ${l.holder})`, ok: true }
+        : { text: `leader election off, controller ${l.holder ? `${l.holder} ${l.holderPhase ?? 'not running'}` : 'not running'}`, ok: false };
+    case 'unknown':
+      return { text: 'leader unknown (lease unreadable)', ok: false };
+    default:
+      return { text: `no leader (lease ${l.state})`, ok: false };
+  }
+}
+
+function configWords(i: Installation): string {
+  if (!i.config) return 'no config';
+  const c = i.config;
+  if (c.configValidated?.status === 'False' || c.pinned || c.invalid || i.validated?.status === 'False') return 'config refused';
+  return 'config ok';
+}
+
+export function installationLine(i: Installation): Cell {
+  const leader = leaderWords(i);
   const live = i.haproxyPods.filter((p) => p.phase === 'Running');
   const converged = live.filter((p) => p.current).length;
-  const failing = live.filter((p) => p.entry?.lastError);
-  const validated = i.config?.configValidated?.status === 'False' || i.config?.pinned ? 'config refused' : i.config ? 'config ok' : 'no config';
-  const text = `HAPTIC ${i.namespace}/${i.templateConfig}: ${leader} · ${validated} · HAProxy ${converged}/${live.length} on ${shortChecksum(i.config?.checksum)}${failing.length ? ` · deploy failing on ${failing.map((p) => p.name).join(', ')}` : ''}`;
-  const tone: Tone = l.state === 'held' && !failing.length && validated === 'config ok' ? (converged === live.length ? 'good' : 'wait') : 'bad';
+  const failing = live.filter((p) => p.entry?.lastError || p.entry?.mode === 'rejected');
+  const validated = configWords(i);
+  const text = `HAPTIC ${i.namespace}/${i.templateConfig}: ${leader.text} · ${validated} · HAProxy ${converged}/${live.length} on ${shortChecksum(i.config?.checksum)}${failing.length ? ` · deploy failing on ${failing.map((p) => p.name).join(', ')}` : ''}`;
+  const tone: Tone = leader.ok && !failing.length && validated === 'config ok' ? (converged === live.length ? 'good' : 'wait') : 'bad';
   return cell(text, tone);
 }
 
-function shortChecksum(c: string | undefined): string {
+/** HAPTIC's checksums are 16 hex characters (older tools wrote `sha256:<hex>`): the first 12 are enough to tell. */
+export function shortChecksum(c: string | undefined): string {
   if (!c) return 'no checksum';
-  const [algo, hex = ''] = c.includes(':') ? c.split(':') : ['sha256', c];
-  return `${algo}:${hex.slice(0, 12)}`;
+  const colon = c.indexOf(':');
+  return colon < 0 ? c.slice(0, 12) : `${c.slice(0, colon)}:${c.slice(colon + 1, colon + 13)}`;
 }

@@ -29,7 +29,7 @@ function normalise(text: string, namespace: string): string {
     .replaceAll(namespace, 'NAMESPACE')
     .replace(new RegExp(`\\b([a-z][a-z0-9-]*?)-${SAFE}{6,10}-${SAFE}{5}\\b`, 'g'), '$1-HASH-XXXXX')
     .replace(new RegExp(`\\b(pod-template-hash=|replicaset/[a-z0-9-]+?-)${SAFE}{6,10}\\b`, 'g'), '$1HASH')
-    .replace(/sha256:[0-9a-f]{12,64}/g, 'sha256:CHECKSUM')
+    .replace(/\b[0-9a-f]{12,16}\b/g, 'CHECKSUM')
     .replace(/\b\d+(?:m\d+)?s\b/g, 'AGE')
     .replace(/(\S) {2,}(?=\S)/g, '$1  ');
 }

@@ -14,7 +14,7 @@ describe('Informer on the real API server', () => {
     const ns = await newNamespace('informer');
     await adminApi().create(configMap('first', ns));
     const client = new KubeClient(connect({ kubeconfig: cluster().adminKubeconfig }));
-    const informer = new Informer(client, { resource: configMaps, namespace: ns }, () => {}, { backoffMs: () => 200 });
+    const informer = new Informer(client, { resource: configMaps, namespace: ns }, {}, { backoffMs: () => 200 });
     const names = () => informer.items().map((i) => i.metadata.name).sort().join(',');
     informer.start();
     try {

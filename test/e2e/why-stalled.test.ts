@@ -157,7 +157,8 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       const r = await whyUntil(ns, 'nogate', 'HS105');
       expect(r.code).toBe(1);
       expect(r.stdout).toContain('[HS105] HAPTIC haptic/haptic-config has the readiness-gate feature off: it may not patch pods/status');
-      expect(r.stdout).toContain('ClusterRoles bound to the controller: haptic; none allows patch on pods/status');
+      // every service account is bound to system:service-account-issuer-discovery (through group system:serviceaccounts)
+      expect(r.stdout).toContain('ClusterRoles bound to the controller: haptic, system:service-account-issuer-discovery; none allows patch on pods/status');
     });
 
     it('HS106: deploys to the first HAProxy pod fail', async () => {
@@ -169,7 +170,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       const [pod] = await pods(ns, 'undeployed');
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`[HS106] HAProxy pod ${haproxy} did not get HAPTIC haptic/haptic-config's configuration, so ${pod!.metadata!.name} cannot get the gate`);
-      expect(r.stdout).toMatch(new RegExp(`${haproxy}: runs sha256:[0-9a-f]{64} \\(live config sha256:[0-9a-f]{64}\\); lastError: failed to sync configuration to pod ${haproxy}: dataplane API: .*503 Service Unavailable: agent not reachable; consecutiveErrors \\d+`));
+      expect(r.stdout).toMatch(new RegExp(`${haproxy}: runs [0-9a-f]{16} \\(live config [0-9a-f]{16}\\); lastError: failed to sync configuration to pod ${haproxy}: dataplane API: .*503 Service Unavailable: agent not reachable; consecutiveErrors \\d+`));
       expect(r.stdout).toContain(`fix: kubectl -n haptic logs ${haproxy} -c agent --tail=50`);
     });
 
@@ -232,7 +233,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(ids(r.stdout)).toEqual(['HS110', 'HS901']);
       expect(r.stdout).toContain(`deployment.apps/twogates -n ${ns}: not stalled (progressing)`);
       expect(r.stdout).toMatch(new RegExp(`\\[HS110\\] every HAProxy pod routes to ${name}, yet HAPTIC haptic/haptic-config has not set example.com/other \\(containers ready for \\d+s\\)`));
-      expect(r.stdout).toMatch(/haproxycfg haptic\/haptic-config-haproxycfg \(sha256:[0-9a-f]{64}\) runs on 2\/2 HAProxy pods with the server enabled/);
+      expect(r.stdout).toMatch(/haproxycfg haptic\/haptic-config-haproxycfg \([0-9a-f]{16}\) runs on 2\/2 HAProxy pods with the server enabled/);
       expect(r.stdout).toContain('gate feature: on');
     });
   });

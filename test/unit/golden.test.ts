@@ -34,8 +34,8 @@ const golden = (name: string, file: string) => join(SCENARIOS_DIR, name, file);
 describe('golden outputs of every scenario', () => {
   it('has a scenario per why-stalled id', () => {
     expect(scenarios().map((s) => s.slice(0, 5).toUpperCase())).toEqual([
-      'HS101', 'HS102', 'HS103', 'HS104', 'HS105', 'HS106', 'HS107', 'HS108', 'HS109', 'HS110',
-      'HS201', 'HS202', 'HS203', 'HS204', 'HS205', 'HS206', 'HS207', 'HS208', 'HS901', 'HS902',
+      'HS101', 'HS102', 'HS103', 'HS104', 'HS105', 'HS106', 'HS107', 'HS108', 'HS109', 'HS110', 'HS111', 'HS112',
+      'HS201', 'HS202', 'HS203', 'HS204', 'HS205', 'HS206', 'HS207', 'HS208', 'HS209', 'HS210', 'HS901', 'HS902',
     ]);
   });
 

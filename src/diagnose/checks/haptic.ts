@@ -1,5 +1,5 @@
 import { GATE_CONDITION, HAPTIC_DOMAIN } from '../../haptic/names.ts';
-import type { Installation } from '../../model/haptic.ts';
+import type { Installation, Validation } from '../../model/haptic.ts';
 import { leaderEvidence } from '../evidence.ts';
 
 // Checks of HAPTIC that enable-gate's preflight and why-stalled share: each says what is wrong and proves it; the
@@ -9,15 +9,34 @@ export const installationId = (i: Installation) => `${i.namespace}/${i.templateC
 
 /** No controller leader: the Lease is missing, empty, stale, or held by a pod that is gone or not running. */
 export function leaderProblem(inst: Installation): { evidence: string[]; variant: 'scaledToZero' | 'controllerLogs' } | undefined {
-  if (inst.leader.state === 'held' || inst.leader.state === 'unknown') return undefined;
+  if (inst.leader.state === 'held' || inst.leader.state === 'unknown' || inst.leader.state === 'disabled') return undefined;
   return { evidence: leaderEvidence(inst), variant: inst.controllerPods.length === 0 ? 'scaledToZero' : 'controllerLogs' };
 }
 
+/** Leader election off (one controller, no Lease) and that controller is not running: nothing renders or gates. */
+export function standaloneControllerDown(inst: Installation): { evidence: string[]; variant: 'scaledToZero' | 'notRunning'; pod?: string | undefined } | undefined {
+  if (inst.leader.state !== 'disabled' || inst.leader.holderPhase === 'Running') return undefined;
+  return {
+    evidence: [`haproxytemplateconfig ${installationId(inst)}: spec.controller.leaderElection.enabled: false (one controller, no Lease)`, ...leaderEvidence(inst)],
+    variant: inst.leader.holder ? 'notRunning' : 'scaledToZero',
+    pod: inst.leader.holder,
+  };
+}
+
+/** The Lease could not be read: whether there is a leader is unknown (never shown as "no leader"). */
+export function leaderUnknown(inst: Installation): { evidence: string[] } | undefined {
+  return inst.leader.state === 'unknown' ? { evidence: leaderEvidence(inst) } : undefined;
+}
+
 /** The gate feature is off: no ClusterRole bound to the controller may patch pods/status. */
-export function gateFeatureOff(inst: Installation): { evidence: string[] } | undefined {
+export function gateFeatureOff(inst: Installation): { evidence: string[]; variant: 'rbac' | 'dataplane' } | undefined {
   const gate = inst.gateFeature;
   if (gate.state !== 'off') return undefined;
-  return { evidence: [`ClusterRoles bound to the controller: ${gate.clusterRoles.join(', ') || 'none'}; none allows patch on pods/status`] };
+  const evidence = [`ClusterRoles bound to the controller: ${gate.clusterRoles.join(', ') || 'none'}; none allows patch on pods/status`];
+  if (inst.statusShape === 'dataplane') {
+    evidence.push(`haproxycfg ${inst.namespace}/${inst.config?.name}: deploy statuses of the dataplane-API generation (deployedAt, no podUID): a HAPTIC release from before the readiness gate`);
+  }
+  return { evidence, variant: inst.statusShape === 'dataplane' ? 'dataplane' : 'rbac' };
 }
 
 /** No installation: the answer of a cluster without HAPTIC, or of a user who may not read HAPTIC's objects. */
@@ -29,4 +48,39 @@ export function noInstallation(unreadable: string | undefined): { evidence: stri
 /** Gate types in HAPTIC's domain that are not the one HAPTIC writes: most likely a typo. */
 export function foreignGateTypes(types: Iterable<string>): string[] {
   return [...new Set(types)].filter((t) => t.startsWith(HAPTIC_DOMAIN) && t !== GATE_CONDITION);
+}
+
+export type RenderProblem = 'haproxyRefused' | 'gateUnavailable' | 'configInvalid' | 'loadGateFailed';
+
+/**
+ * Why no new render reaches HAProxy, told apart by what HAPTIC wrote: HAProxy refused it (ConfigValidated=False
+ * HAProxyRefused, ConfigPinned=True, Validated=False HAProxyValidationFailed, a `-invalid` HAProxyCfg), the
+ * validation could not run (GateUnavailable), the template or its tests failed (ConfigInvalid), or new controller
+ * pods refused the config at start-up (LoadGateFailed). The dataplane generation writes only validationStatus and
+ * validationMessage: "HAProxy configuration validation failed" is HAProxy's refusal, "N validation error(s)" the
+ * template's.
+ */
+export function renderProblem(inst: Installation): { variant: RenderProblem; evidence: string[] } | undefined {
+  const c = inst.config;
+  const v = inst.validated;
+  const refusedByCfg = c?.configValidated?.status === 'False' || c?.pinned;
+  if (!refusedByCfg && v?.status !== 'False' && !c?.invalid) return undefined;
+  const evidence: string[] = [];
+  if (c?.configValidated) evidence.push(`haproxycfg ${inst.namespace}/${c.name}: ConfigValidated=${c.configValidated.status} reason ${c.configValidated.reason}${c.configValidated.message ? `: ${c.configValidated.message}` : ''}`);
+  if (c?.pinned) evidence.push(`haproxycfg ${inst.namespace}/${c.name}: ConfigPinned=True (renders are held)`);
+  if (v) evidence.push(validationLine(inst, v));
+  if (c?.invalid) evidence.push(`haproxycfg ${inst.namespace}/${c.invalid.name} holds the refused render${c.invalid.error ? `: ${c.invalid.error}` : ''}`);
+  const reason = c?.configValidated?.status === 'False' ? c.configValidated.reason : v?.status === 'False' ? v.reason : undefined;
+  const variant: RenderProblem =
+    reason === 'GateUnavailable' ? 'gateUnavailable'
+    : reason === 'LoadGateFailed' ? 'loadGateFailed'
+    : reason === 'ConfigInvalid' || (reason === undefined && v?.status === 'False' && /validation error/i.test(v.message ?? '') && !c?.invalid) ? 'configInvalid'
+    : 'haproxyRefused';
+  return { variant, evidence };
+}
+
+function validationLine(inst: Installation, v: Validation): string {
+  const head = v.reason ? `Validated=${v.status} reason ${v.reason}` : `validationStatus ${v.status === 'True' ? 'Valid' : v.status === 'False' ? 'Invalid' : 'Unknown'}`;
+  const errors = v.errors.length ? `; validationErrors: ${v.errors.slice(0, 3).join(' | ')}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}` : '';
+  return `haproxytemplateconfig ${installationId(inst)}: ${head}${v.message ? `: ${v.message}` : ''}${errors}`;
 }

@@ -1,9 +1,12 @@
 import { formatAge } from '../../model/time.ts';
-import type { Installation } from '../../model/haptic.ts';
-import { gateFeatureOff, installationId as id, leaderProblem, noInstallation } from '../checks/haptic.ts';
+import type { HAProxyPodInfo, Installation } from '../../model/haptic.ts';
+import { gateFeatureOff, installationId as id, leaderProblem, noInstallation, renderProblem, standaloneControllerDown } from '../checks/haptic.ts';
 import { podList, relevantInstallations, waitingForGate, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../finding.ts';
 import { finding } from '../make.ts';
+
+/** How long a new HAProxy pod may run without a deploy status before its missing entry counts as a failure. */
+const FIRST_DEPLOY_GRACE_MS = 20_000;
 
 /** HAPTIC's side, for pods whose containers are ready and that wait for the gate only. */
 export function hapticRules(ctx: DiagnoseContext): Finding[] {
@@ -17,32 +20,48 @@ export function hapticRules(ctx: DiagnoseContext): Finding[] {
   }
   const findings: Finding[] = [];
   for (const inst of relevantInstallations(ctx, waiting)) {
+    const installation = id(inst);
+    const namespace = inst.namespace;
     const off = gateFeatureOff(inst);
-    if (off) findings.push(finding('HS105', { installation: id(inst) }, off.evidence));
+    if (off) findings.push(finding('HS105', { installation, gateType: m.gateType, name: m.name, namespace: m.namespace }, off.evidence, { variant: off.variant }));
     const leader = leaderProblem(inst);
-    if (leader) findings.push(finding('HS103', { installation: id(inst), namespace: inst.namespace }, leader.evidence, { variant: leader.variant }));
-    const refused = inst.config?.configValidated?.status === 'False' || inst.config?.pinned || inst.validated?.status === 'False';
-    if (refused) {
-      const c = inst.config;
-      findings.push(finding('HS107', { installation: id(inst), namespace: inst.namespace, templateConfig: inst.templateConfig }, [
-        ...(c?.configValidated ? [`haproxycfg ${inst.namespace}/${c.name}: ConfigValidated=${c.configValidated.status} reason ${c.configValidated.reason}${c.configValidated.message ? `: ${c.configValidated.message}` : ''}`] : []),
-        ...(c?.pinned ? [`haproxycfg ${inst.namespace}/${c.name}: ConfigPinned=True (renders are held)`] : []),
-        ...(inst.validated ? [`haproxytemplateconfig ${id(inst)}: Validated=${inst.validated.status} reason ${inst.validated.reason}${inst.validated.message ? `: ${inst.validated.message}` : ''}`] : []),
-      ]));
-    }
-    if (inst.leader.state === 'held' && !refused) findings.push(...deployRules(ctx, inst, waiting));
+    if (leader) findings.push(finding('HS103', { installation, namespace }, leader.evidence, { variant: leader.variant }));
+    const down = standaloneControllerDown(inst);
+    if (down) findings.push(finding('HS111', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }));
+    const render = renderProblem(inst);
+    if (render) findings.push(finding('HS107', { installation, namespace, templateConfig: inst.templateConfig }, render.evidence, { variant: render.variant }));
+    const lag = inst.unobservedGeneration;
+    if (lag) findings.push(finding('HS112', { installation, namespace, generation: lag.generation, observed: lag.observedGeneration }, [`haproxytemplateconfig ${installation}: metadata.generation ${lag.generation}, status.observedGeneration ${lag.observedGeneration}`]));
+    const leads = inst.leader.state === 'held' || (inst.leader.state === 'disabled' && !down);
+    if (leads && !render) findings.push(...deployRules(ctx, inst, waiting));
   }
   return findings;
 }
 
+/** Everything HAPTIC wrote about one HAProxy pod's deploys, as one evidence line. */
+export function deployEvidence(inst: Installation, p: HAProxyPodInfo): string {
+  const cfg = `haproxycfg ${inst.namespace}/${inst.config?.name}`;
+  if (!p.entry && p.staleEntry) {
+    return `${p.name}: no deploy status of this pod in ${cfg}: the deployedToPods entry under its name is of an earlier pod (podUID ${p.staleEntry.podUID}, this pod is ${p.uid})`;
+  }
+  if (!p.entry) return `${p.name}: no entry in ${cfg} status.deployedToPods (never deployed to)`;
+  const e = p.entry;
+  const parts = [`${p.name}: runs ${e.checksum ?? 'no checksum'} (live config ${inst.config?.checksum})`];
+  if (e.lastError) parts.push(`lastError: ${e.lastError}`, `consecutiveErrors ${e.consecutiveErrors ?? '?'}${e.lastErrorAt ? ` (last at ${e.lastErrorAt})` : ''}`);
+  if (p.runs.pending) parts.push(p.runs.pending);
+  if (e.deployedAt) parts.push(`last deployed at ${e.deployedAt}${e.fallbackUsed ? ' (fallback used)' : ''}`);
+  return parts.join('; ');
+}
+
 function deployRules(ctx: DiagnoseContext, inst: Installation, waiting: ReturnType<typeof waitingForGate>): Finding[] {
   const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
-  const failing = live.filter((p) => !p.current && (p.entry?.lastError || !p.entry));
+  // a deploy that failed, was rejected, or never happened; a pod still catching up without an error is progress, and
+  // so is a HAProxy pod that started a moment ago and waits for its first deploy
+  const neverDeployed = (p: HAProxyPodInfo) => !p.entry && (p.readyForMs === undefined || p.readyForMs > FIRST_DEPLOY_GRACE_MS);
+  const failing = live.filter((p) => !p.current && (neverDeployed(p) || !!p.entry?.lastError || p.entry?.mode === 'rejected'));
   if (failing.length) {
     return [finding('HS106', { podNoun: failing.length === 1 ? 'pod' : 'pods', haproxyPods: failing.map((p) => p.name).join(', '), installation: id(inst), pods: podList(waiting), namespace: inst.namespace, haproxyPod: failing[0]!.name },
-      failing.map((p) => (p.entry
-        ? `${p.name}: runs ${p.entry.checksum ?? 'no checksum'} (live config ${inst.config?.checksum}); lastError: ${p.entry.lastError}; consecutiveErrors ${p.entry.consecutiveErrors ?? '?'}`
-        : `${p.name}: no entry in haproxycfg ${inst.namespace}/${inst.config?.name} status.deployedToPods (never deployed to)`)))];
+      failing.map((p) => deployEvidence(inst, p)))];
   }
   const settled = waiting.filter((p) => p.haproxy.some((h) => h.installation === id(inst) && !h.disabled && h.runningOn === h.of && h.of > 0));
   const since = (p: (typeof settled)[number]) => p.containersReady.forMs ?? 0;

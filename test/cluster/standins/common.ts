@@ -50,10 +50,6 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-export function keyOf(obj: Obj): string {
-  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
-}
-
 /** Structural equality of JSON values (key order does not matter). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -74,6 +70,11 @@ export function log(component: string, message: string): void {
 
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** An informer's onError for the stand-ins' log: what failed and when it lists again. */
+export function informerLog(name: string): (error: unknown, retryInMs: number) => void {
+  return (error, retryInMs) => log('informer', `${name}: ${errorText(error)}; re-listing in ${retryInMs} ms`);
 }
 
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>

@@ -1,7 +1,8 @@
 // core/v1 Events as client-go's legacy recorder writes them: one object per (object, reason, message), whose
 // count and lastTimestamp go up on repeats.
 import { randomBytes } from 'node:crypto';
-import { type Api, ApiError } from './client.ts';
+import { isApiError } from '../../../src/kube/errors.ts';
+import type { Kube } from '../kube.ts';
 import { errorText, log, rfc3339 } from './common.ts';
 
 export type InvolvedObject = {
@@ -16,13 +17,13 @@ export type InvolvedObject = {
 export type EventSpec = { type: 'Normal' | 'Warning'; reason: string; message: string; count?: number };
 
 export class EventRecorder {
-  private readonly api: Api;
+  private readonly kube: Kube;
   private readonly component: string;
   private readonly host: string;
   private readonly recorded = new Map<string, { name: string; count: number; first: string }>();
 
-  constructor(api: Api, component: string, host: string) {
-    this.api = api;
+  constructor(kube: Kube, component: string, host: string) {
+    this.kube = kube;
     this.component = component;
     this.host = host;
   }
@@ -34,19 +35,18 @@ export class EventRecorder {
     const count = event.count ?? (previous?.count ?? 0) + 1;
     if (previous && previous.count >= count) return;
     const now = rfc3339(Date.now());
-    const base = `/api/v1/namespaces/${involved.namespace}/events`;
     try {
       if (previous) {
         try {
-          await this.api.patch(`${base}/${previous.name}`, { count, lastTimestamp: now });
+          await this.kube.patch('v1', 'Event', previous.name, involved.namespace, { count, lastTimestamp: now });
           this.recorded.set(key, { ...previous, count });
           return;
         } catch (error) {
-          if (!(error instanceof ApiError && error.status === 404)) throw error;
+          if (!isApiError(error, 'NotFound')) throw error;
         }
       }
       const name = `${involved.name}.${randomBytes(8).toString('hex')}`;
-      await this.api.request('POST', base, {
+      await this.kube.create({
         apiVersion: 'v1',
         kind: 'Event',
         metadata: { name, namespace: involved.namespace },

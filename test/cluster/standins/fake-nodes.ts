@@ -1,6 +1,6 @@
 // The fake Node objects: registered Ready with room for pods, no taints, heartbeats kept fresh through the node
 // Lease (every 10 s) and the Ready condition's lastHeartbeatTime (every minute), as the kubelet does.
-import type { Api } from './client.ts';
+import type { Kube } from '../kube.ts';
 import { errorText, log, microTime, rfc3339, sleep } from './common.ts';
 
 export type FakeNode = { name: string; ip: string; subnet: number };
@@ -36,38 +36,40 @@ function nodeStatus(node: FakeNode, registeredAt: number, now: number) {
   };
 }
 
-async function register(api: Api, node: FakeNode, registeredAt: number): Promise<void> {
+async function register(kube: Kube, node: FakeNode, registeredAt: number): Promise<void> {
   const labels = {
     'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64',
     'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': 'amd64',
   };
   const cidr = `10.244.${node.subnet}.0/24`;
-  await api.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels },
-    spec: { podCIDR: cidr, podCIDRs: [cidr] } }, 'kubelet');
-  await api.patch(`/api/v1/nodes/${node.name}/status`, { status: nodeStatus(node, registeredAt, Date.now()) });
-  await renewLease(api, node);
+  await kube.apply([{ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels },
+    spec: { podCIDR: cidr, podCIDRs: [cidr] } }], 'kubelet');
+  await patchStatus(kube, node, registeredAt);
+  await renewLease(kube, node);
 }
 
-function renewLease(api: Api, node: FakeNode): Promise<unknown> {
-  return api.apply({
+function patchStatus(kube: Kube, node: FakeNode, registeredAt: number): Promise<unknown> {
+  return kube.patch('v1', 'Node', node.name, undefined, { status: nodeStatus(node, registeredAt, Date.now()) }, { subresource: 'status' });
+}
+
+function renewLease(kube: Kube, node: FakeNode): Promise<unknown> {
+  return kube.apply([{
     apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: node.name, namespace: 'kube-node-lease' },
     spec: { holderIdentity: node.name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
-  }, 'kubelet');
+  }], 'kubelet');
 }
 
 /** Registers the nodes (resolves once they are Ready), then keeps their heartbeats fresh until the signal aborts. */
-export async function startFakeNodes(api: Api, signal: AbortSignal): Promise<void> {
+export async function startFakeNodes(kube: Kube, signal: AbortSignal): Promise<void> {
   const registeredAt = Date.now();
-  await Promise.all(FAKE_NODES.map((node) => register(api, node, registeredAt)));
+  await Promise.all(FAKE_NODES.map((node) => register(kube, node, registeredAt)));
   void (async () => {
     for (let tick = 1; !signal.aborted; tick++) {
       await sleep(10_000, signal);
       if (signal.aborted) break;
       await Promise.all(FAKE_NODES.map(async (node) => {
-        await renewLease(api, node);
-        if (tick % 6 === 0) {
-          await api.patch(`/api/v1/nodes/${node.name}/status`, { status: nodeStatus(node, registeredAt, Date.now()) });
-        }
+        await renewLease(kube, node);
+        if (tick % 6 === 0) await patchStatus(kube, node, registeredAt);
       })).catch((error) => log('nodes', `heartbeat: ${errorText(error)}`)); // retried on the next tick
     }
   })();

@@ -1,20 +1,36 @@
 // The pure decisions of the HAPTIC stand-in: what a deploy to one HAProxy pod leaves in its deployedToPods entry,
-// and which gated pods may get the readiness condition (routed by the config EVERY live HAProxy pod runs).
+// and which gated pods may get the readiness condition (routed by the config EVERY live HAProxy pod runs, its
+// reload done).
 import { type Condition, GATE_CONDITION } from './common.ts';
 import { routedPods } from './haproxy-render.ts';
+import type { StatusShape } from './knobs.ts';
 
+/**
+ * One HAProxy pod's deployedToPods entry, in either generation's shape (haptic-crds.ts has the schemas): the agent
+ * generation's pod identity, plan IDs, mode and reasons, or the dataplane generation's sync telemetry. No
+ * observedGeneration: no released CRD has one.
+ */
 export type DeployEntry = {
   podName: string;
-  podUID: string;
-  podRuntimeID: string;
   checksum?: string;
+  lastError?: string;
+  consecutiveErrors: number;
+  // agent generation
+  podUID?: string;
+  podRuntimeID?: string;
   appliedPlanID?: string;
   runningPlanID?: string;
   mode?: string;
   reasons?: string[];
-  lastError?: string;
-  consecutiveErrors: number;
-  observedGeneration: number;
+  // dataplane generation
+  deployedAt?: string;
+  lastReloadAt?: string;
+  lastReloadID?: string;
+  syncDuration?: string;
+  versionConflictRetries?: number;
+  fallbackUsed?: boolean;
+  lastOperationSummary?: Record<string, number>;
+  lastErrorAt?: string;
 };
 
 /** One accepted render: what HAProxy pods are asked to run. */
@@ -22,8 +38,9 @@ export type Render = { checksum: string; content: string; generation: number; pl
 
 export type HAProxyPod = { name: string; uid: string; runtimeID: string };
 
+/** Plan IDs are opaque strings to HAPTIC's readers (their format is not published); this one names the render. */
 export function planID(generation: number, checksum: string): string {
-  return `plan-${generation}-${checksum.slice('sha256:'.length, 'sha256:'.length + 8)}`;
+  return `plan-${generation}-${checksum.slice(0, 8)}`;
 }
 
 /** Lines that a runtime API update cannot change: everything but server lines and their comments. */
@@ -36,27 +53,72 @@ export function deployMode(previous: string | undefined, next: string): { mode: 
   return { mode: 'reload', reasons: ['configuration structure changed'] };
 }
 
-/** The entry after a deploy attempt of `render` to `pod`; `previousContent` is what the pod ran before. */
+/**
+ * The entry after a deploy attempt of `render` to `pod`; `previousContent` is what the pod ran before. On an error
+ * the last good checksum stays and the error is recorded. Agent shape: a reload leaves runningPlanID on the old plan
+ * until the reload is done (finishReload); dataplane shape: telemetry of the sync, deployedAt only when it changed
+ * something (workers.go updates it only then).
+ */
 export function deployOutcome(
   entry: DeployEntry | undefined,
   pod: HAProxyPod,
   render: Render,
   previousContent: string | undefined,
   error: string | undefined,
+  shape: StatusShape,
+  now: string,
 ): DeployEntry {
-  const base = { ...entry, podName: pod.name, podUID: pod.uid, podRuntimeID: pod.runtimeID };
-  if (error !== undefined) {
-    return { ...base, lastError: error, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1, observedGeneration: entry?.observedGeneration ?? 0 };
-  }
+  if (shape === 'dataplane') return dataplaneOutcome(entry, pod, render, previousContent, error, now);
+  const base: DeployEntry = { ...agentFields(entry), podName: pod.name, podUID: pod.uid, podRuntimeID: pod.runtimeID, consecutiveErrors: entry?.consecutiveErrors ?? 0 };
+  if (error !== undefined) return { ...base, lastError: error, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1 };
   const { lastError: _cleared, ...rest } = base;
+  const how = deployMode(previousContent, render.content);
   return {
     ...rest,
-    ...deployMode(previousContent, render.content),
+    ...how,
     checksum: render.checksum,
     appliedPlanID: render.planID,
-    runningPlanID: render.planID,
+    runningPlanID: how.mode === 'reload' ? (entry?.runningPlanID ?? render.planID) : render.planID,
     consecutiveErrors: 0,
-    observedGeneration: render.generation,
+  };
+}
+
+/** The agent reports the reload done: the running HAProxy serves the applied plan. */
+export function finishReload(entry: DeployEntry): DeployEntry {
+  return { ...entry, runningPlanID: entry.appliedPlanID };
+}
+
+/** Whether a pod's deploy has settled (HAPTIC's confirmsOutput: the running plan is the applied one, no error). */
+export function settled(entry: DeployEntry | undefined): boolean {
+  if (!entry?.checksum) return false;
+  if (entry.appliedPlanID !== undefined && entry.runningPlanID !== entry.appliedPlanID) return false;
+  return entry.mode !== 'rejected' && entry.mode !== 'scheduled';
+}
+
+function agentFields(entry: DeployEntry | undefined): Partial<DeployEntry> {
+  if (!entry) return {};
+  const { podUID, podRuntimeID, checksum, appliedPlanID, runningPlanID, mode, reasons, lastError } = entry;
+  return Object.fromEntries(Object.entries({ podUID, podRuntimeID, checksum, appliedPlanID, runningPlanID, mode, reasons, lastError }).filter(([, v]) => v !== undefined));
+}
+
+function dataplaneOutcome(entry: DeployEntry | undefined, pod: HAProxyPod, render: Render, previousContent: string | undefined, error: string | undefined, now: string): DeployEntry {
+  const { deployedAt, checksum, lastReloadAt, lastReloadID, syncDuration, lastOperationSummary, lastError, lastErrorAt } = entry ?? {};
+  const kept = Object.fromEntries(Object.entries({ deployedAt, checksum, lastReloadAt, lastReloadID, syncDuration, lastOperationSummary, lastError, lastErrorAt }).filter(([, v]) => v !== undefined)) as Partial<DeployEntry>;
+  // deployedAt is required by the dataplane CRD: a pod whose first sync fails gets the attempt's time
+  const base: DeployEntry = { ...kept, podName: pod.name, deployedAt: deployedAt ?? now, versionConflictRetries: 0, fallbackUsed: false, consecutiveErrors: entry?.consecutiveErrors ?? 0 };
+  if (error !== undefined) return { ...base, lastError: error, lastErrorAt: now, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1 };
+  const { lastError: _e, lastErrorAt: _t, ...rest } = base;
+  const how = deployMode(previousContent, render.content);
+  const servers = (c: string | undefined) => (c ?? '').split('\n').filter((l) => /^\s+server /.test(l)).length;
+  const changed = previousContent !== render.content;
+  return {
+    ...rest,
+    checksum: render.checksum,
+    deployedAt: changed ? now : (deployedAt ?? now),
+    syncDuration: '0.120s',
+    ...(how.mode === 'reload' ? { lastReloadAt: now, lastReloadID: `reload-${render.checksum.slice(0, 8)}` } : {}),
+    lastOperationSummary: { totalAPIOperations: changed ? 1 : 0, serversModified: changed ? Math.abs(servers(render.content) - servers(previousContent)) : 0 },
+    consecutiveErrors: 0,
   };
 }
 
@@ -72,7 +134,8 @@ export function podsRoutedEverywhere(
 ): string[] {
   if (liveHAProxyPods.length === 0) return [];
   const routing = liveHAProxyPods.map((name) => {
-    const render = renders.get(deployed.get(name)?.checksum ?? '');
+    const entry = deployed.get(name);
+    const render = settled(entry) ? renders.get(entry!.checksum!) : undefined;
     return render ? routedPods(render.content) : new Set<string>();
   });
   return candidates.filter((pod) => routing.every((routed) => routed.has(pod)));

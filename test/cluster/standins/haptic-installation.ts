@@ -1,58 +1,84 @@
-// One HAPTIC installation's controller, reduced to the API traffic HAPTIC produces: while it leads, it renders
-// the HAProxyCfg from Services/EndpointSlices/Pods, "deploys" it to each live HAProxy pod after a delay (status
-// deployedToPods), and sets the readiness gate on gated pods once every HAProxy pod routes to them.
-import { type Api, pathOf } from './client.ts';
+// One HAPTIC installation's controller, reduced to the API traffic HAPTIC produces: while it leads (or runs alone
+// with leader election off), it renders the HAProxyCfg from Services/EndpointSlices/Pods, "deploys" it to each live
+// HAProxy pod after a delay (status deployedToPods), keeps retained checkpoints of configs pods confirmed, and — in
+// the gate shape — sets the readiness gate on gated pods once every HAProxy pod runs a config routing to them.
+// What it writes follows the released generation the statusShape knob names (docs/haptic-compat.md).
+import { createHash } from 'node:crypto';
+import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
+import type { Informer } from '../../../src/kube/informer.ts';
+import type { Kube } from '../kube.ts';
 import { type Condition, findCondition, GATE_CONDITION, jsonEqual, type Obj, rfc3339 } from './common.ts';
 import { EventRecorder } from './events.ts';
-import { deployOutcome, type DeployEntry, gateCondition, type HAProxyPod, needsGateWrite, planID, podsRoutedEverywhere, type Render } from './haptic-converge.ts';
+import { deployOutcome, type DeployEntry, finishReload, gateCondition, type HAProxyPod, needsGateWrite, planID, podsRoutedEverywhere, type Render, settled } from './haptic-converge.ts';
 import { HAPTIC_API_VERSION } from './haptic-crds.ts';
 import { Leader } from './haptic-leader.ts';
 import { fullname, HAPROXY_CFG_NAME, type Installation, selectorLabels, TEMPLATE_CONFIG_NAME } from './haptic-manifests.ts';
 import { haproxyCfgConditions, refusedRender, templateConfigStatus } from './haptic-status.ts';
 import { backendsFor, checksumOf, renderConfig, routedPods } from './haproxy-render.ts';
-import type { Informer } from './informer.ts';
+import type { StatusShape } from './knobs.ts';
 
-export type InstallationKnobs = { leader: boolean; failDeployTo: string; refuseRender: boolean; gateFeature: boolean; deployDelayMs?: number };
-export type SharedCaches = { pods: Informer; services: Informer; slices: Informer };
+export type InstallationKnobs = {
+  leader: boolean;
+  failDeployTo: string;
+  refuseRender: boolean;
+  gateFeature: boolean;
+  deployDelayMs?: number;
+  statusShape: StatusShape;
+  leaderElection: boolean;
+  compressed: boolean;
+  retainConfigs: number;
+  podComment: 'end' | 'before';
+};
+export type SharedCaches = { pods: Informer<Obj>; services: Informer<Obj>; slices: Informer<Obj>; templateConfigs: Informer<Obj> };
 
 const RETRY_MS = 2000;
+/** How long the agent takes to finish a reload after applying a plan (runningPlanID trails appliedPlanID meanwhile). */
+const RELOAD_MS = 300;
 const FIGHT_INTERVAL_MS = 3000;
 const MAX_RENDERS = 50;
 const MANAGER = 'haptic-controller';
+/** Label of retained checkpoints: the UID of the template config they belong to (configpublisher, retainedLabel). */
+export const RETAINED_LABEL = 'haproxy-haptic.org/retained-for';
+/** Label HAPTIC puts on every HAProxyCfg it publishes (configpublisher runtime_config builder). */
+const TEMPLATE_CONFIG_LABEL = 'haproxy-haptic.org/template-config';
 
 const matches = (pod: Obj, labels: Record<string, string>) => Object.entries(labels).every(([k, v]) => pod.metadata.labels?.[k] === v);
 const running = (pod: Obj) => pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp;
 const minTime = (...times: (number | undefined)[]) => times.reduce<number | undefined>((a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)), undefined);
 
+/** HAPTIC's compression (pkg/compression): zstd, standard base64. */
+const compress = (text: string) => zstdCompressSync(Buffer.from(text)).toString('base64');
+
 export class HapticController {
   readonly inst: Installation;
   readonly leader: Leader;
   knobs: InstallationKnobs;
-  private readonly api: Api;
+  private readonly kube: Kube;
   private readonly caches: SharedCaches;
   private readonly recorder: EventRecorder;
   private templateConfig: Obj | undefined;
   private accepted: Render | undefined;
   private readonly renders = new Map<string, Render>();
   private refusal: { checksum: string; error: string } | undefined;
-  private announced = false;
+  private validatedAt = '';
   private readonly entries = new Map<string, DeployEntry>();
   private readonly due = new Map<string, number>();
+  private readonly reloads = new Map<string, number>();
   private readonly foreignSince = new Map<string, number>();
-  private cfgStatus: { conditions?: Condition[] } = {};
-  private htcStatus: { conditions?: Condition[] } = {};
+  /** retained checkpoints, newest first: what status.retainedConfigs lists */
+  private retained: { name: string; uid: string; checksum: string }[] = [];
+  private cfgStatus: object = {};
+  private htcStatus: { conditions?: Condition[]; [field: string]: unknown } = {};
+  private shape: StatusShape;
 
-  constructor(api: Api, inst: Installation, caches: SharedCaches, knobs: InstallationKnobs, leaseDurationSeconds: number) {
-    this.api = api;
+  constructor(kube: Kube, inst: Installation, caches: SharedCaches, knobs: InstallationKnobs, leaseDurationSeconds: number) {
+    this.kube = kube;
     this.inst = inst;
     this.caches = caches;
     this.knobs = knobs;
-    this.leader = new Leader(api, inst, leaseDurationSeconds);
-    this.recorder = new EventRecorder(api, 'haptic-controller', `${fullname(inst)}-controller`);
-  }
-
-  private cfgPath(name = HAPROXY_CFG_NAME): string {
-    return pathOf(HAPTIC_API_VERSION, 'HAProxyCfg', this.inst.namespace, name);
+    this.shape = knobs.statusShape;
+    this.leader = new Leader(kube, inst, leaseDurationSeconds);
+    this.recorder = new EventRecorder(kube, 'haptic-controller', `${fullname(inst)}-controller`);
   }
 
   /** Picks up what an earlier run left (Lease, rendered config, deploy entries) so a restart converges quietly. */
@@ -60,77 +86,105 @@ export class HapticController {
     this.templateConfig = templateConfig;
     this.htcStatus = templateConfig.status ?? {};
     await this.leader.load();
-    const cfg: Obj | undefined = await this.api.tryGet(this.cfgPath());
+    const cfg = await this.kube.tryGet<Obj>(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace);
     if (cfg?.spec?.checksum) {
-      const { checksum, content } = cfg.spec;
+      const { checksum } = cfg.spec;
+      const content = cfg.spec.compressed ? zstdDecompressSync(Buffer.from(cfg.spec.content, 'base64')).toString() : cfg.spec.content;
       this.accepted = { checksum, content, generation: cfg.metadata.generation ?? 1, planID: planID(cfg.metadata.generation ?? 1, checksum) };
       this.renders.set(checksum, this.accepted);
       for (const entry of cfg.status?.deployedToPods ?? []) this.entries.set(entry.podName, entry);
-      this.cfgStatus = { conditions: cfg.status?.conditions };
+      this.retained = cfg.status?.retainedConfigs ?? [];
+      this.cfgStatus = cfg.status ?? {};
     }
   }
 
   async reconcile(): Promise<number | undefined> {
     const now = Date.now();
-    const pods = this.caches.pods.list().filter((p) => p.metadata.namespace === this.inst.namespace && running(p));
+    const pods = this.caches.pods.items().filter((p) => p.metadata.namespace === this.inst.namespace && running(p));
     const controllers = pods.filter((p) => matches(p, selectorLabels(this.inst, 'controller'))).map((p) => p.metadata.name).sort();
-    const renewAt = await this.leader.step(this.knobs.leader, controllers, now);
+    const renewAt = this.knobs.leaderElection ? await this.leader.step(this.knobs.leader, controllers, now) : await this.leader.standalone(this.knobs.leader, controllers);
     if (!this.leader.leading) return renewAt;
     const haproxies: HAProxyPod[] = pods
       .filter((p) => matches(p, selectorLabels(this.inst, 'loadbalancer')) && p.status?.podIP)
       .map((p) => ({ name: p.metadata.name, uid: p.metadata.uid!, runtimeID: runtimeID(p) }))
       .sort((a, b) => a.name.localeCompare(b.name));
+    if (this.shape !== this.knobs.statusShape) this.switchShape(haproxies, now);
     await this.render(now);
     const deployAt = this.deploy(haproxies, now);
-    await this.writeStatuses(now);
+    await this.retain(haproxies);
+    await this.writeStatuses();
     const gateAt = await this.gate(haproxies.map((h) => h.name), now);
     return minTime(renewAt, deployAt, gateAt);
   }
 
+  /** The template config as the cluster has it now (tests and knobs edit it; its generation moves). */
+  private currentTemplateConfig(): Obj {
+    return this.caches.templateConfigs.get(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`) ?? this.templateConfig!;
+  }
+
   private async render(now: number): Promise<void> {
-    const gate = this.knobs.gateFeature ? GATE_CONDITION : undefined;
-    const backends = backendsFor(this.caches.services.list(), this.caches.slices.list(), (k) => this.caches.pods.get(k), gate);
-    const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends);
+    const gate = this.knobs.gateFeature && this.shape === 'gate' ? GATE_CONDITION : undefined;
+    const backends = backendsFor(this.caches.services.items(), this.caches.slices.items(), (k) => this.caches.pods.get(k), gate, this.shape);
+    const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, { shape: this.shape, podComment: this.knobs.podComment });
     const checksum = checksumOf(content);
     if (this.knobs.refuseRender) {
       if (this.refusal?.checksum === checksum) return;
       const refused = refusedRender(content);
-      await this.api.apply(this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content), MANAGER);
+      // HAPTIC keeps the refused render as <htc>-haproxycfg-invalid with the first error (configpublisher workers.go)
+      const [invalid] = await this.kube.apply<Obj>([this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content)], MANAGER);
+      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', invalid!.metadata.name, this.inst.namespace, { status: { validationError: refused.error.split(' [ALERT]')[0] } }, { subresource: 'status' });
       this.refusal = { checksum, error: refused.error };
-      await this.event('Warning', 'RenderRefusedByHAProxy', `HAProxy refused the rendered configuration: ${refused.error}`);
+      this.validatedAt = rfc3339(now);
+      // the agent generation's events (configchange status_updater.go); the dataplane generation records none
+      if (this.shape !== 'dataplane') await this.event('Warning', 'ValidationFailed', refused.error);
       return;
     }
-    // HAProxy accepting a render is announced when it starts to (first render, or after refusals), not per render.
-    const announce = this.refusal !== undefined || !this.announced;
     if (this.refusal) {
       this.refusal = undefined;
-      await this.api.delete(this.cfgPath(`${HAPROXY_CFG_NAME}-invalid`));
+      this.validatedAt = rfc3339(now);
+      await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
+      if (this.shape !== 'dataplane') await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
     }
-    if (checksum !== this.accepted?.checksum) {
-      const cfg: Obj = await this.api.apply(this.cfgObject(HAPROXY_CFG_NAME, content), MANAGER);
-      const generation = cfg.metadata.generation ?? 1;
-      this.accepted = { checksum, content, generation, planID: planID(generation, checksum) };
-      this.renders.set(checksum, this.accepted);
-      for (const old of [...this.renders.keys()].slice(0, Math.max(0, this.renders.size - MAX_RENDERS))) this.renders.delete(old);
-      this.leader.setIntent(this.accepted.planID, checksum);
+    const stored = this.storedSpec(content);
+    const cfg = await this.kube.tryGet<Obj>(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace);
+    if (checksum !== this.accepted?.checksum || !cfg || cfg.spec?.compressed !== stored.compressed) {
+      const [applied] = await this.kube.apply<Obj>([this.cfgObject(HAPROXY_CFG_NAME, content)], MANAGER);
+      const generation = applied!.metadata.generation ?? 1;
+      if (checksum !== this.accepted?.checksum) {
+        this.accepted = { checksum, content, generation, planID: planID(generation, checksum) };
+        this.renders.set(checksum, this.accepted);
+        for (const old of [...this.renders.keys()].slice(0, Math.max(0, this.renders.size - MAX_RENDERS))) this.renders.delete(old);
+        this.leader.setIntent(this.accepted.planID, checksum);
+        this.validatedAt = rfc3339(now);
+      }
     }
-    if (announce) await this.event('Normal', 'RenderAcceptedByHAProxy', `HAProxy accepted the rendered configuration ${checksum}`);
-    this.announced = true;
+    if (!this.validatedAt) this.validatedAt = rfc3339(now);
   }
 
   /** Advances each live HAProxy pod toward the accepted render once its delay has passed; returns the next due time. */
   private deploy(haproxies: HAProxyPod[], now: number): number | undefined {
     const target = this.accepted;
     const live = new Set(haproxies.map((h) => h.name));
-    for (const name of [...this.entries.keys(), ...this.due.keys()]) {
+    for (const name of [...this.entries.keys(), ...this.due.keys(), ...this.reloads.keys()]) {
       if (live.has(name)) continue;
       this.entries.delete(name);
       this.due.delete(name);
+      this.reloads.delete(name);
     }
     if (!target) return undefined;
     let wake: number | undefined;
     for (const pod of haproxies) {
       const entry = this.entries.get(pod.name);
+      const reloadAt = this.reloads.get(pod.name);
+      if (reloadAt !== undefined) {
+        if (now < reloadAt) {
+          wake = minTime(wake, reloadAt);
+          continue;
+        }
+        this.reloads.delete(pod.name);
+        if (entry) this.entries.set(pod.name, finishReload(entry));
+        continue;
+      }
       const failing = this.knobs.failDeployTo === pod.name || (this.knobs.failDeployTo === 'first' && pod.name === haproxies[0]!.name);
       if (!failing && entry?.checksum === target.checksum && !entry.lastError) {
         this.due.delete(pod.name);
@@ -146,35 +200,79 @@ export class HapticController {
       const error = failing
         ? `failed to sync configuration to pod ${pod.name}: dataplane API: POST /v3/services/haproxy/configuration/raw: 503 Service Unavailable: agent not reachable`
         : undefined;
-      this.entries.set(pod.name, deployOutcome(entry, pod, target, this.renders.get(entry?.checksum ?? '')?.content, error));
+      const next = deployOutcome(entry, pod, target, this.renders.get(entry?.checksum ?? '')?.content, error, this.shape, rfc3339(now));
+      this.entries.set(pod.name, next);
       if (failing) {
         this.due.set(pod.name, now + RETRY_MS);
         wake = minTime(wake, now + RETRY_MS);
+      } else if (next.appliedPlanID !== undefined && next.runningPlanID !== next.appliedPlanID) {
+        this.reloads.set(pod.name, now + RELOAD_MS);
+        wake = minTime(wake, now + RELOAD_MS);
       }
     }
     return wake;
   }
 
-  private async writeStatuses(now: number): Promise<void> {
-    const time = rfc3339(now);
-    const htc = templateConfigStatus(this.refusal?.error, this.htcStatus.conditions, time);
+  /**
+   * Retained checkpoints as the agent generation publishes them (configpublisher PublishRetained): a config a pod
+   * confirmed becomes `<htc>-haproxycfg-retained-<sha256(checksum NUL retainedPlan)>`, labelled with the template
+   * config's UID, holding the content, a compressed plan and the confirming pod's entry; the live config lists them
+   * newest first, keeping the newest `retainConfigs` and any a pod still runs; the others are deleted.
+   */
+  private async retain(haproxies: HAProxyPod[]): Promise<void> {
+    if (this.shape === 'dataplane' || this.knobs.retainConfigs === 0) {
+      if (this.retained.length) await this.pruneRetained([]);
+      return;
+    }
+    const confirmed = haproxies.map((h) => this.entries.get(h.name)).filter((e): e is DeployEntry => settled(e) && !e!.lastError);
+    for (const entry of confirmed) {
+      if (this.retained.some((r) => r.checksum === entry.checksum)) continue;
+      const render = this.renders.get(entry.checksum!);
+      if (!render) continue;
+      const retainedPlan = compress(JSON.stringify({ plan: render.planID, artifacts: [] }));
+      const name = `${HAPROXY_CFG_NAME}-retained-${createHash('sha256').update(`${render.checksum}\u0000${retainedPlan}`).digest('hex')}`;
+      const object = this.cfgObject(name, render.content, { retainedPlan, labels: { [RETAINED_LABEL]: this.templateConfig!.metadata.uid! } });
+      const [stored] = await this.kube.apply<Obj>([object], MANAGER);
+      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', name, this.inst.namespace, { status: { deployedToPods: [entry] } }, { subresource: 'status' });
+      this.retained = [{ name, uid: stored!.metadata.uid!, checksum: render.checksum }, ...this.retained];
+    }
+    const inUse = new Set([...this.entries.values()].map((e) => e.checksum));
+    await this.pruneRetained(this.retained.filter((r, i) => i < this.knobs.retainConfigs || inUse.has(r.checksum)));
+  }
+
+  private async pruneRetained(keep: { name: string; uid: string; checksum: string }[]): Promise<void> {
+    for (const gone of this.retained.filter((r) => !keep.includes(r))) {
+      await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', gone.name, this.inst.namespace, { uid: gone.uid });
+    }
+    this.retained = keep;
+  }
+
+  private async writeStatuses(): Promise<void> {
+    const now = this.validatedAt || rfc3339(Date.now());
+    const htcObject = this.currentTemplateConfig();
+    const htc = templateConfigStatus(this.shape, this.refusal?.error, this.htcStatus.conditions, now, htcObject.metadata.generation ?? 1);
     if (!jsonEqual(htc, this.htcStatus)) {
-      const path = pathOf(HAPTIC_API_VERSION, 'HAProxyTemplateConfig', this.inst.namespace, TEMPLATE_CONFIG_NAME);
-      await this.api.patch(`${path}/status`, { status: htc });
+      // a full status update, as HAPTIC's status updater does: fields of another shape do not linger
+      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyTemplateConfig', TEMPLATE_CONFIG_NAME, this.inst.namespace, [{ op: 'add', path: '/status', value: htc }], { type: 'json', subresource: 'status' });
       this.htcStatus = htc;
     }
     if (!this.accepted) return;
     const deployedToPods = [...this.entries.values()].sort((a, b) => a.podName.localeCompare(b.podName));
-    const cfg = { deployedToPods, conditions: haproxyCfgConditions(this.refusal?.error, this.accepted.checksum, this.cfgStatus.conditions, time) };
+    const conditions = haproxyCfgConditions(this.shape, this.refusal?.error, this.accepted.checksum, (this.cfgStatus as { conditions?: Condition[] }).conditions, now);
+    const cfg = {
+      deployedToPods,
+      ...(conditions ? { conditions } : {}),
+      ...(this.shape !== 'dataplane' && this.retained.length ? { retainedConfigs: this.retained } : {}),
+    };
     if (!jsonEqual(cfg, this.cfgStatus)) {
-      await this.api.patch(`${this.cfgPath()}/status`, { status: cfg });
+      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace, [{ op: 'add', path: '/status', value: cfg }], { type: 'json', subresource: 'status' });
       this.cfgStatus = cfg;
     }
   }
 
   /** Sets the gate on gated pods that every live HAProxy pod routes to; returns when a fight re-check is due. */
   private async gate(haproxies: string[], now: number): Promise<number | undefined> {
-    if (!this.knobs.gateFeature || !this.accepted) return undefined;
+    if (!this.knobs.gateFeature || this.shape !== 'gate' || !this.accepted) return undefined;
     const gated = [...routedPods(this.accepted.content)].filter((key) => {
       const pod = this.caches.pods.get(key);
       return pod && !pod.metadata.deletionTimestamp && (pod.spec.readinessGates ?? []).some((g: { conditionType: string }) => g.conditionType === GATE_CONDITION);
@@ -194,22 +292,50 @@ export class HapticController {
         if (foreign) wake = minTime(wake, since + FIGHT_INTERVAL_MS);
         continue;
       }
-      const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}/status`;
-      await this.api.patch(path, { metadata: { uid }, status: { conditions: [ours] } }, 'strategic');
+      const patch = { metadata: { uid }, status: { conditions: [ours] } };
+      await this.kube.patch('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, patch, { type: 'strategic', subresource: 'status' });
       this.foreignSince.delete(uid);
     }
     return wake;
   }
 
-  private cfgObject(name: string, content: string): Obj {
+  /**
+   * The statusShape knob changed: the next render is in the new generation's format. Each pod's entry is rewritten
+   * at once as that generation writes it for the config the pod runs (as an upgraded controller re-reads the fleet),
+   * so no pod is shown without a deploy status meanwhile.
+   */
+  private switchShape(haproxies: HAProxyPod[], now: number): void {
+    this.shape = this.knobs.statusShape;
+    for (const pod of haproxies) {
+      const entry = this.entries.get(pod.name);
+      const ran = entry?.checksum ? this.renders.get(entry.checksum) : undefined;
+      this.entries.delete(pod.name);
+      if (ran) this.entries.set(pod.name, deployOutcome(undefined, pod, ran, ran.content, undefined, this.shape, rfc3339(now)));
+    }
+    this.reloads.clear();
+    this.accepted = undefined;
+    this.htcStatus = {};
+    this.cfgStatus = {};
+  }
+
+  /** How the config is stored: zstd + base64 above the compression threshold (configpublisher compressIfNeeded). */
+  private storedSpec(content: string): { content: string; compressed: boolean } {
+    if (!this.knobs.compressed) return { content, compressed: false };
+    const packed = compress(content);
+    return packed.length < content.length ? { content: packed, compressed: true } : { content, compressed: false };
+  }
+
+  private cfgObject(name: string, content: string, extra: { retainedPlan?: string; labels?: Record<string, string> } = {}): Obj {
     const owner = this.templateConfig!.metadata;
+    const stored = this.storedSpec(content);
     return {
       apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyCfg',
       metadata: {
         name, namespace: this.inst.namespace,
-        ownerReferences: [{ apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', name: owner.name, uid: owner.uid, controller: true }],
+        labels: { [TEMPLATE_CONFIG_LABEL]: owner.name, ...extra.labels },
+        ownerReferences: [{ apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true }],
       },
-      spec: { content, checksum: checksumOf(content), compressed: false },
+      spec: { path: '/etc/haproxy/haproxy.cfg', ...stored, checksum: checksumOf(content), ...(extra.retainedPlan ? { retainedPlan: extra.retainedPlan } : {}) },
     };
   }
 

@@ -1,6 +1,6 @@
 // Leader election as HAPTIC's controller does it, reduced to its API traffic: a coordination.k8s.io/v1 Lease
 // held by a running controller pod's name, renewed every leaseDuration/5, with HAPTIC's annotations.
-import type { Api } from './client.ts';
+import type { Kube } from '../kube.ts';
 import { microTime, type Obj } from './common.ts';
 import { fullname, type Installation } from './haptic-manifests.ts';
 
@@ -8,7 +8,7 @@ export const EPOCH_ANNOTATION = 'haptic.io/leader-epoch';
 export const INTENT_ANNOTATION = 'haproxy-haptic.org/deployment-intent';
 
 export class Leader {
-  private readonly api: Api;
+  private readonly kube: Kube;
   private readonly inst: Installation;
   private readonly durationSeconds: number;
   private holder = '';
@@ -18,23 +18,21 @@ export class Leader {
   private renewedAt = 0;
   private intent = '';
   private written = '';
+  private leaseExists = false;
   /** True while this process acts as the leader (and renews the Lease). */
   leading = false;
 
-  constructor(api: Api, inst: Installation, durationSeconds: number) {
-    this.api = api;
+  constructor(kube: Kube, inst: Installation, durationSeconds: number) {
+    this.kube = kube;
     this.inst = inst;
     this.durationSeconds = durationSeconds;
   }
 
-  private get path(): string {
-    return `/apis/coordination.k8s.io/v1/namespaces/${this.inst.namespace}/leases/${fullname(this.inst)}`;
-  }
-
   /** Picks up an existing Lease so a restarted stand-in keeps its holder and counters. */
   async load(): Promise<void> {
-    const lease: Obj | undefined = await this.api.tryGet(this.path);
+    const lease = await this.kube.tryGet<Obj>('coordination.k8s.io/v1', 'Lease', fullname(this.inst), this.inst.namespace);
     if (!lease) return;
+    this.leaseExists = true;
     this.holder = lease.spec?.holderIdentity ?? '';
     this.transitions = lease.spec?.leaseTransitions ?? 0;
     this.epoch = Number(lease.metadata.annotations?.[EPOCH_ANNOTATION] ?? 0);
@@ -63,6 +61,23 @@ export class Leader {
     return this.renewedAt + renewEvery;
   }
 
+  /**
+   * Leader election off (spec.controller.leaderElection.enabled: false): no elector and no Lease, the one controller
+   * acts as soon as it runs (pkg/controller/leader.go publishes BecameLeader "standalone"). A Lease left from an
+   * earlier setting is removed, as a fresh install with leader election off has none.
+   */
+  async standalone(enabled: boolean, runningControllers: string[]): Promise<undefined> {
+    this.leading = enabled && runningControllers.length > 0;
+    this.holder = this.leading ? runningControllers[0]! : '';
+    if (this.leaseExists) {
+      await this.kube.delete('coordination.k8s.io/v1', 'Lease', fullname(this.inst), this.inst.namespace);
+      this.leaseExists = false;
+      this.written = '';
+      this.renewedAt = 0;
+    }
+    return undefined;
+  }
+
   /** Records the plan the leader is rolling out (written with the next renewal). */
   setIntent(planID: string, checksum: string): void {
     this.intent = JSON.stringify({ planID, checksum });
@@ -73,7 +88,7 @@ export class Leader {
   }
 
   private async write(now: number): Promise<void> {
-    await this.api.apply({
+    await this.kube.apply([{
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: {
@@ -88,8 +103,9 @@ export class Leader {
         renewTime: microTime(now),
         leaseTransitions: this.transitions,
       },
-    }, 'haptic-controller');
+    }], 'haptic-controller');
     this.renewedAt = now;
     this.written = this.signature();
+    this.leaseExists = true;
   }
 }

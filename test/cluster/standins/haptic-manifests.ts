@@ -1,7 +1,14 @@
-// The objects a Helm install of HAPTIC creates, as haptic.md describes them (names from the Helm "fullname",
-// HAPTIC's labels, RBAC with or without the readiness gate feature). Pure: installation in, objects out.
+// The objects a Helm install of HAPTIC creates (charts/haptic/templates: _helpers.tpl for the "fullname",
+// deployment.yaml, haproxy-deployment.yaml, clusterrole.yaml, haproxytemplateconfig.yaml; docs/haptic-compat.md):
+// HAPTIC's labels, the controller's CRD_NAME, RBAC with or without the readiness gate feature, leader election and
+// compression settings. Pure: installation and settings in, objects out.
 import type { Obj } from './common.ts';
 import { HAPTIC_API_VERSION } from './haptic-crds.ts';
+import type { StatusShape } from './knobs.ts';
+
+/** What the chart's values decide in these objects, from the knobs. */
+export type ChartSettings = { gateFeature: boolean; statusShape: StatusShape; leaderElection: boolean; compressed: boolean };
+export const DEFAULT_CHART: ChartSettings = { gateFeature: true, statusShape: 'gate', leaderElection: true, compressed: false };
 
 export type Installation = { release: string; namespace: string };
 
@@ -22,7 +29,14 @@ function labels(inst: Installation): Record<string, string> {
 
 const read = ['get', 'list', 'watch'];
 
-export function clusterRole(inst: Installation, gateFeature: boolean): Obj {
+/**
+ * The controller's ClusterRole. Every released chart lets it read pods (namespaces and pods, clusterrole.yaml);
+ * patch on pods/status comes only with the gate release's podReadinessGate.enabled=true (the seed: "The
+ * controller's ClusterRole gains get, list, and watch on pods and patch on pods/status"). The dataplane
+ * generation records no events, so its role has no events rule.
+ */
+export function clusterRole(inst: Installation, settings: ChartSettings): Obj {
+  const gate = settings.gateFeature && settings.statusShape === 'gate';
   const rules = [
     { apiGroups: ['haproxy-haptic.org'], resources: ['haproxytemplateconfigs', 'haproxycfgs'], verbs: [...read, 'create', 'update', 'patch', 'delete'] },
     { apiGroups: ['haproxy-haptic.org'], resources: ['haproxytemplateconfigs/status', 'haproxycfgs/status'], verbs: ['get', 'update', 'patch'] },
@@ -30,23 +44,20 @@ export function clusterRole(inst: Installation, gateFeature: boolean): Obj {
     { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
     { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: read },
     { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update', 'patch'] },
-    { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
-    // podReadinessGate.enabled=true adds a cluster-wide watch on pods and patch on pods/status.
-    ...(gateFeature ? [
-      { apiGroups: [''], resources: ['pods'], verbs: read },
-      { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
-    ] : []),
+    ...(settings.statusShape === 'dataplane' ? [] : [{ apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] }]),
+    { apiGroups: [''], resources: ['pods'], verbs: read },
+    ...(gate ? [{ apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] }] : []),
   ];
   return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: fullname(inst), labels: labels(inst) }, rules };
 }
 
-function deployment(inst: Installation, component: 'controller' | 'loadbalancer', name: string, containers: object[]): Obj {
+function deployment(inst: Installation, component: 'controller' | 'loadbalancer', name: string, containers: object[], replicas = 2): Obj {
   const selector = selectorLabels(inst, component);
   return {
     apiVersion: 'apps/v1', kind: 'Deployment',
     metadata: { name, namespace: inst.namespace, labels: { ...labels(inst), 'app.kubernetes.io/component': component } },
     spec: {
-      replicas: 2,
+      replicas,
       selector: { matchLabels: selector },
       template: {
         metadata: { labels: { ...labels(inst), ...selector } },
@@ -60,8 +71,37 @@ function deployment(inst: Installation, component: 'controller' | 'loadbalancer'
   };
 }
 
+/** The controller Deployment: one replica with leader election off (the chart's replicaCount then), else two. */
+export function controllerDeployment(inst: Installation, settings: ChartSettings): Obj {
+  return deployment(inst, 'controller', `${fullname(inst)}-controller`, [{
+    name: 'controller', image: 'ghcr.io/haproxy-haptic/haptic:0.9.0',
+    ports: [{ name: 'http', containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }],
+    // the chart names the one template config the controller uses (values controller.crdName)
+    env: [{ name: 'CRD_NAME', value: TEMPLATE_CONFIG_NAME }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+  }], settings.leaderElection ? 2 : 1);
+}
+
+/**
+ * The template config: the chart's podSelector (component: loadbalancer only), the Lease named after the fullname,
+ * and a compression threshold below any config's size when compression is asked for (HAPTIC treats 0 as unset and
+ * compresses only content longer than the threshold that compression makes shorter).
+ */
+export function templateConfig(inst: Installation, settings: ChartSettings): Obj {
+  return {
+    apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', metadata: { name: TEMPLATE_CONFIG_NAME, namespace: inst.namespace, labels: labels(inst) },
+    spec: {
+      podSelector: { matchLabels: { 'app.kubernetes.io/component': 'loadbalancer' } },
+      controller: {
+        leaderElection: { enabled: settings.leaderElection, leaseName: fullname(inst) },
+        configPublishing: { compressionThreshold: settings.compressed ? 1 : 1048576 },
+      },
+      haproxyConfig: { template: '{% include "kubernetes-backends" %}' },
+    },
+  };
+}
+
 /** Everything but the CRDs, in apply order. */
-export function installationObjects(inst: Installation, gateFeature: boolean): Obj[] {
+export function installationObjects(inst: Installation, settings: ChartSettings): Obj[] {
   const name = fullname(inst);
   const ns = inst.namespace;
   const meta = (n: string) => ({ name: n, namespace: ns, labels: labels(inst) });
@@ -69,7 +109,7 @@ export function installationObjects(inst: Installation, gateFeature: boolean): O
   return [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(name) },
-    clusterRole(inst, gateFeature),
+    clusterRole(inst, settings),
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name, labels: labels(inst) },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: subject },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(name), rules: [
@@ -82,21 +122,11 @@ export function installationObjects(inst: Installation, gateFeature: boolean): O
       selector: selectorLabels(inst, 'controller'),
       ports: [{ name: 'http', port: 8080, targetPort: 8080 }, { name: 'metrics', port: 9090, targetPort: 9090 }],
     } },
-    deployment(inst, 'controller', `${name}-controller`, [{
-      name: 'controller', image: 'ghcr.io/haproxy-haptic/haptic:0.9.0',
-      ports: [{ name: 'http', containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }],
-    }]),
+    controllerDeployment(inst, settings),
     deployment(inst, 'loadbalancer', `${name}-haproxy`, [
       { name: 'haproxy', image: 'haproxytech/haproxy-debian:3.2', ports: [{ name: 'http', containerPort: 8080 }, { name: 'https', containerPort: 8443 }] },
       { name: 'agent', image: 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0' },
     ]),
-    {
-      apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', metadata: meta(TEMPLATE_CONFIG_NAME),
-      spec: {
-        podSelector: { matchLabels: selectorLabels(inst, 'loadbalancer') },
-        controller: { leaderElection: { enabled: true, leaseName: name } },
-        haproxyConfig: { template: '{% include "kubernetes-backends" %}' },
-      },
-    },
+    templateConfig(inst, settings),
   ];
 }

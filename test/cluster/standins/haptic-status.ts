@@ -1,6 +1,13 @@
 // Status blocks HAPTIC writes on its custom resources, and the refused render the refuseRender knob produces.
 // Pure: the previous conditions in (to keep lastTransitionTime while a status holds), the new block out.
+// What each generation writes (docs/haptic-compat.md, "Conditions, reasons, events"):
+// - HAProxyTemplateConfig: the dataplane generation only validationStatus, validationMessage, validationErrors
+//   and lastValidated (pkg/controller/configchange/status_updater.go); the agent generation adds observedGeneration
+//   and one condition, Validated (same file in gitlab.com/haproxy-haptic/haptic).
+// - HAProxyCfg: neither released generation writes conditions; the seed's gate release has ConfigValidated and
+//   ConfigPinned (design/haptic.md, from HAPTIC's crd-reference.md), written here for the gate shape only.
 import { type Condition, findCondition } from './common.ts';
+import type { StatusShape } from './knobs.ts';
 
 export function condition(previous: Condition[] | undefined, type: string, status: 'True' | 'False', reason: string, message: string, now: string): Condition {
   const old = findCondition(previous, type);
@@ -8,7 +15,8 @@ export function condition(previous: Condition[] | undefined, type: string, statu
 }
 
 /** HAProxyCfg conditions: accepted (gate open), or refused with HAProxy's error (gate holding the last good config). */
-export function haproxyCfgConditions(refusal: string | undefined, pinnedChecksum: string | undefined, previous: Condition[] | undefined, now: string): Condition[] {
+export function haproxyCfgConditions(shape: StatusShape, refusal: string | undefined, pinnedChecksum: string | undefined, previous: Condition[] | undefined, now: string): Condition[] | undefined {
+  if (shape !== 'gate') return undefined;
   if (refusal === undefined) {
     return [
       condition(previous, 'ConfigValidated', 'True', 'HAProxyAccepted', 'HAProxy accepted the rendered configuration', now),
@@ -22,22 +30,22 @@ export function haproxyCfgConditions(refusal: string | undefined, pinnedChecksum
   ];
 }
 
-/** HAProxyTemplateConfig status: Validated (its only condition type) and the validation fields. */
-export function templateConfigStatus(refusal: string | undefined, previous: Condition[] | undefined, now: string) {
-  if (refusal === undefined) {
-    return {
-      conditions: [condition(previous, 'Validated', 'True', 'ValidationSucceeded', 'configuration rendered and accepted by HAProxy', now)],
-      validationStatus: 'Valid',
-      validationMessage: 'configuration rendered and accepted by HAProxy',
-      validationErrors: [],
-    };
-  }
-  return {
-    conditions: [condition(previous, 'Validated', 'False', 'HAProxyValidationFailed', refusal, now)],
-    validationStatus: 'Invalid',
-    validationMessage: refusal,
-    validationErrors: [refusal],
-  };
+export const VALID_MESSAGE = 'Configuration validated successfully';
+export const HAPROXY_FAILED_MESSAGE = 'HAProxy configuration validation failed';
+
+/**
+ * HAProxyTemplateConfig status after a validation at `generation` of the template config: valid, or refused by
+ * `haproxy -c` with its error. The agent and gate generations add observedGeneration and the Validated condition.
+ */
+export function templateConfigStatus(shape: StatusShape, refusal: string | undefined, previous: Condition[] | undefined, now: string, generation: number) {
+  const fields = refusal === undefined
+    ? { validationStatus: 'Valid', validationMessage: VALID_MESSAGE, validationErrors: [] as string[], lastValidated: now }
+    : { validationStatus: 'Invalid', validationMessage: HAPROXY_FAILED_MESSAGE, validationErrors: [refusal], lastValidated: now };
+  if (shape === 'dataplane') return fields;
+  const validated = refusal === undefined
+    ? condition(previous, 'Validated', 'True', 'ValidationSucceeded', VALID_MESSAGE, now)
+    : condition(previous, 'Validated', 'False', 'HAProxyValidationFailed', refusal, now);
+  return { ...fields, observedGeneration: generation, conditions: [{ ...validated, observedGeneration: generation }] };
 }
 
 /** The render HAProxy refuses: the config with a misspelt keyword, and `haproxy -c`'s complaint about it. */

@@ -1,14 +1,12 @@
 // The HAPTIC stand-in: installs HAPTIC's objects (CRDs, namespace, RBAC, Deployments, Service, the
 // HAProxyTemplateConfig), runs one controller per installation over shared pod/Service/EndpointSlice caches,
 // and applies the failure knobs of the ConfigMap haptic/haptic-standin-knobs (knobs.ts).
-import type { Api } from './client.ts';
-import { pathOf } from './client.ts';
-import { errorText, log, type Obj, sleep } from './common.ts';
-import { HAPTIC_CRDS } from './haptic-crds.ts';
-import { HapticController, type SharedCaches } from './haptic-installation.ts';
-import { clusterRole, fullname, type Installation, installationObjects } from './haptic-manifests.ts';
-import { startInformer } from './informer.ts';
-import { APPLIED_ANNOTATION, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs } from './knobs.ts';
+import type { Kube } from '../kube.ts';
+import { errorText, informerLog, log, type Obj, sleep } from './common.ts';
+import { hapticCrds } from './haptic-crds.ts';
+import { HapticController, type InstallationKnobs, type SharedCaches } from './haptic-installation.ts';
+import { type ChartSettings, clusterRole, controllerDeployment, DEFAULT_CHART, fullname, type Installation, installationObjects, templateConfig } from './haptic-manifests.ts';
+import { APPLIED_ANNOTATION, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs, type StatusShape } from './knobs.ts';
 import { Reconciler } from './reconciler.ts';
 
 export const PRIMARY: Installation = { release: 'haptic', namespace: 'haptic' };
@@ -28,11 +26,16 @@ async function retry<T>(what: string, timeoutMs: number, fn: () => Promise<T>): 
   }
 }
 
-async function installCrds(api: Api): Promise<void> {
-  for (const crd of HAPTIC_CRDS) await api.apply(crd, MANAGER);
+/**
+ * The CRDs of a generation (haptic-crds.ts). They are cluster-scoped, so every installation of the cluster shares
+ * one generation's schemas, as in a real cluster.
+ */
+async function installCrds(kube: Kube, shape: StatusShape): Promise<void> {
+  const crds = hapticCrds(shape);
+  await kube.apply(crds, MANAGER);
   await retry('waiting for the HAPTIC CRDs to be established', 30_000, async () => {
-    for (const crd of HAPTIC_CRDS) {
-      const stored = await api.get(pathOf('apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined, crd.metadata.name));
+    for (const crd of crds) {
+      const stored = await kube.get<Obj>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd.metadata.name);
       const established = stored.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
       if (!established) throw new Error(`${crd.metadata.name} not established yet`);
     }
@@ -40,29 +43,28 @@ async function installCrds(api: Api): Promise<void> {
 }
 
 /** Deletes an installation's namespace and cluster-scoped RBAC, and waits until the namespace is gone. */
-async function removeInstallation(api: Api, inst: Installation): Promise<void> {
+async function removeInstallation(kube: Kube, inst: Installation): Promise<void> {
   const rbac = 'rbac.authorization.k8s.io/v1';
-  await api.delete(pathOf(rbac, 'ClusterRoleBinding', undefined, fullname(inst)));
-  await api.delete(pathOf(rbac, 'ClusterRole', undefined, fullname(inst)));
-  const nsPath = pathOf('v1', 'Namespace', undefined, inst.namespace);
-  await api.delete(nsPath);
+  await kube.delete(rbac, 'ClusterRoleBinding', fullname(inst));
+  await kube.delete(rbac, 'ClusterRole', fullname(inst));
+  await kube.delete('v1', 'Namespace', inst.namespace);
   await retry(`waiting for namespace ${inst.namespace} to be deleted`, 120_000, async () => {
-    if (await api.tryGet(nsPath)) throw new Error('still there');
+    if (await kube.tryGet('v1', 'Namespace', inst.namespace)) throw new Error('still there');
   });
 }
 
-export async function runHapticStandIn(api: Api, signal: AbortSignal, leaseDurationSeconds: number): Promise<void> {
-  await installCrds(api);
+const chartOf = (k: InstallationKnobs): ChartSettings => ({ gateFeature: k.gateFeature, statusShape: k.statusShape, leaderElection: k.leaderElection, compressed: k.compressed });
+
+export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDurationSeconds: number): Promise<void> {
+  await installCrds(kube, DEFAULT_CHART.statusShape);
   const controllers = new Map<string, HapticController>();
   let applied: ParsedKnobs | undefined;
 
   const install = async (inst: Installation, knobs: ParsedKnobs): Promise<HapticController> => {
     const objects = await retry(`installing ${inst.release}`, 30_000, async () => {
-      const stored: Obj[] = [];
-      for (const obj of installationObjects(inst, knobs.gateFeature)) stored.push(await api.apply(obj, MANAGER));
-      return stored;
+      return kube.apply<Obj>(installationObjects(inst, chartOf(knobs)), MANAGER);
     });
-    const controller = new HapticController(api, inst, caches, knobs, leaseDurationSeconds);
+    const controller = new HapticController(kube, inst, caches, knobs, leaseDurationSeconds);
     await controller.load(objects.find((o) => o.kind === 'HAProxyTemplateConfig')!);
     controllers.set(inst.release, controller);
     return controller;
@@ -73,21 +75,32 @@ export async function runHapticStandIn(api: Api, signal: AbortSignal, leaseDurat
     const knobs = parseKnobs(cm?.data);
     const primary = controllers.get(PRIMARY.release);
     if (!primary) return undefined; // applied once the primary installation exists
-    if (knobs.gateFeature !== primary.knobs.gateFeature) await api.apply(clusterRole(PRIMARY, knobs.gateFeature), MANAGER);
+    const before = chartOf(primary.knobs);
+    const after = chartOf(knobs);
+    if (after.statusShape !== before.statusShape) await installCrds(kube, after.statusShape);
+    if (after.gateFeature !== before.gateFeature || after.statusShape !== before.statusShape) await kube.apply([clusterRole(PRIMARY, after)], MANAGER);
+    if (after.leaderElection !== before.leaderElection || after.compressed !== before.compressed) {
+      await kube.apply([templateConfig(PRIMARY, after), controllerDeployment(PRIMARY, after)], MANAGER);
+    }
     primary.knobs = knobs;
     await reconciler.settle(PRIMARY.release);
     const second = controllers.get(SECOND.release);
+    if (second && second.knobs.statusShape !== knobs.statusShape) {
+      // the CRDs are shared: the second installation runs the same generation
+      second.knobs = { ...second.knobs, statusShape: knobs.statusShape };
+      await kube.apply([clusterRole(SECOND, chartOf(second.knobs))], MANAGER);
+    }
     if (knobs.secondInstallation && !second) {
-      await install(SECOND, { ...parseKnobs({}), secondInstallation: true });
+      await install(SECOND, { ...parseKnobs({ statusShape: knobs.statusShape }), secondInstallation: true });
       await reconciler.settle(SECOND.release);
     } else if (!knobs.secondInstallation && (second || !applied)) {
       controllers.delete(SECOND.release);
-      await removeInstallation(api, SECOND);
+      await removeInstallation(kube, SECOND);
     }
     applied = knobs;
     const digest = knobsDigest(cm?.data);
     if (cm && cm.metadata.annotations?.[APPLIED_ANNOTATION] !== digest) {
-      await api.patch(pathOf('v1', 'ConfigMap', KNOBS_NAMESPACE, KNOBS_CONFIGMAP), { metadata: { annotations: { [APPLIED_ANNOTATION]: digest } } });
+      await kube.patch('v1', 'ConfigMap', KNOBS_CONFIGMAP, KNOBS_NAMESPACE, { metadata: { annotations: { [APPLIED_ANNOTATION]: digest } } });
       log('haptic', `knobs applied: ${JSON.stringify(cm.data ?? {})}`);
     }
     return undefined;
@@ -96,15 +109,17 @@ export async function runHapticStandIn(api: Api, signal: AbortSignal, leaseDurat
   const reconciler = new Reconciler('haptic', (key) => (key === KNOBS ? applyKnobs() : controllers.get(key)?.reconcile() ?? Promise.resolve(undefined)));
   signal.addEventListener('abort', () => reconciler.stop(), { once: true });
   const triggerAll = () => controllers.forEach((_, release) => reconciler.enqueue(release));
-  const inform = (path: string, name: string) => startInformer(api, path, { name }, triggerAll, signal);
+  const inform = (apiVersion: string, kind: string, name: string) =>
+    kube.informer<Obj>(apiVersion, kind, {}, { onObject: triggerAll, onError: informerLog(name) }, signal);
   const caches: SharedCaches = {
-    pods: inform('/api/v1/pods', 'haptic: pods'),
-    services: inform('/api/v1/services', 'haptic: services'),
-    slices: inform('/apis/discovery.k8s.io/v1/endpointslices', 'haptic: endpointslices'),
+    pods: await inform('v1', 'Pod', 'haptic: pods'),
+    services: await inform('v1', 'Service', 'haptic: services'),
+    slices: await inform('discovery.k8s.io/v1', 'EndpointSlice', 'haptic: endpointslices'),
+    templateConfigs: await inform('haproxy-haptic.org/v1alpha1', 'HAProxyTemplateConfig', 'haptic: template configs'),
   };
-  const knobsInformer = startInformer(api, pathOf('v1', 'ConfigMap', KNOBS_NAMESPACE),
-    { name: 'haptic: knobs', fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` }, () => reconciler.enqueue(KNOBS), signal);
-  await Promise.all([caches.pods.synced, caches.services.synced, caches.slices.synced, knobsInformer.synced]);
+  const knobsInformer = await kube.informer<Obj>('v1', 'ConfigMap', { namespace: KNOBS_NAMESPACE, fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` },
+    { onObject: () => reconciler.enqueue(KNOBS), onError: informerLog('haptic: knobs') }, signal);
+  await Promise.all([caches.pods.whenSynced, caches.services.whenSynced, caches.slices.whenSynced, caches.templateConfigs.whenSynced, knobsInformer.whenSynced]);
 
   const primary = await install(PRIMARY, parseKnobs({}));
   await reconciler.settle(KNOBS);

@@ -3,7 +3,7 @@
 // Runs the node stand-in and the HAPTIC stand-in in one process, prints READY on stdout once the fake nodes are
 // Ready and the HAPTIC installation exists with a held Lease; logs go to stderr; SIGTERM/SIGINT exit 0.
 import { parseArgs } from 'node:util';
-import { Api } from './client.ts';
+import { Kube } from '../kube.ts';
 import { errorText, log } from './common.ts';
 import { runHapticStandIn } from './haptic.ts';
 import { runNodeStandIn } from './node.ts';
@@ -27,9 +27,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 try {
-  const api = await Api.connect(values.kubeconfig);
-  await runNodeStandIn(api, controller.signal);
-  await runHapticStandIn(api, controller.signal, leaseDurationSeconds);
+  const kube = new Kube(values.kubeconfig);
+  await runNodeStandIn(kube, controller.signal);
+  await runHapticStandIn(kube, controller.signal, leaseDurationSeconds);
   process.stdout.write('READY\n');
 } catch (error) {
   log('standins', `failed to start: ${errorText(error)}`);

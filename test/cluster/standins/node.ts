@@ -1,24 +1,24 @@
 // The node stand-in: acts as the kubelet of the fake nodes for every pod bound to them — writes the status the
 // kubelet would write (kubelet-status.ts), records its events, and finishes graceful deletion at the deadline.
 // It never writes readiness gate conditions; it recomputes Ready whenever the pod changes.
-import { type Api, ApiError } from './client.ts';
-import { jsonEqual, log, type Obj } from './common.ts';
+import { isApiError } from '../../../src/kube/errors.ts';
+import type { Kube } from '../kube.ts';
+import { informerLog, jsonEqual, log, type Obj } from './common.ts';
 import { EventRecorder } from './events.ts';
 import { FAKE_NODES, type FakeNode, startFakeNodes } from './fake-nodes.ts';
-import { startInformer } from './informer.ts';
 import { kubeletView, nextPodStatus, podTrace, terminatedView, type KubeletView } from './kubelet-status.ts';
 import { Reconciler } from './reconciler.ts';
 
 type PodState = { uid: string; seenAt: number; podIP?: string; deleteSent?: boolean };
 
-export async function runNodeStandIn(api: Api, signal: AbortSignal): Promise<void> {
-  await startFakeNodes(api, signal);
+export async function runNodeStandIn(kube: Kube, signal: AbortSignal): Promise<void> {
+  await startFakeNodes(kube, signal);
   const states = new Map<string, PodState>();
-  const recorders = new Map(FAKE_NODES.map((n) => [n.name, new EventRecorder(api, 'kubelet', n.name)]));
+  const recorders = new Map(FAKE_NODES.map((n) => [n.name, new EventRecorder(kube, 'kubelet', n.name)]));
   const nextHost = new Map(FAKE_NODES.map((n) => [n.name, 2]));
 
   const allocateIP = (node: FakeNode): string => {
-    const used = new Set([...informer.list().map((p) => p.status?.podIP), ...[...states.values()].map((s) => s.podIP)]);
+    const used = new Set([...informer.items().map((p) => p.status?.podIP), ...[...states.values()].map((s) => s.podIP)]);
     for (let i = 0; i < 253; i++) {
       const host = nextHost.get(node.name)!;
       nextHost.set(node.name, host >= 254 ? 2 : host + 1);
@@ -33,10 +33,10 @@ export async function runNodeStandIn(api: Api, signal: AbortSignal): Promise<voi
     if (jsonEqual(pod.status, status)) return;
     const { namespace, name } = pod.metadata;
     try {
-      await api.request('PUT', `/api/v1/namespaces/${namespace}/pods/${name}/status`, { ...pod, status });
+      await kube.request('PUT', `${await kube.path('v1', 'Pod', namespace, name)}/status`, { ...pod, status });
     } catch (error) {
       // A stale cache (409): the watch brings the newer pod and triggers another pass. A gone pod: nothing to do.
-      if (!(error instanceof ApiError && (error.status === 409 || error.status === 404))) throw error;
+      if (!isApiError(error, 'Conflict') && !isApiError(error, 'NotFound')) throw error;
     }
   };
 
@@ -66,8 +66,7 @@ export async function runNodeStandIn(api: Api, signal: AbortSignal): Promise<voi
         await writeStatus(pod, terminatedView(pod, ctx), now);
         // As the kubelet's status manager: delete with grace 0 once the containers are gone. A pod with
         // finalizers stays Terminating until someone removes them.
-        const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`;
-        await api.delete(path, { gracePeriodSeconds: 0, uid: pod.metadata.uid! });
+        await kube.delete('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, { gracePeriodSeconds: 0, uid: pod.metadata.uid! });
         state.deleteSent = true;
         return undefined;
       }
@@ -85,7 +84,7 @@ export async function runNodeStandIn(api: Api, signal: AbortSignal): Promise<voi
 
   const reconciler = new Reconciler('node', reconcile);
   signal.addEventListener('abort', () => reconciler.stop(), { once: true });
-  const informer = startInformer(api, '/api/v1/pods', { name: 'node: pods' }, (key) => reconciler.enqueue(key), signal);
-  await informer.synced;
+  const informer = await kube.informer<Obj>('v1', 'Pod', {}, { onObject: (key) => reconciler.enqueue(key), onError: informerLog('node: pods') }, signal);
+  await informer.whenSynced;
   log('node', `nodes ${FAKE_NODES.map((n) => n.name).join(', ')} ready`);
 }

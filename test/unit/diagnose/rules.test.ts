@@ -13,7 +13,7 @@ import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import {
-  at, deployment, GATE, hapticInputs, type HapticOptions, mergeHapticInputs, NOW, pod, podEvent, replicaSet, replicaSetEvent, service, slice, snapshot,
+  at, CHECKSUM, deployment, GATE, hapticInputs, type HapticOptions, mergeHapticInputs, NOW, pod, podEvent, replicaSet, replicaSetEvent, service, slice, snapshot,
 } from '../fixtures/rollout.ts';
 
 type Case = {
@@ -35,7 +35,7 @@ const oldPods = () => [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod(
 const newPod = () => pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' });
 const listed = () => slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }]);
 /** A healthy rollout caught mid-way: HAPTIC routes the new pod; one HAProxy pod runs that config, one catches up. */
-const midway: HapticOptions = { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old' }] };
+const midway: HapticOptions = { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained' }] };
 
 /** Every HAProxy pod runs the config that routes the new pod. */
 const routedEverywhere: HapticOptions = { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] };
@@ -114,6 +114,43 @@ function withGates(types: string[]) {
   const rs = replicaSet('2');
   rs.spec.template.spec.readinessGates = gates(types);
   return { deployment: d, replicaSets: [replicaSet('1'), rs], pods: [...oldPods(), withSpec(newPod(), { readinessGates: gates(types) })] };
+}
+
+/** The installation's controller pod in another phase (leader election off: the one controller). */
+function withController(inputs: HapticInputs, phase: string): HapticInputs {
+  const pods = inputs.pods.items.map((p) => (p.metadata.labels?.['app.kubernetes.io/component'] === 'controller' ? { ...p, status: { ...p.status, phase, conditions: [{ type: 'Ready', status: 'False' }] } } : p));
+  return { ...inputs, pods: { items: pods } };
+}
+/** The template config edited (generation 4) but not yet processed by the controller (observedGeneration 3). */
+function unobserved(inputs: HapticInputs): HapticInputs {
+  const htc = structuredClone(inputs.templateConfigs.items[0]!);
+  htc.metadata.generation = 4;
+  return { ...inputs, templateConfigs: { items: [htc] } };
+}
+function withCfgCondition(inputs: HapticInputs, reason: string): HapticInputs {
+  const cfgs = inputs.haproxyCfgs.items.map((c) => ({ ...c, status: { ...c.status, conditions: [{ type: 'ConfigValidated', status: 'False', reason, message: 'validation with haproxy -c could not run' }] } }));
+  return { ...inputs, haproxyCfgs: { items: cfgs } };
+}
+function noCfgConditions(inputs: HapticInputs): HapticInputs {
+  return { ...inputs, haproxyCfgs: { items: inputs.haproxyCfgs.items.map((c) => ({ ...c, status: { ...c.status, conditions: [] } })) } };
+}
+function withValidated(inputs: HapticInputs, reason: string, errors: string[]): HapticInputs {
+  const htcs = inputs.templateConfigs.items.map((h) => ({ ...h, status: { ...h.status, conditions: [{ type: 'Validated', status: 'False', reason }], validationStatus: 'Invalid', validationErrors: errors } }));
+  return { ...inputs, templateConfigs: { items: htcs } };
+}
+function dataplaneInvalid(inputs: HapticInputs, message: string): HapticInputs {
+  const d = dataplane(inputs);
+  const htcs = d.templateConfigs.items.map((h) => ({ ...h, status: { validationStatus: 'Invalid', validationMessage: message, validationErrors: ['backend shop_web_80: unknown keyword'] } }));
+  return { ...d, templateConfigs: { items: htcs } };
+}
+/** The dataplane-API generation: deploy statuses with deployedAt, no podUID or plan IDs, no conditions anywhere. */
+function dataplane(inputs: HapticInputs): HapticInputs {
+  const cfgs = inputs.haproxyCfgs.items.map((c) => ({
+    ...c,
+    status: { deployedToPods: (c.status?.deployedToPods ?? []).map((e) => ({ podName: e.podName, checksum: e.checksum, deployedAt: at(30), syncDuration: '0.12s', consecutiveErrors: e.consecutiveErrors, ...(e.lastError ? { lastError: e.lastError, lastErrorAt: at(3) } : {}) })) },
+  }));
+  const htcs = inputs.templateConfigs.items.map((h) => ({ ...h, status: { validationStatus: 'Valid', validationMessage: 'Configuration validated successfully' } }));
+  return { ...inputs, haproxyCfgs: { items: cfgs }, templateConfigs: { items: htcs } };
 }
 
 const complete = (): Deployment => deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2, conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] } });
@@ -249,7 +286,7 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     expect(ids(c)).toEqual(['HS106']);
     const f = only(c, 'HS106');
     expect(f.title).toBe("HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate");
-    expect(f.evidence).toEqual([`haptic-haproxy-b: runs sha256:old (live config sha256:current); lastError: ${syncError}; consecutiveErrors 3`]);
+    expect(f.evidence).toEqual([`haptic-haproxy-b: runs ${CHECKSUM.old} (live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`]);
     expect(f.fix).toBe('kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
     const never = only({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'none' }] } }, 'HS106');
     expect(never.evidence).toEqual(['haptic-haproxy-b: no entry in haproxycfg haptic/haptic-config-haproxycfg status.deployedToPods (never deployed to)']);
@@ -316,7 +353,7 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     expect(d.stalled).toBe(false);
     const f = only(c, 'HS110');
     expect(f).toMatchObject({ severity: 'warning', title: `every HAProxy pod routes to web-new-1, yet HAPTIC haptic/haptic-config has not set ${GATE} (containers ready for 45s)` });
-    expect(f.evidence).toEqual(['haproxycfg haptic/haptic-config-haproxycfg (sha256:current) runs on 2/2 HAProxy pods with the server enabled', 'gate feature: on']);
+    expect(f.evidence).toEqual([`haproxycfg haptic/haptic-config-haproxycfg (${CHECKSUM.current}) runs on 2/2 HAProxy pods with the server enabled`, 'gate feature: allowed']);
   });
 
   it.each<[string, Case]>([
@@ -324,6 +361,89 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     ['one of two HAProxy pods still catches up', { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: midway }],
     ['the server is disabled', { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] } }],
   ])('HS110 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS110'));
+});
+
+describe('HAPTIC as its releases write it', () => {
+  it('leader election off: no "no leader" finding while its one controller runs; HS111 once it does not', () => {
+    expect(ids({ inputs: hapticInputs({ ...midway, leaderElectionOff: true }) })).toEqual(['HS901']);
+    const f = only({ inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') }, 'HS111');
+    expect(f.title).toBe('HAPTIC haptic/haptic-config runs one controller without leader election, and it is not running, so nothing renders, deploys or sets the gate');
+    expect(f.evidence).toEqual(['haproxytemplateconfig haptic/haptic-config: spec.controller.leaderElection.enabled: false (one controller, no Lease)', 'controller pod haptic-controller-1: Pending, not ready']);
+    expect(f.fix).toBe('kubectl -n haptic describe pod haptic-controller-1');
+    expect(ids({ inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') })).not.toContain('HS103');
+  });
+
+  it('HS106 tells a rejected plan, a stale entry and the dataplane fields apart', () => {
+    const rejected = only({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained', mode: 'rejected', reasons: ['haproxy -c: unknown keyword'] }] } }, 'HS106');
+    expect(rejected.evidence).toEqual([`haptic-haproxy-b: runs ${CHECKSUM.old} (live config ${CHECKSUM.current}); mode rejected (haproxy -c: unknown keyword)`]);
+    const inputs = hapticInputs(midway);
+    inputs.pods.items.find((p) => p.metadata.name === 'haptic-haproxy-b')!.metadata.uid = 'uid-new-b';
+    expect(only({ inputs }, 'HS106').evidence).toEqual(['haptic-haproxy-b: no deploy status of this pod in haproxycfg haptic/haptic-config-haproxycfg: the deployedToPods entry under its name is of an earlier pod (podUID uid-haptic-haproxy-b, this pod is uid-new-b)']);
+    const old = dataplane(hapticInputs({ ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained', lastError: 'dataplane API: 503' }] }));
+    expect(only({ inputs: old }, 'HS106').evidence).toEqual([`haptic-haproxy-b: runs ${CHECKSUM.old} (live config ${CHECKSUM.current}); lastError: dataplane API: 503; consecutiveErrors 3 (last at 2026-11-29T11:59:57Z); last deployed at 2026-11-29T11:59:30Z`]);
+  });
+
+  it('a reload still pending is progress, not a failed deploy', () => {
+    const d = run({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'current', reloadPending: true }] } });
+    expect(d.findings.map((f) => f.id)).toEqual(['HS901']);
+    expect(d.findings[0]!.evidence[0]).toBe('pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)');
+  });
+
+  it('an older config nobody keeps is said to be unknown, never counted as routing', () => {
+    const d = run({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old' }] } });
+    expect(d.findings.map((f) => f.id)).toEqual(['HS901']);
+    expect(d.findings[0]!.evidence.slice(0, 2)).toEqual([
+      'pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)',
+      `HAProxy pod haptic-haproxy-b runs an older config (${CHECKSUM.old}), cannot tell whether it routes web-new-1`,
+    ]);
+  });
+
+  it.each<[string, (i: HapticInputs) => HapticInputs, string, string]>([
+    ['HAProxy refused the render (the gate release\'s conditions)', (i) => i, 'HAProxy refused HAPTIC', 'fix the template or the Ingress/annotation'],
+    ['the render gate is unavailable', (i) => withCfgCondition(i, 'GateUnavailable'), 'could not validate its rendered configuration', 'kubectl -n haptic logs -l app.kubernetes.io/component=controller --tail=100 (why'],
+    ['the template config is invalid (agent: Validated=False ConfigInvalid)', (i) => withValidated(noCfgConditions(i), 'ConfigInvalid', ['template "backends": undefined variable "svc"']), "template config is invalid", 'fix the template or test named in validationErrors'],
+    ['new controller pods fail the load gate', (i) => withValidated(noCfgConditions(i), 'LoadGateFailed', []), 'refuse the configuration at start-up', 'roll back the config change'],
+    ['the dataplane generation: HAProxy validation failed', (i) => dataplaneInvalid(i, 'HAProxy configuration validation failed'), 'HAProxy refused HAPTIC', 'fix the template or the Ingress/annotation'],
+    ['the dataplane generation: template errors', (i) => dataplaneInvalid(i, '2 validation error(s)'), 'template config is invalid', 'fix the template or test named in validationErrors'],
+  ])('HS107 when %s', (_, change, title, fix) => {
+    const f = only({ inputs: change(hapticInputs({ refused: true })) }, 'HS107');
+    expect(f.title).toContain(title);
+    expect(f.fix).toContain(fix);
+  });
+
+  it('HS105 on the dataplane generation says the release has no readiness gate', () => {
+    const f = only({ inputs: dataplane(hapticInputs({ gateFeature: false, servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] })) }, 'HS105');
+    expect(f.title).toBe(`HAPTIC haptic/haptic-config is a release without the readiness gate: nothing sets ${GATE}`);
+    expect(f.evidence[1]).toBe('haproxycfg haptic/haptic-config-haproxycfg: deploy statuses of the dataplane-API generation (deployedAt, no podUID): a HAPTIC release from before the readiness gate');
+  });
+
+  it('HS112: the controller has not processed the latest edit of its template config', () => {
+    const f = only({ inputs: unobserved(hapticInputs(midway)) }, 'HS112');
+    expect(f).toMatchObject({ severity: 'warning', title: 'HAPTIC haptic/haptic-config has not processed the latest edit of its template config (generation 4, observed 3)' });
+  });
+
+  it('HS209: HAPTIC\'s gate is True, another readiness gate nobody sets holds the pod', () => {
+    const held = withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/traffic-ready']) }), { conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 45), cond('Ready', 'False', 60, { reason: 'ReadinessGatesNotReady', message: 'corresponding condition of pod readiness gate "example.com/traffic-ready" does not exist.' })] });
+    const f = only({ ...withGates([GATE, 'example.com/traffic-ready']), pods: [...oldPods(), held] }, 'HS209');
+    expect(f.title).toBe(`pod web-new-1: ${GATE} is True, but the pod waits for readiness gate example.com/traffic-ready, which is missing 60s after its containers got ready`);
+    expect(f.evidence).toEqual([`readinessGates: ${GATE}=True, example.com/traffic-ready=missing`, 'Ready=False: corresponding condition of pod readiness gate "example.com/traffic-ready" does not exist.']);
+    // within the grace after HAPTIC's gate, it is progress
+    const fresh = withStatus(held, { conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 5), cond('Ready', 'False', 60)] });
+    expect(ids({ ...withGates([GATE, 'example.com/traffic-ready']), pods: [...oldPods(), fresh] })).toEqual(['HS901']);
+  });
+
+  it('HS210: containers unready longer than their probes allow, with no Unhealthy event', () => {
+    const slow = withStatus(probeFailing(newPod()), { conditions: notReady(90) });
+    const f = only({ pods: [...oldPods(), slow], haptic: {} }, 'HS210');
+    expect(f.title).toBe('pod web-new-1: containers not ready for 90s, longer than the readiness probe allows (6s)');
+    expect(f.evidence).toEqual([
+      'ContainersReady False for 90s; container app running, not ready, 0 restarts',
+      'container app: readinessProbe initialDelaySeconds 0, periodSeconds 5, failureThreshold 3, successThreshold 1',
+      'no Unhealthy event: the kubelet reported no probe failure',
+    ]);
+    // within the probes' budget (and its slack), it is still starting
+    expect(ids({ pods: [...oldPods(), withStatus(probeFailing(newPod()), { conditions: notReady(10) })], haptic: {} })).toEqual(['HS901']);
+  });
 });
 
 describe('generic rollout rules (HS2xx)', () => {
@@ -543,6 +663,8 @@ describe('the catalogue', () => {
     ['HS108', { ...withGates(['haproxy-haptic.org/load-balancer-readyy']), haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] } }],
     ['HS109', { inputs: mergeHapticInputs(hapticInputs(midway), second(true)) }],
     ['HS110', { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: routedEverywhere }],
+    ['HS111', { haptic: { ...midway, leaderElectionOff: true }, inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') }],
+    ['HS112', { inputs: unobserved(hapticInputs(midway)) }],
     ['HS201', { pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy], haptic: {} }],
     ['HS202', { pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} }],
     ['HS203', { pods: [...oldPods(), imagePull(newPod())], haptic: {} }],
@@ -550,6 +672,8 @@ describe('the catalogue', () => {
     ['HS205', { deployment: quotaRefused(), pods: oldPods() }],
     ['HS206', { deployment: deployment({ paused: true }), pods: oldPods() }],
     ['HS207', { deployment: deadlineExceeded() }],
+    ['HS209', { ...withGates([GATE, 'example.com/traffic-ready']), pods: [...oldPods(), withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/traffic-ready']) }), { conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 45), cond('Ready', 'False', 60)] })] }],
+    ['HS210', { pods: [...oldPods(), withStatus(probeFailing(newPod()), { conditions: notReady(90) })], haptic: {} }],
     ['HS208', { deployment: complete(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 }), ...newPodsReady()] }],
     ['HS901', {}],
     ['HS902', { deployment: complete(), pods: newPodsReady() }],

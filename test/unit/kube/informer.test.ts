@@ -1,59 +1,177 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../../src/kube/client.ts';
+import { ApiError } from '../../../src/kube/errors.ts';
 import { Informer } from '../../../src/kube/informer.ts';
 import { R } from '../../../src/kube/resources.ts';
+import type { KubeObject } from '../../../src/types/kube.ts';
+import { answer, fakeApiServer, pod, statusBody, stream, until, type FakeApiServer, type Received } from './api-server.ts';
 
-// The real API server's watch cache makes a 410 Gone hard to provoke on demand, so this protocol-level test plays
-// the server: a list, then a watch that expires with an ERROR event of code 410, then the relist and a live watch.
-let server: Server | undefined;
-afterEach(() => server?.close());
+// The real API server's watch cache makes a 410 Gone hard to provoke on demand, and errors harder still, so these
+// protocol-level tests play the server: lists, watch streams, ERROR events and Status answers, in a scripted order.
+let api: FakeApiServer | undefined;
+let informer: Informer | undefined;
+afterEach(async () => {
+  informer?.stop();
+  await api?.close();
+  informer = api = undefined;
+});
 
-function pod(name: string, rv: string) {
-  return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv } };
-}
+const isWatch = (r: Received) => r.query.get('watch') === 'true';
+const describeRequest = (r: Received) => `${isWatch(r) ? 'watch' : 'list'} rv=${r.query.get('resourceVersion') ?? ''}`;
+const rvOf = (o: KubeObject | undefined) => o?.metadata.resourceVersion ?? 'deleted';
 
 describe('Informer', () => {
   it('relists after a watch expires with 410 Gone, then follows the new watch', async () => {
-    const requests: string[] = [];
     let lists = 0;
-    server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      requests.push(`${url.searchParams.get('watch') ? 'watch' : 'list'} rv=${url.searchParams.get('resourceVersion') ?? ''}`);
-      res.setHeader('content-type', 'application/json');
-      if (!url.searchParams.get('watch')) {
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) {
         lists++;
         const items = lists === 1 ? [pod('a', '10')] : [pod('a', '10'), pod('b', '20')];
-        res.end(JSON.stringify({ metadata: { resourceVersion: lists === 1 ? '10' : '20' }, items }));
-      } else if (url.searchParams.get('resourceVersion') === '10') {
-        res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (15)' } })}\n`);
+        answer(res, { metadata: { resourceVersion: lists === 1 ? '10' : '20' }, items });
+      } else if (req.query.get('resourceVersion') === '10') {
+        stream(res, [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (15)' } }], true);
       } else {
-        res.write(`${JSON.stringify({ type: 'ADDED', object: pod('c', '21') })}\n`);
-        res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '22' } } })}\n`);
+        stream(res, [{ type: 'ADDED', object: pod('c', '21') }, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '22' } } }]);
       }
     });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    const client = new KubeClient({ kubeConfig, contextName: 'x', server: `http://127.0.0.1:${port}`, namespace: 'ns', requestTimeoutMs: 0 });
-    const informer = new Informer(client, { resource: R.pods, namespace: 'ns' }, () => {}, { backoffMs: () => 10 });
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, {}, { backoffMs: () => 10 });
     informer.start();
-    try {
-      for (let i = 0; i < 100 && informer.items().length < 3; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(informer.items().map((p) => p.metadata.name).sort()).toEqual(['a', 'b', 'c']);
-      expect(informer.lists).toBe(2);
-      expect(informer.error).toBeUndefined();
-      expect(requests.slice(0, 4)).toEqual(['list rv=', 'watch rv=10', 'list rv=', 'watch rv=20']);
-    } finally {
-      informer.stop();
-    }
+    await until(() => informer!.items().length === 3, 'three pods');
+    expect(informer.items().map((p) => p.metadata.name).sort()).toEqual(['a', 'b', 'c']);
+    expect(informer.lists).toBe(2);
+    expect(informer.error).toBeUndefined();
+    expect(api.received.slice(0, 4).map(describeRequest)).toEqual(['list rv=', 'watch rv=10', 'list rv=', 'watch rv=20']);
+  });
+
+  it('relists at once when the watch request itself answers 410 Gone: no error, no back-off', async () => {
+    let lists = 0;
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) answer(res, { metadata: { resourceVersion: String(++lists * 10) }, items: [pod('a', '5')] });
+      else if (req.query.get('resourceVersion') === '10') answer(res, statusBody(410, 'Expired', 'too old resource version: 10 (12)'), 410);
+      else stream(res, []);
+    });
+    const backoffs: number[] = [];
+    const errors: unknown[] = [];
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, { onError: (e) => errors.push(e) }, { backoffMs: (n) => (backoffs.push(n), 10) });
+    informer.start();
+    await until(() => api!.received.length === 4, 'the second watch');
+    expect(api.received.map(describeRequest)).toEqual(['list rv=', 'watch rv=10', 'list rv=', 'watch rv=20']);
+    expect({ lists: informer.lists, backoffs, errors, error: informer.error }).toEqual({ lists: 2, backoffs: [], errors: [], error: undefined });
+  });
+
+  it('backs off by attempt after other errors, reports each, and clears the error on the next list', async () => {
+    let lists = 0;
+    let watches = 0;
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) {
+        lists++;
+        if (lists <= 2) return answer(res, statusBody(500, 'InternalError', 'etcdserver: request timed out'), 500);
+        return answer(res, { metadata: { resourceVersion: String(lists * 10) }, items: [pod('a', '5')] });
+      }
+      watches++;
+      if (watches === 1) stream(res, [{ type: 'ERROR', object: statusBody(500, 'InternalError', 'watch chan error') }], true);
+      else if (watches === 2) stream(res, [], true); // the server's timeoutSeconds: a clean end
+      else if (watches === 3) answer(res, statusBody(403, 'Forbidden', 'pods is forbidden: User "u" cannot watch resource "pods"'), 403);
+      else stream(res, []);
+    });
+    const seen: { attempt: number; reason: unknown; kind: string; retryInMs: number; synced: boolean }[] = [];
+    let attempt = -1;
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, {
+      onError: (e, retryInMs) => {
+        const err = e as ApiError;
+        seen.push({ attempt, reason: (err.body as { reason?: string }).reason, kind: err.kind, retryInMs, synced: informer!.synced });
+      },
+    }, { backoffMs: (n) => ((attempt = n), 5 + n) });
+    informer.start();
+    await until(() => watches === 4, 'the fourth watch');
+    expect(seen).toEqual([
+      { attempt: 0, reason: 'InternalError', kind: 'ServerError', retryInMs: 5, synced: false },
+      { attempt: 1, reason: 'InternalError', kind: 'ServerError', retryInMs: 6, synced: false },
+      // a list that succeeds is not enough: only a watch that ends cleanly resets the attempts
+      { attempt: 2, reason: 'InternalError', kind: 'ServerError', retryInMs: 7, synced: true },
+      { attempt: 0, reason: 'Forbidden', kind: 'Forbidden', retryInMs: 5, synced: true },
+    ]);
+    expect(api.received.map(describeRequest)).toEqual([
+      'list rv=', 'list rv=', 'list rv=', 'watch rv=30', 'list rv=', 'watch rv=40', 'watch rv=40', 'list rv=', 'watch rv=50',
+    ]);
+    expect(informer.error).toBeUndefined();
+    expect(informer.lists).toBe(3);
+  });
+
+  it('a relist notifies only the objects that changed or disappeared, after the whole list is in', async () => {
+    let lists = 0;
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) {
+        lists++;
+        if (lists === 1) return answer(res, { metadata: { resourceVersion: '3' }, items: [pod('a', '1'), pod('b', '2'), pod('c', '3')] });
+        return answer(res, { metadata: { resourceVersion: '6' }, items: [pod('a', '1'), pod('b', '5'), pod('d', '6')] });
+      }
+      if (req.query.get('resourceVersion') === '3') stream(res, [{ type: 'ERROR', object: statusBody(410, 'Expired', 'too old') }], true);
+      else stream(res, []);
+    });
+    const notified: string[] = [];
+    let changes = 0;
+    let atSync = -1;
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, {
+      onObject: (key, object) => notified.push(`${key} ${rvOf(object)} (cache has ${informer!.items().length})`),
+      onChange: () => changes++,
+    });
+    void informer.whenSynced.then(() => (atSync = notified.length));
+    informer.start();
+    await until(() => api!.received.length === 4, 'the watch after the relist');
+    expect(notified).toEqual([
+      'ns/a 1 (cache has 3)', 'ns/b 2 (cache has 3)', 'ns/c 3 (cache has 3)',
+      'ns/b 5 (cache has 3)', 'ns/d 6 (cache has 3)', 'ns/c deleted (cache has 3)',
+    ]);
+    expect(atSync).toBe(3);
+    expect(changes).toBe(2);
+    expect(rvOf(informer.get('ns/b'))).toBe('5');
+    expect(informer.get('ns/c')).toBeUndefined();
+  });
+
+  it('applies watch events per object, moves on with bookmarks, and resumes a closed watch without a relist', async () => {
+    let watches = 0;
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) return answer(res, { metadata: { resourceVersion: '1' }, items: [pod('a', '1')] });
+      if (++watches === 1) {
+        stream(res, [
+          { type: 'ADDED', object: pod('b', '2') },
+          { type: 'MODIFIED', object: pod('a', '3') },
+          { type: 'DELETED', object: pod('b', '4') },
+          { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '9' } } },
+        ], true);
+      } else {
+        stream(res, [{ type: 'ADDED', object: pod('c', '10') }]);
+      }
+    });
+    const notified: string[] = [];
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns', labelSelector: 'app=web' }, {
+      onObject: (key, object) => notified.push(`${key} ${rvOf(object)}`),
+    });
+    informer.start();
+    await until(() => notified.length === 5, 'five notifications');
+    expect(notified).toEqual(['ns/a 1', 'ns/b 2', 'ns/a 3', 'ns/b deleted', 'ns/c 10']);
+    expect(informer.items().map((p) => `${p.metadata.name} ${p.metadata.resourceVersion}`).sort()).toEqual(['a 3', 'c 10']);
+    expect(informer.lists).toBe(1);
+    expect(api.received.map(describeRequest)).toEqual(['list rv=', 'watch rv=1', 'watch rv=9']);
+    const watch = api.received[1]!.query;
+    expect(Object.fromEntries(watch)).toEqual({ watch: 'true', resourceVersion: '1', allowWatchBookmarks: 'true', labelSelector: 'app=web', timeoutSeconds: '300' });
+    expect(api.received[0]!.query.get('labelSelector')).toBe('app=web');
+  });
+
+  it('stop() closes the open watch and sends nothing more', async () => {
+    let watchClosed = false;
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) return answer(res, { metadata: { resourceVersion: '1' }, items: [] });
+      res.on('close', () => (watchClosed = true));
+      stream(res, []);
+    });
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, {}, { backoffMs: () => 1 });
+    informer.start();
+    await until(() => api!.received.length === 2, 'the watch');
+    informer.stop();
+    await until(() => watchClosed, 'the watch connection to close');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(api.received.map(describeRequest)).toEqual(['list rv=', 'watch rv=1']);
+    expect(informer.error).toBeUndefined();
   });
 });

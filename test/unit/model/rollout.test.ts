@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildHaptic } from '../../../src/model/haptic.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
-import { deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice, snapshot } from '../fixtures/rollout.ts';
+import { CHECKSUM, deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice, snapshot } from '../fixtures/rollout.ts';
 
 const haptic = (o: Parameters<typeof hapticInputs>[0] = {}) => hapticInputs(o);
 const oldPods = [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2' })];
@@ -12,7 +12,7 @@ describe('buildRollout: new pods and the gate', () => {
       snapshot({
         pods: [...oldPods, pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' })],
         slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])],
-        haptic: haptic({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old' }] }),
+        haptic: haptic({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained' }] }),
       }),
       NOW,
     );
@@ -26,7 +26,44 @@ describe('buildRollout: new pods and the gate', () => {
     expect(p.gate).toMatchObject({ state: 'missing', type: GATE });
     expect(p.ready.status).toBe('False');
     expect(p.endpoints).toEqual([{ service: 'web', slice: 'web-abc', ready: false, serving: false, terminating: false }]);
-    expect(p.haproxy).toEqual([{ installation: 'haptic/haptic-config', inConfig: true, disabled: false, runningOn: 1, of: 2 }]);
+    expect(p.haproxy).toEqual([{ installation: 'haptic/haptic-config', inConfig: true, disabled: false, runningOn: 1, unknown: 0, of: 2 }]);
+  });
+
+  describe('what each HAProxy pod runs, without observedGeneration', () => {
+    const routes = { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] };
+    const newPod = () => pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' });
+    const route = (o: Parameters<typeof hapticInputs>[0]) => buildRollout(snapshot({ pods: [newPod()], haptic: haptic({ ...routes, ...o }) }), NOW).newPods[0]!.haproxy[0];
+    it.each<[string, Parameters<typeof hapticInputs>[0], { runningOn: number; unknown: number }]>([
+      ['both run the live config', {}, { runningOn: 2, unknown: 0 }],
+      ['one runs a retained config without the server', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'retained' }] }, { runningOn: 1, unknown: 0 }],
+      ['one runs a retained config that routes the pod too', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'retained' }], oldServers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] }, { runningOn: 2, unknown: 0 }],
+      ['one runs an older config nobody keeps: cannot tell, never counted', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'old' }] }, { runningOn: 1, unknown: 1 }],
+      ['one has a reload pending (running plan behind the applied one)', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'current', reloadPending: true }] }, { runningOn: 1, unknown: 0 }],
+      ['one rejected the plan', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'current', mode: 'rejected', reasons: ['config check failed'] }] }, { runningOn: 1, unknown: 0 }],
+      ['one was never deployed to', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'none' }] }, { runningOn: 1, unknown: 0 }],
+    ])('%s', (_, o, want) => expect(route(o)).toMatchObject({ ...want, of: 2 }));
+
+    it('remembers configs it saw: an older config read earlier in watch mode still tells', () => {
+      const seen = buildHaptic(haptic({ ...routes, fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'old' }] }), NOW);
+      const memory = new Map([[`haptic/${CHECKSUM.old}`, seen.installations[0]!.config!.servers]]);
+      const m = buildRollout(snapshot({ pods: [newPod()], haptic: haptic({ ...routes, fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'old' }] }) }), NOW, { memory });
+      expect(m.newPods[0]!.haproxy[0]).toMatchObject({ runningOn: 2, unknown: 0 });
+    });
+
+    it('matches entries by podUID: an entry of an earlier pod with the same name is stale', () => {
+      const inputs = haptic(routes);
+      inputs.pods.items.find((p) => p.metadata.name === 'haptic-haproxy-b')!.metadata.uid = 'uid-recreated';
+      const inst = buildHaptic(inputs, NOW).installations[0]!;
+      const b = inst.haproxyPods.find((p) => p.name === 'haptic-haproxy-b')!;
+      expect(b.entry).toBeUndefined();
+      expect(b.staleEntry).toMatchObject({ podName: 'haptic-haproxy-b', podUID: 'uid-haptic-haproxy-b' });
+    });
+
+    it('HAPTIC configs the user may not read: routing cannot be told, and why', () => {
+      const inputs = haptic(routes);
+      const m = buildRollout(snapshot({ pods: [newPod()], haptic: { ...inputs, haproxyCfgs: { items: [], error: { kind: 'Forbidden', message: 'forbidden: cannot list haproxycfgs.haproxy-haptic.org' } } } }), NOW);
+      expect(m.newPods[0]!.haproxyUnreadable).toBe('cannot read HAProxyCfgs: forbidden: cannot list haproxycfgs.haproxy-haptic.org');
+    });
   });
 
   it('gate True: latency from ContainersReady, HAProxy counted as converged on every pod with an entry', () => {
@@ -99,7 +136,7 @@ describe('buildHaptic', () => {
     const inst = h.installations[0]!;
     expect(inst.leader).toMatchObject({ state: 'held', holder: 'haptic-controller-1', lease: 'haptic' });
     expect(inst.haproxyPods.map((p) => [p.name, p.current, p.entry?.lastError])).toEqual([['haptic-haproxy-a', true, undefined], ['haptic-haproxy-b', false, 'connection refused']]);
-    expect(inst.gateFeature).toEqual({ state: 'on', clusterRoles: ['haptic'] });
+    expect(inst.gateFeature).toEqual({ state: 'allowed', clusterRoles: ['haptic'] });
   });
 
   it.each([

@@ -58,25 +58,43 @@ describe('backendsFor + renderConfig', () => {
     ] }]);
   });
 
-  it('renders server lines with # Pod comments and disabled markers', () => {
-    expect(content.slice(content.indexOf('\nbackend ') + 1)).toBe([
+  const backendOf = (text: string) => text.slice(text.indexOf('\nbackend ') + 1);
+
+  it('renders server lines as the kubernetes-backends library does: weight, guid, disabled, the # Pod comment last', () => {
+    expect(backendOf(content)).toBe([
       'backend shop_web_http',
       '    balance roundrobin',
-      '    # Pod: web-a',
-      '    server web-a 10.244.1.2:8080 check',
-      '    # Pod: web-b',
-      '    server web-b 10.244.2.3:8080 check',
-      '    # Pod: web-c',
-      '    server web-c 10.244.1.4:8080 check disabled',
+      '    server web-a 10.244.1.2:8080 weight 100 guid srv:shop_web_http:web-a check  # Pod: web-a',
+      '    server web-b 10.244.2.3:8080 weight 100 guid srv:shop_web_http:web-b check  # Pod: web-b',
+      '    server web-c 10.244.1.4:8080 weight 100 guid srv:shop_web_http:web-c check disabled  # Pod: web-c',
       '',
     ].join('\n'));
+  });
+
+  it('puts the comment on the line before when asked (the podComment knob)', () => {
+    const before = renderConfig('haptic/haptic-config', backends, { shape: 'gate', podComment: 'before' });
+    expect(backendOf(before).split('\n').slice(2, 4)).toEqual(['    # Pod: web-a', '    server web-a 10.244.1.2:8080 weight 100 guid srv:shop_web_http:web-a check']);
+    expect([...routedPods(before)].sort()).toEqual(['shop/web-a', 'shop/web-b']);
+  });
+
+  it('renders the dataplane library: SRV_<n> slots, every address enabled, placeholders for empty slots', () => {
+    const dataplane = renderConfig('haptic/haptic-config', backendsFor(services, slices, (k) => pods.get(k), undefined, 'dataplane'), { shape: 'dataplane', podComment: 'end' });
+    const lines = backendOf(dataplane).split('\n');
+    expect(lines.slice(2, 6)).toEqual([
+      '    server SRV_1 10.244.1.2:8080 enabled  # Pod: web-a',
+      '    server SRV_2 10.244.2.3:8080 enabled  # Pod: web-b',
+      '    server SRV_3 10.244.1.4:8080 enabled  # Pod: web-c',
+      '    server SRV_4 127.0.0.1:1 disabled  # Placeholder',
+    ]);
+    expect(lines.filter((l) => l.includes(' server SRV_'))).toHaveLength(10);
+    expect([...routedPods(dataplane)].sort()).toEqual(['shop/web-a', 'shop/web-b', 'shop/web-c']);
   });
 
   it('reads the routed pods back from the text', () => {
     expect([...routedPods(content)].sort()).toEqual(['shop/web-a', 'shop/web-b']);
   });
 
-  it('checksums as sha256:<hex>', () => {
-    expect(checksumOf('x')).toBe('sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881');
+  it("checksums as HAPTIC does: 16 hex characters, the first 8 bytes of the SHA-256", () => {
+    expect(checksumOf('x')).toBe('2d711642b726b044');
   });
 });

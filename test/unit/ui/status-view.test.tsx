@@ -14,7 +14,7 @@ function gatingModel() {
     snapshot({
       pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2', terminatingDeadlineIn: 9 }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' })],
       slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])],
-      haptic: hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: true }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old' }] }),
+      haptic: hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: true }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained' }], oldServers: [{ pod: 'web-old-1', ip: '10.0.0.1', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: false }] }),
     }),
     NOW,
   );
@@ -39,7 +39,7 @@ describe('StatusView (Ink)', () => {
       web-old-2   ↓ Terminating, 9s of grace left   web: terminating, serving   disabled 1/2    30s
 
       HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2
-      on sha256:current
+      on 7c1f5e2a9b0d
       Ctrl-C to stop watching (the rollout goes on)"
     `);
   });
@@ -58,7 +58,7 @@ describe('StatusView (Ink)', () => {
       NAME        CONTAINERS   GATE          READY   ENDPOINTS         HAPROXY         AGE
       web-new-1   ✓ 20s        ✓ 18s (+2s)   ✓ 18s   web: not listed   not in config   30s
 
-      HAPTIC haptic/haptic-config: no leader (lease stale) · config ok · HAProxy 2/2 on sha256:current
+      HAPTIC haptic/haptic-config: no leader (lease stale) · config ok · HAProxy 2/2 on 7c1f5e2a9b0d
 
       ✗ [HS103] HAPTIC haptic/haptic-config has no controller leader, so nothing renders, deploys or sets
       the gate
@@ -84,7 +84,7 @@ describe('statusText', () => {
       web-old-1   ● Running, Ready                  web: ready                  not in config   30s
       web-old-2   ↓ Terminating, 9s of grace left   web: terminating, serving   disabled 1/2    30s
 
-      HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on sha256:current
+      HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d
       "
     `);
   });
