@@ -12,7 +12,27 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const FAMILIES: { name: string; title: string; prefix: RegExp; intro: string }[] = [
   { name: 'preflight', title: 'enable-gate preflight (HG1xx)', prefix: /^HG1/, intro: 'Checked before `enable-gate` writes. A blocker refuses the write unless `--force`; a warning is shown and does not block.' },
   { name: 'why-stalled', title: 'why-stalled (HS1xx, HS2xx, HS9xx)', prefix: /^HS/, intro: 'Checked by `why-stalled` (and shown by `status --watch`/`--wait` as soon as one appears), in this order: the first one found is the most likely cause.' },
+  {
+    name: 'doctor',
+    title: 'doctor (DR1xx–DR6xx)',
+    prefix: /^DR/,
+    intro: [
+      'Checked by `kubectl haptic doctor`: DR1xx probes, DR2xx shutdown (preStop, stop signal, grace period, HAProxy\'s drain), DR3xx HAProxy\'s DNS,',
+      'DR4xx PodDisruptionBudgets, DR5xx endpoints, DR6xx the gate and the rollout strategy. Mode says where a check runs: **static** on manifests',
+      '(`-f`) and on a cluster, **live** only on a cluster. In static mode the live-only checks are listed once, under `not run … (needs a',
+      'cluster)`, in the text report, in `-o json|yaml` (`notRun`) and in `-o sarif` (tool execution notifications), instead of being guessed.',
+      'Suppress a check on one Deployment with the annotation `kubectl-haptic.dev/ignore: "DR101,DR401"`.',
+    ].join('\n'),
+  },
 ];
+
+/** Where each doctor check runs (the issue's table): live-only checks need cluster state; the rest run on manifests too. */
+const DOCTOR_MODE: Record<string, string> = { DR102: 'live', DR403: 'static/live', DR404: 'live, with --helm-history', DR502: 'live', DR602: 'live' };
+
+function severityLine(entry: CatalogueEntry): string {
+  const forms = Object.entries(entry.severityOf ?? {}).map(([form, severity]) => `**${severity}** for the ${form} form`);
+  return `Severity: **${entry.severity}**${forms.length ? `; ${forms.join(', ')}` : ''}.`;
+}
 
 const entries = () => Object.entries(CATALOGUE) as [string, CatalogueEntry][];
 
@@ -41,7 +61,8 @@ export function checksPage(): string {
   for (const family of FAMILIES) {
     lines.push('', `## ${family.title}`, '', family.intro);
     for (const [id, entry] of entries().filter(([id]) => family.prefix.test(id))) {
-      lines.push('', `### ${id}`, '', `${entry.summary} Severity: **${entry.severity}**.`, '', ...templateLines('title', entry.title), ...templateLines('fix', entry.fix));
+      const mode = id.startsWith('DR') ? ` Mode: ${DOCTOR_MODE[id] ?? 'static and live'}.` : '';
+      lines.push('', `### ${id}`, '', `${entry.summary} ${severityLine(entry)}${mode}`, '', ...templateLines('title', entry.title), ...templateLines('fix', entry.fix));
     }
   }
   return `${lines.join('\n')}\n`;
@@ -51,10 +72,15 @@ export function checksPage(): string {
 export function readmeTable(family: string): string {
   const f = FAMILIES.find((x) => x.name === family);
   if (!f) throw new Error(`no catalogue family ${family}`);
+  const doctor = family === 'doctor';
   const rows = entries()
     .filter(([id]) => f.prefix.test(id))
-    .map(([id, e]) => `| [${id}](docs/checks.md#${id.toLowerCase()}) | ${e.severity} | ${e.summary.replace(/\|/g, '\\|')} |`);
-  return ['| id | severity | what it finds |', '|---|---|---|', ...rows].join('\n');
+    .map(([id, e]) => {
+      const severity = [e.severity, ...Object.values(e.severityOf ?? {})].filter((v, i, all) => all.indexOf(v) === i).join(' / ');
+      return `| [${id}](docs/checks.md#${id.toLowerCase()}) | ${severity} |${doctor ? ` ${DOCTOR_MODE[id] ?? 'static'} |` : ''} ${e.summary.replace(/\|/g, '\\|')} |`;
+    });
+  const head = doctor ? ['| id | severity | mode | what it finds |', '|---|---|---|---|'] : ['| id | severity | what it finds |', '|---|---|---|'];
+  return [...head, ...rows].join('\n');
 }
 
 /** README.md with every generated table replaced by the catalogue's current one. */

@@ -79,8 +79,9 @@ spec:
   description: |
     Adds HAPTIC's haproxy-haptic.org/load-balancer-ready readiness gate to
     Deployments safely (enable-gate, disable-gate), follows gated rollouts live
-    (status --watch, status --wait for CI), and explains stalled ones with
-    evidence and a fix (why-stalled).
+    (status --watch, status --wait for CI), explains stalled ones with
+    evidence and a fix (why-stalled), and finds the drain-safety traps that
+    still drop requests, live or on manifests in CI (doctor).
   caveats: |
     The gate needs HAPTIC with
     controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true.

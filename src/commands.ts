@@ -1,6 +1,7 @@
 // Every command, by id (oclif's "explicit" discovery: the bundle needs no directory scan at start-up).
 import CompleteCommand from './commands/__complete.ts';
 import DisableGate from './commands/disable-gate.ts';
+import Doctor from './commands/doctor.ts';
 import EnableGate from './commands/enable-gate.ts';
 import Status from './commands/status.ts';
 import WhyStalled from './commands/why-stalled.ts';
@@ -10,5 +11,6 @@ export const COMMANDS = {
   'disable-gate': DisableGate,
   status: Status,
   'why-stalled': WhyStalled,
+  doctor: Doctor,
   __complete: CompleteCommand,
 };

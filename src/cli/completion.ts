@@ -70,7 +70,8 @@ async function completeValue(flag: FlagSpec, lookups: Lookups, current: string):
   if (flag.options) values = [...flag.options];
   else if (flag.name === 'namespace') values = await lookups.namespaces();
   else if (flag.name === 'context') values = lookups.contexts();
-  else if (flag.name === 'kubeconfig') return { candidates: [], directive: Directive.default };
+  // paths: the shell completes files itself when no candidate comes back with the default directive
+  else if (flag.name === 'kubeconfig' || flag.name === 'filename') return { candidates: [], directive: Directive.default };
   else values = [];
   return { candidates: values.filter((v) => v.startsWith(current)), directive: Directive.noFileComp };
 }

@@ -1,4 +1,5 @@
 // Results of services, mapped to the documented exit codes: the one place that decides them.
+import { countingFindings, type DoctorReport } from '../diagnose/doctor/index.ts';
 import type { GateRecord } from '../services/gate.ts';
 import type { WaitOutcome } from '../services/wait.ts';
 import { ExitCode, exitCodeOf } from './errors.ts';
@@ -16,4 +17,9 @@ export function gateExitCode(records: GateRecord[]): ExitCode {
   if (codes.includes(ExitCode.cluster)) return ExitCode.cluster;
   if (codes.includes(ExitCode.timeout)) return ExitCode.timeout;
   return records.some((r) => r.result === 'failed' || r.result === 'refused') ? ExitCode.failed : ExitCode.ok;
+}
+
+/** doctor: 1 when an error counts (with --strict, a warning too); suppressed findings never count. */
+export function doctorExitCode(report: DoctorReport, strict: boolean): ExitCode {
+  return countingFindings(report, strict).length ? ExitCode.failed : ExitCode.ok;
 }

@@ -1,3 +1,5 @@
+import { GATE_FEATURE_HELM_VALUE } from '../haptic/names.ts';
+import { DOCTOR_CATALOGUE } from './doctor/catalogue.ts';
 import type { Finding, FindingText, Severity } from './finding.ts';
 
 /**
@@ -8,6 +10,8 @@ export type Template = string | Readonly<Record<string, string>>;
 
 export interface CatalogueEntry {
   severity: Severity;
+  /** for checks whose form decides how bad it is: the severity of a variant, where it differs from `severity` */
+  severityOf?: Readonly<Record<string, Severity>>;
   /** one line: what the check finds (help, README, docs/checks.md) */
   summary: string;
   title: Template;
@@ -16,13 +20,15 @@ export interface CatalogueEntry {
 
 /** Where the checks are documented, one section per id (generated from this file by scripts/catalogue-docs.ts). */
 export const DOCS_PAGE = 'docs/checks.md';
+/** The project's home (also the krew manifest's homepage); its docs/checks.md is what SARIF's helpUri points at. */
+export const PROJECT_HOMEPAGE = 'https://github.com/kubectl-haptic/kubectl-haptic';
 
-const INSTALL_GATE_FEATURE = 'controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true';
+const INSTALL_GATE_FEATURE = GATE_FEATURE_HELM_VALUE;
 
 /**
  * Every finding id, its severity, what it means, and the words of its title and fix. Ids are stable and never
  * reused: HG1xx are enable-gate preflight checks, HS1xx HAPTIC-specific stall causes, HS2xx generic rollout causes,
- * HS9xx progress notes.
+ * HS9xx progress notes, DRxxx the doctor's drain-safety checks (doctor/catalogue.ts).
  */
 export const CATALOGUE = {
   HG100: { severity: 'ok', summary: 'A Service selects the pod template.', title: 'Service {services} selects the pod template' },
@@ -280,6 +286,7 @@ export const CATALOGUE = {
     summary: 'Not a stall: the rollout is complete (and whether old pods still drain).',
     title: { drained: 'deployment {name} is rolled out', draining: 'deployment {name} is rolled out; {count} old {podNoun} still draining' },
   },
+  ...DOCTOR_CATALOGUE,
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type FindingId = keyof typeof CATALOGUE;
@@ -291,6 +298,11 @@ export function placeholders(template: Template | undefined): string[] {
   if (template === undefined) return [];
   const texts = typeof template === 'string' ? [template] : Object.values(template);
   return [...new Set(texts.flatMap((t) => [...t.matchAll(PLACEHOLDER)].map((m) => m[1] as string)))];
+}
+
+/** The severity of a finding of this id and form. */
+export function severityOf(entry: CatalogueEntry, variant: string | undefined): Severity {
+  return (variant !== undefined ? entry.severityOf?.[variant] : undefined) ?? entry.severity;
 }
 
 /** The variants of an entry: the keys of its title and fix records. */
@@ -312,6 +324,11 @@ export function fill(template: Template, variant: string | undefined, args: Reco
 /** The anchor of an id in docs/checks.md. */
 export function docsAnchor(id: string): string {
   return `${DOCS_PAGE}#${id.toLowerCase()}`;
+}
+
+/** The same section as an absolute URL (SARIF's helpUri must be one). */
+export function docsUrl(id: string): string {
+  return `${PROJECT_HOMEPAGE}/blob/main/${docsAnchor(id)}`;
 }
 
 /** A finding in words: its catalogue entry's title and fix, filled with the finding's arguments. */

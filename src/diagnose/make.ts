@@ -1,7 +1,10 @@
-import { CATALOGUE, type FindingId } from './catalogue.ts';
+import { CATALOGUE, severityOf, type CatalogueEntry, type FindingId } from './catalogue.ts';
 import type { Finding, FindingArgs } from './finding.ts';
 
-/** Builds a finding whose severity comes from the catalogue, so a rule cannot disagree with the registry. */
+/**
+ * Builds a finding whose severity comes from the catalogue (by id, or by id and form where the catalogue says so),
+ * so a rule cannot disagree with the registry.
+ */
 export function finding(id: FindingId, args: FindingArgs, evidence: string[], options: { variant?: string | undefined; pod?: string | undefined } = {}): Finding {
-  return { id, severity: CATALOGUE[id].severity, args, ...(options.variant === undefined ? {} : { variant: options.variant }), evidence, ...(options.pod === undefined ? {} : { pod: options.pod }) };
+  return { id, severity: severityOf(CATALOGUE[id] as CatalogueEntry, options.variant), args, ...(options.variant === undefined ? {} : { variant: options.variant }), evidence, ...(options.pod === undefined ? {} : { pod: options.pod }) };
 }

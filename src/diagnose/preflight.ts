@@ -5,6 +5,7 @@ import { formatSelector } from '../model/selectors.ts';
 import { resolveStrategy } from '../model/strategy.ts';
 import { foreignGateTypes, gateFeatureOff, installationId, leaderProblem, leaderUnknown, noInstallation, standaloneControllerDown } from './checks/haptic.ts';
 import { serviceSelection } from './checks/services.ts';
+import { gateWarnings } from './doctor/gate-warnings.ts';
 import { leaderEvidence } from './evidence.ts';
 import type { Finding } from './finding.ts';
 import { finding } from './make.ts';
@@ -16,9 +17,12 @@ export interface PreflightInput {
   conditionType: string;
 }
 
-/** Checks before adding the gate. Blockers refuse the write unless --force; warnings are shown and do not block. */
+/**
+ * Checks before adding the gate. Blockers refuse the write unless --force; warnings are shown and do not block.
+ * The doctor's gate-related errors that no HG check makes already come last, as warnings (doctor/gate-warnings.ts).
+ */
 export function preflight({ deployment, services, haptic, conditionType }: PreflightInput): Finding[] {
-  return [serviceCheck(deployment, services), ...hapticChecks(haptic), ...strategyChecks(deployment, conditionType)];
+  return [serviceCheck(deployment, services), ...hapticChecks(haptic), ...strategyChecks(deployment, conditionType), ...gateWarnings(deployment, services)];
 }
 
 function serviceCheck(deployment: Deployment, services: Service[]): Finding {

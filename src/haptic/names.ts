@@ -45,3 +45,6 @@ export const DEPLOYMENT_INTENT_ANNOTATION = 'haproxy-haptic.org/deployment-inten
 
 /** deployedToPods modes that confirm a deploy (HAPTIC's confirmsOutput); `scheduled` and `rejected` do not. */
 export const CONFIRMING_MODES = ['reload', 'runtime', 'file_only', 'noop'];
+
+/** The Helm value that turns HAPTIC's readiness-gate feature on. */
+export const GATE_FEATURE_HELM_VALUE = 'controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true';

@@ -22,6 +22,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
+  /** who set which fields (server-side field management) */
+  managedFields?: { manager?: string; operation?: string; subresource?: string; fieldsV1?: Record<string, unknown> }[];
 }
 
 export interface KubeObject {
@@ -51,29 +53,52 @@ export interface LabelSelector {
 }
 
 export interface Probe {
-  httpGet?: { path?: string; port: number | string; scheme?: string };
-  tcpSocket?: { port: number | string };
+  httpGet?: { path?: string; port: number | string; scheme?: string; host?: string; httpHeaders?: { name: string; value: string }[] };
+  tcpSocket?: { port: number | string; host?: string };
   exec?: { command: string[] };
-  grpc?: { port: number };
+  grpc?: { port: number; service?: string };
   initialDelaySeconds?: number;
   periodSeconds?: number;
+  timeoutSeconds?: number;
   failureThreshold?: number;
   successThreshold?: number;
-  timeoutSeconds?: number;
+}
+
+/** A lifecycle handler (preStop): one of exec, httpGet, tcpSocket (deprecated), sleep. */
+export interface LifecycleHandler {
+  exec?: { command?: string[] };
+  httpGet?: { path?: string; port: number | string; scheme?: string };
+  tcpSocket?: { port: number | string };
+  sleep?: { seconds: number };
 }
 
 export interface Container {
   name: string;
   image?: string;
+  command?: string[];
+  args?: string[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
   ports?: { containerPort: number; name?: string; protocol?: string }[];
   readinessProbe?: Probe;
+  livenessProbe?: Probe;
   startupProbe?: Probe;
-  lifecycle?: { preStop?: unknown };
+  /** stopSignal: the ContainerStopSignals feature (Kubernetes 1.33+) */
+  lifecycle?: { preStop?: LifecycleHandler; stopSignal?: string };
+  volumeMounts?: { name: string; mountPath: string; subPath?: string }[];
+  /** `Always` on an init container makes it a restartable sidecar (native sidecars) */
+  restartPolicy?: string;
+}
+
+export interface Volume {
+  name: string;
+  configMap?: { name?: string; items?: { key: string; path: string }[] };
+  projected?: { sources?: { configMap?: { name?: string; items?: { key: string; path: string }[] } }[] };
 }
 
 export interface PodSpec {
   containers: Container[];
+  initContainers?: Container[];
+  volumes?: Volume[];
   readinessGates?: { conditionType: string }[];
   terminationGracePeriodSeconds?: number;
   nodeName?: string;
@@ -154,7 +179,7 @@ export interface ServicePort {
 }
 
 export interface Service extends KubeObject {
-  spec: { selector?: Record<string, string>; ports?: ServicePort[]; publishNotReadyAddresses?: boolean; type?: string };
+  spec: { selector?: Record<string, string>; ports?: ServicePort[]; publishNotReadyAddresses?: boolean; type?: string; clusterIP?: string };
 }
 
 export interface Endpoint {
@@ -201,4 +226,27 @@ export interface ClusterRole extends KubeObject {
 export interface RoleBinding extends KubeObject {
   roleRef: { apiGroup: string; kind: string; name: string };
   subjects?: { kind: string; name: string; namespace?: string }[];
+}
+
+export interface StatefulSet extends KubeObject {
+  spec: { replicas?: number; selector: LabelSelector; serviceName?: string; template: PodTemplate };
+}
+
+export interface PodDisruptionBudget extends KubeObject {
+  spec?: { selector?: LabelSelector | null; minAvailable?: number | string; maxUnavailable?: number | string };
+  status?: { disruptionsAllowed?: number; currentHealthy?: number; desiredHealthy?: number; expectedPods?: number };
+}
+
+export interface HorizontalPodAutoscaler extends KubeObject {
+  spec?: { scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string }; minReplicas?: number; maxReplicas?: number };
+}
+
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+/** Only what the doctor reads of a Helm release Secret: its labels and data.release. Never printed. */
+export interface Secret extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
 }

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectProxy, deployment, fakeCluster, hostileServer, NS, testPki, type HostileServer, type Received, type Reply, type Route } from './server.ts';
+import { connectProxy, deployment, emptyList, fakeCluster, hostileServer, NS, testPki, type HostileServer, type Received, type Reply, type Route } from './server.ts';
 
 const repoRoot = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -43,7 +43,8 @@ type Obj = Record<string, unknown>;
 
 interface Row {
   name: string;
-  args: string[];
+  /** the plugin's arguments (a function when they name the row's own files) */
+  args: string[] | ((ctx: Ctx) => string[]);
   /** the server the kubeconfig points at (default: a fake cluster over HTTP) */
   route?: Route;
   tls?: boolean;
@@ -427,6 +428,39 @@ const rows: Row[] = [
     check: (_c, r) => expect(r.stdout).not.toMatch(/successfully rolled out/),
   },
   {
+    name: 'doctor on a Deployment whose strings carry escape sequences and an env value',
+    args: ['doctor', 'web'],
+    // a Service selects the pods of a container without a readinessProbe (DR103): the container's name is evidence
+    route: fakeCluster(
+      (req) => (req.path === `/api/v1/namespaces/${NS}/services` && !req.query.get('watch') ? { json: { ...emptyList(req), items: [{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web\u001b]0;owned\u0007', namespace: NS }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } }] } } : undefined),
+      (() => {
+        const d = deployment({ env: [{ name: 'DB_PASSWORD', value: ENV_VALUE }] });
+        const container = { ...d.spec.template.spec.containers[0]!, name: 'app\u001b[2J\u009b31m', ports: [{ containerPort: 8080 }], lifecycle: { preStop: { exec: { command: ['sh', '-c', `echo ${ENV_VALUE}; sleep 5`] } } } };
+        return { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [container] } } } } as typeof d;
+      })(),
+    ),
+    code: 0,
+    stderr: '',
+    check: (_c, r) => expect(r.stdout).toMatch(/DR103/),
+  },
+  {
+    name: 'doctor -f on manifests holding a Secret, env values and escape sequences',
+    args: (ctx) => ['doctor', '-f', join(ctx.dir, 'manifests')],
+    files: () => ({
+      'manifests/secret.yaml': `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: ${NS}}\nstringData: {password: ${ENV_VALUE}}\ndata: {token: ${Buffer.from(TOKEN).toString('base64')}}\n`,
+      'manifests/app.yaml': JSON.stringify((() => {
+        const d = deployment({ env: [{ name: 'DB_PASSWORD', value: ENV_VALUE }, { name: 'TOKEN', value: TOKEN }] });
+        const container = { ...d.spec.template.spec.containers[0]!, name: 'app\u001b[2J', ports: [{ containerPort: 8080 }] };
+        return { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [container] } } }, status: undefined };
+      })()),
+      'manifests/service.yaml': `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ${NS}}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}\n`,
+      'manifests/broken.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \u001b[2Jx\ndata: {password: ${ENV_VALUE}\n`,
+    }),
+    code: 0,
+    stderr: '',
+    check: (_c, r) => expect(r.stdout).toMatch(/DR103/),
+  },
+  {
     name: 'status --wait on a watch stream of garbage',
     args: ['status', 'web', '--wait', '--timeout', '15s'],
     route: fakeCluster((req) => (req.query.get('watch') === 'true' && req.path.endsWith('/pods') ? { body: 'this is not json\n\u001b[2Jstill not\n', headers: { 'content-type': 'application/json' } } : undefined)),
@@ -475,7 +509,7 @@ async function runRow(row: Row, debug: boolean): Promise<{ ctx: Ctx; result: Res
     }
     const config = (row.config ?? kubeconfig)(ctx);
     writeFileSync(ctx.kubeconfig, typeof config === 'string' ? config : JSON.stringify(config, null, 1));
-    const args = [...row.args, ...(debug ? ['--debug'] : [])];
+    const args = [...(typeof row.args === 'function' ? row.args(ctx) : row.args), ...(debug ? ['--debug'] : [])];
     const result = await run(args, { KUBECONFIG: ctx.kubeconfig, HOME: dir, ...row.env?.(ctx) }, row.slow ? 60_000 : 20_000);
     return { ctx, result };
   } finally {

@@ -9,20 +9,24 @@ export const TRACE_PERIOD_MS = 10_000;
 export const DEFAULT_START_DELAY_MS = 300;
 const CRASH_RUN_MS = 1_000;
 const PULL_ERROR_MS = 2_000;
+/** When, in each period, the liveness probe has failed failureThreshold times and the kubelet kills the container. */
+export const LIVENESS_KILL_MS = 6_000;
+/** A container killed at the end of its grace period (it did not exit on SIGTERM): 128 + SIGKILL. */
+const KILLED_EXIT_CODE = 137;
 
-export type Trace = 'healthy' | 'unready' | 'readiness-probe' | 'crash-loop' | 'image-pull';
+export type Trace = 'healthy' | 'unready' | 'readiness-probe' | 'liveness-probe' | 'crash-loop' | 'image-pull';
 export type KubeletEvent = { type: 'Normal' | 'Warning'; reason: string; message: string; count: number; fieldPath: string };
 export type KubeletView = { fields: Record<string, unknown>; sandboxReady: boolean; events: KubeletEvent[]; wakeAt?: number };
 export type KubeletContext = { now: number; seenAt: number; hostIP: string; podIP: string | undefined };
 
-type Container = { name: string; image: string };
+type Container = { name: string; image: string; livenessProbe?: { failureThreshold?: number } };
 
 export function podTrace(pod: Obj): { trace: Trace; startDelayMs: number } {
   const annotations = pod.metadata.annotations ?? {};
   const delay = Number(annotations[`${STANDIN_ANNOTATION}/start-delay-ms`] ?? NaN);
   const startDelayMs = Number.isFinite(delay) && delay >= 0 ? delay : DEFAULT_START_DELAY_MS;
   const fail = annotations[`${STANDIN_ANNOTATION}/fail`];
-  if (fail === 'readiness-probe' || fail === 'crash-loop' || fail === 'image-pull') return { trace: fail, startDelayMs };
+  if (fail === 'readiness-probe' || fail === 'liveness-probe' || fail === 'crash-loop' || fail === 'image-pull') return { trace: fail, startDelayMs };
   if (annotations[`${STANDIN_ANNOTATION}/containers-ready`] === 'false') return { trace: 'unready', startDelayMs };
   return { trace: 'healthy', startDelayMs };
 }
@@ -71,6 +75,32 @@ export function kubeletView(pod: Obj, ctx: KubeletContext): KubeletView {
         message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
       }));
       return { ...view, wakeAt: nextPeriod };
+    }
+    case 'liveness-probe': {
+      // The kubelet's prober records a Warning Unhealthy "Liveness probe failed: <output>" for every failed probe
+      // (pkg/kubelet/prober/prober.go); after failureThreshold of them, computePodActions kills the container with
+      // the message "Container <c> failed liveness probe, will be restarted", recorded as a Normal Killing event
+      // by killContainer, and starts it again in the same sync (kuberuntime_manager.go). The container did not exit
+      // on SIGTERM, so it ends with 137. Here each period's attempt is killed LIVENESS_KILL_MS after it started and
+      // the next attempt starts at once; no restart back-off is modelled.
+      const killedThisPeriod = inPeriod >= LIVENESS_KILL_MS;
+      const kills = period + (killedThisPeriod ? 1 : 0);
+      const killAt = (n: number) => startAt + (n - 1) * TRACE_PERIOD_MS + LIVENESS_KILL_MS;
+      const since = kills > 0 ? killAt(kills) : startAt;
+      const statuses = containers.map((c) => ({
+        ...running(c, true, since, kills),
+        lastState: kills > 0 ? { terminated: {
+          exitCode: KILLED_EXIT_CODE, reason: 'Error', startedAt: rfc3339(kills > 1 ? killAt(kills - 1) : startAt), finishedAt: rfc3339(killAt(kills)),
+          containerID: containerID(uid, c.name, kills - 1),
+        } } : {},
+      }));
+      const view = base('Running', true, statuses);
+      view.events = kills === 0 ? [] : containers.flatMap((c) => [
+        { type: 'Warning' as const, reason: 'Unhealthy', count: kills * (c.livenessProbe?.failureThreshold ?? 3), fieldPath: fieldPath(c),
+          message: 'Liveness probe failed: HTTP probe failed with statuscode: 503' },
+        { type: 'Normal' as const, reason: 'Killing', count: kills, fieldPath: fieldPath(c), message: `Container ${c.name} failed liveness probe, will be restarted` },
+      ]);
+      return { ...view, wakeAt: killedThisPeriod ? startAt + (period + 1) * TRACE_PERIOD_MS + LIVENESS_KILL_MS : startAt + period * TRACE_PERIOD_MS + LIVENESS_KILL_MS };
     }
     case 'crash-loop': {
       // Period p: attempt runs CRASH_RUN_MS, exits 1, then waits in back-off. The first crash is restarted at once

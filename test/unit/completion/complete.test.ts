@@ -13,6 +13,15 @@ const commands: CommandSpec[] = [
       { name: 'watch', char: 'w', takesValue: false },
     ],
   },
+  {
+    id: 'doctor',
+    summary: 'Find the drain-safety traps.',
+    takesDeployments: true,
+    flags: [
+      { name: 'filename', char: 'f', takesValue: true },
+      { name: 'output', char: 'o', takesValue: true, options: ['json', 'yaml', 'sarif'] },
+    ],
+  },
   { id: '__complete', takesDeployments: false, flags: [] },
 ];
 
@@ -27,6 +36,11 @@ const lookups: Lookups = {
 };
 
 describe('complete', () => {
+  it('leaves -f and --filename to the shell\'s own file completion (no candidate, default directive)', async () => {
+    expect(await complete(['doctor', '-f', 'dep'], commands, lookups)).toEqual({ candidates: [], directive: Directive.default });
+    expect(await complete(['doctor', '--filename', ''], commands, lookups)).toEqual({ candidates: [], directive: Directive.default });
+    expect((await complete(['doctor', '-o', 's'], commands, lookups)).candidates).toEqual(['sarif']);
+  });
   it('offers visible commands first', async () => {
     expect(await complete(['st'], commands, lookups)).toEqual({ candidates: ['status\tFollow a gated rollout.'], directive: Directive.noFileComp });
   });

@@ -11,10 +11,16 @@ const entries = Object.entries(CATALOGUE) as [string, CatalogueEntry][];
 
 describe('catalogue entries', () => {
   it.each(entries)('%s is well formed', (id, entry) => {
-    expect(id).toMatch(/^(HG1\d\d|HS[129]\d\d)$/);
+    expect(id).toMatch(/^(HG1\d\d|HS[129]\d\d|DR[1-6]0\d)$/);
     expect(['blocker', 'error', 'warning', 'info', 'ok']).toContain(entry.severity);
     expect(entry.summary).toMatch(/^[A-Z].{10,}\.$/);
     if (id.startsWith('HG')) expect(['blocker', 'warning', 'ok']).toContain(entry.severity);
+    if (id.startsWith('DR')) expect(['error', 'warning', 'info']).toContain(entry.severity);
+    // a severity by form names forms the entry has, and differs from the entry's own
+    for (const [form, severity] of Object.entries(entry.severityOf ?? {})) {
+      expect(variants(entry)).toContain(form);
+      expect(severity).not.toBe(entry.severity);
+    }
     // a record of forms names the same forms for title and fix
     if (typeof entry.title !== 'string' && entry.fix !== undefined && typeof entry.fix !== 'string') expect(Object.keys(entry.fix).sort()).toEqual(Object.keys(entry.title).sort());
     for (const p of [...placeholders(entry.title), ...placeholders(entry.fix)]) expect(p).toMatch(/^[a-z][A-Za-z]*$/);
@@ -25,6 +31,17 @@ describe('catalogue entries', () => {
     expect(() => fill('pod {pod}', undefined, {}, 'HS999 title')).toThrow('HS999 title: no value for {pod}');
     expect(() => fill({ a: 'x' }, 'b', {}, 'HS999 fix')).toThrow('HS999 fix: no text for variant "b"');
     expect(variants(CATALOGUE.HS102)).toEqual(['unlisted', 'externalName', 'portless']);
+  });
+
+  it('the doctor has exactly the ids of its issue (#10)', () => {
+    const ids = entries.map(([id]) => id).filter((id) => id.startsWith('DR'));
+    expect(ids).toEqual(['DR101', 'DR102', 'DR103', 'DR104', 'DR201', 'DR202', 'DR203', 'DR204', 'DR205', 'DR206', 'DR301', 'DR302', 'DR303', 'DR401', 'DR402', 'DR403', 'DR404', 'DR501', 'DR502', 'DR601', 'DR602', 'DR603', 'DR604', 'DR605']);
+  });
+
+  it('a form can carry its own severity, which finding() takes from the catalogue', () => {
+    const args = { container: 'app', endpoint: 'httpGet HTTP :8080/healthz', liveness: 30, readiness: 30 };
+    expect(finding('DR101', args, [], { variant: 'restartsFirst' }).severity).toBe('error');
+    expect(finding('DR101', args, [], { variant: 'later' }).severity).toBe('warning');
   });
 
   it('describes a finding with its title, fix and docs link', () => {
@@ -49,6 +66,7 @@ describe('docs generated from the catalogue (npm run docs)', () => {
     const readme = readFileSync(new URL('README.md', root), 'utf8');
     expect(readme).toContain('<!-- catalogue:why-stalled -->');
     expect(readme).toContain('<!-- catalogue:preflight -->');
+    expect(readme).toContain('<!-- catalogue:doctor -->');
     expect(readme).toBe(readmeWithTables(readme));
   });
 

@@ -9,10 +9,25 @@ const ids = (d: Deployment, o: { services?: ReturnType<typeof service>[]; haptic
   preflight({ deployment: d, services: o.services ?? [service()], haptic: buildHaptic(hapticInputs(o.haptic), NOW), conditionType: o.type ?? GATE }).map(describeFinding);
 
 const ungated = () => deployment({ gated: false });
+/** with a readinessProbe, so the doctor's DR103 has nothing to say */
+const probed = (): Deployment => {
+  const d = ungated();
+  return { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec, containers: [{ name: 'app', image: 'web:2', readinessProbe: { httpGet: { path: '/ready', port: 80 } } }] } } } };
+};
 
 describe('enable-gate preflight', () => {
   it('passes a served Deployment with a healthy installation', () => {
-    expect(ids(ungated()).map((f) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG106', 'ok']]);
+    expect(ids(probed()).map((f) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG106', 'ok']]);
+  });
+
+  it("warns with the doctor's gate checks that no HG check makes (DR103, DR501), on the template as it will be gated", () => {
+    const published = { ...service(), spec: { ...service().spec, publishNotReadyAddresses: true } };
+    const found = ids(ungated(), { services: [published] }).filter((f) => f.id.startsWith('DR'));
+    expect(found.map((f) => [f.id, f.severity])).toEqual([['DR103', 'warning'], ['DR501', 'warning']]);
+    expect(found[0]?.title).toBe('container app serves service web (port 80) but has no readinessProbe: the gate waits for ready containers, so HAProxy routes the pod as soon as the container starts, before it listens');
+    // DR601–DR603 are HG101, HG102/HG104 and HG111/HG112 already: not repeated
+    const single: Deployment = { ...probed(), spec: { ...probed().spec, replicas: 1, strategy: { type: 'Recreate' } } };
+    expect(ids(single, { services: [] }).map((f) => f.id)).toEqual(['HG101', 'HG106', 'HG112']);
   });
 
   it('blocks when no Service selects the template, naming a near miss but not an unrelated Service', () => {
@@ -54,7 +69,7 @@ describe('enable-gate preflight', () => {
   });
 
   it('blockers block, warnings warn, passes are ok', () => {
-    const findings = [...ids(ungated(), { services: [] }), ...ids(deployment({ gated: false, paused: true }), { haptic: { gateFeature: false } })];
+    const findings = [...ids(probed(), { services: [] }), ...ids({ ...probed(), spec: { ...probed().spec, paused: true } }, { haptic: { gateFeature: false } })];
     expect(findings.map((f) => [f.id, f.severity])).toEqual([['HG101', 'blocker'], ['HG106', 'ok'], ['HG100', 'ok'], ['HG104', 'blocker'], ['HG113', 'warning']]);
   });
 });

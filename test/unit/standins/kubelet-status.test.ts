@@ -20,6 +20,7 @@ describe('podTrace', () => {
     [{}, 'healthy', 300],
     [{ 'standin.kubectl-haptic.dev/containers-ready': 'false' }, 'unready', 300],
     [{ 'standin.kubectl-haptic.dev/fail': 'crash-loop', 'standin.kubectl-haptic.dev/start-delay-ms': '50' }, 'crash-loop', 50],
+    [{ 'standin.kubectl-haptic.dev/fail': 'liveness-probe' }, 'liveness-probe', 300],
     [{ 'standin.kubectl-haptic.dev/fail': 'bogus' }, 'healthy', 300],
   ])('%o', (annotations, trace, startDelayMs) => {
     expect(podTrace(pod(annotations))).toEqual({ trace, startDelayMs });
@@ -80,6 +81,25 @@ describe('kubeletView + nextPodStatus', () => {
     expect(first.events).toMatchObject([{ reason: 'BackOff', count: 1, message: 'Back-off restarting failed container app in pod web-1_ns(u1)' }]);
     const third = kubeletView(p, ctx(T0 + 22_000));
     expect(third.fields.containerStatuses).toMatchObject([{ restartCount: 3, state: { waiting: { message: expect.stringMatching(/^back-off 40s /) } } }]);
+  });
+
+  it('fails the liveness probe: Unhealthy per failed probe, Killing, a restart with exit 137, running again at once', () => {
+    const p = pod({ 'standin.kubectl-haptic.dev/fail': 'liveness-probe', 'standin.kubectl-haptic.dev/start-delay-ms': '0' });
+    p.spec.containers[0].livenessProbe = { failureThreshold: 2 };
+    const before = kubeletView(p, ctx(T0 + 5000));
+    expect(before.events).toEqual([]);
+    expect(before.fields.containerStatuses).toMatchObject([{ restartCount: 0, ready: true, state: { running: { startedAt: '2026-01-01T00:00:00Z' } }, lastState: {} }]);
+    expect(before.wakeAt).toBe(T0 + 6000);
+    const second = kubeletView(p, ctx(T0 + 17_000));
+    expect(second.fields.containerStatuses).toMatchObject([{
+      restartCount: 2, ready: true, started: true, state: { running: { startedAt: '2026-01-01T00:00:16Z' } },
+      lastState: { terminated: { exitCode: 137, reason: 'Error', startedAt: '2026-01-01T00:00:06Z', finishedAt: '2026-01-01T00:00:16Z' } },
+    }]);
+    expect(second.events).toEqual([
+      { type: 'Warning', reason: 'Unhealthy', count: 4, fieldPath: 'spec.containers{app}', message: 'Liveness probe failed: HTTP probe failed with statuscode: 503' },
+      { type: 'Normal', reason: 'Killing', count: 2, fieldPath: 'spec.containers{app}', message: 'Container app failed liveness probe, will be restarted' },
+    ]);
+    expect(second.wakeAt).toBe(T0 + 26_000);
   });
 
   it('fails to pull the image: ErrImagePull, then ImagePullBackOff, Pending', () => {

@@ -1,0 +1,73 @@
+import { Args, Flags } from '@oclif/core';
+import { KubeCommand } from '../cli/base-command.ts';
+import { UserError } from '../cli/errors.ts';
+import { EXIT_CODES_HELP } from '../cli/flags.ts';
+import { doctorExitCode } from '../cli/outcomes.ts';
+import { rolloutSelection } from '../cli/selection.ts';
+import { CATALOGUE, type CatalogueEntry } from '../diagnose/catalogue.ts';
+import { IGNORE_ANNOTATION } from '../diagnose/doctor/index.ts';
+import { doctorLive, doctorStatic } from '../services/doctor.ts';
+import { deploymentNames, noneFound } from '../services/targets.ts';
+import { doctorOutput } from '../ui/doctor-output.ts';
+import { doctorText } from '../ui/doctor-text.ts';
+import { formatStructured } from '../ui/output.ts';
+import { sarifLog } from '../ui/sarif.ts';
+import { colorEnabled, painter } from '../ui/style.ts';
+
+const checks = (Object.entries(CATALOGUE) as [string, CatalogueEntry][])
+  .filter(([id]) => id.startsWith('DR'))
+  .map(([id, c]) => `  ${id}  ${[c.severity, ...Object.values(c.severityOf ?? {})].join('/')}  ${c.summary}`)
+  .join('\n');
+
+export default class Doctor extends KubeCommand {
+  static override summary = 'Find the drain-safety traps that drop requests during rollouts and drains, with evidence and a fix.';
+  static override description = `Checks Deployments, the Services, EndpointSlices, PodDisruptionBudgets and autoscalers around them, and the HAProxy tier in front of them (HAPTIC's HAProxy pods and the configuration they run, or a plain HAProxy Deployment whose haproxy.cfg comes from a mounted ConfigMap).
+
+Live mode reads the cluster in one parallel round of list calls (no request per pod). With -f, static mode reads manifests only (files, folders, or - for standard input; multi-document YAML or JSON, kind: List, helm template output) and needs no cluster: checks that need live state are listed as not run ("needs a cluster") instead of guessed.
+
+Checks (id, severity — a second one for the form that is worse —, what it finds; docs/checks.md has each one's title and fix):
+${checks}
+
+Suppress checks on one Deployment with the annotation ${IGNORE_ANNOTATION}: "DR101,DR401" (on the HAProxyTemplateConfig for HAPTIC's tier): suppressed findings are still shown, marked, and do not count for the exit code. -o json|yaml prints kind DoctorReport; -o sarif prints SARIF 2.1.0 for CI.
+
+${EXIT_CODES_HELP} Here 1 means an error was found (with --strict, a warning too).`;
+  static override examples = [
+    { description: 'Check one Deployment and the HAProxy tier in front of it', command: 'kubectl haptic doctor web -n shop' },
+    { description: 'Check manifests in CI before they are applied, as SARIF', command: 'helm template shop ./chart | kubectl haptic doctor -f - -o sarif > doctor.sarif' },
+    { description: 'Check a folder of manifests; warnings fail too', command: 'kubectl haptic doctor -f deploy/ --strict' },
+    { description: 'Every Deployment of every namespace, with Helm history (reads release Secrets)', command: 'kubectl haptic doctor -A --helm-history -o json' },
+  ];
+  static override args = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };
+  static override flags = {
+    filename: Flags.string({ char: 'f', summary: 'Check manifests instead of the cluster: a file, a folder, or - for standard input (repeatable).', multiple: true }),
+    selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to check.' }),
+    'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
+    output: Flags.string({ char: 'o', summary: 'Output format.', options: ['json', 'yaml', 'sarif'] }),
+    strict: Flags.boolean({ summary: 'Exit 1 on warnings too.' }),
+    'helm-history': Flags.boolean({ summary: "DR404: compare PodDisruptionBudgets across the Helm release's revisions (needs read on its Secrets; prints none of their content)." }),
+  };
+
+  async run(): Promise<void> {
+    const { flags, args } = await this.parse(Doctor);
+    const output = flags.output as 'json' | 'yaml' | 'sarif' | undefined;
+    let report;
+    if (flags.filename?.length) {
+      if (flags['all-namespaces']) throw new UserError('-A reads the cluster; with -f every Deployment of the manifests is checked');
+      if (flags['helm-history']) throw new UserError('--helm-history reads the cluster; it does not go with -f');
+      const name = args.name ? deploymentNames([args.name])[0] : undefined;
+      report = this.safe(await doctorStatic({ paths: flags.filename, namespace: flags.namespace ?? 'default', name, selector: flags.selector }));
+    } else {
+      const client = this.client(flags);
+      const selection = rolloutSelection(client, args.name, flags);
+      report = this.safe(await doctorLive(client, { ...selection, helmHistory: flags['helm-history'] }));
+      if (!report.subjects.length && !output) {
+        process.stderr.write(`${this.safe(noneFound(selection))}\n`);
+        return;
+      }
+    }
+    if (output === 'sarif') process.stdout.write(`${JSON.stringify(sarifLog(report, this.config.version), null, 2)}\n`);
+    else if (output) process.stdout.write(formatStructured(doctorOutput(report), output));
+    else process.stdout.write(doctorText(report, painter(colorEnabled(flags['no-color']))));
+    this.finish(doctorExitCode(report, flags.strict));
+  }
+}

@@ -1,0 +1,115 @@
+// What the doctor's rules read: the facts of each pod template to check (a Deployment's, or the pods of HAPTIC's
+// HAProxy fleet), with the Services, PodDisruptionBudgets, autoscaler and HAProxy configuration around it, built
+// once from DoctorInputs. Rules never look at raw inputs for what is decided here.
+import type { DoctorInputs } from '../../types/doctor.ts';
+import type { Deployment, HorizontalPodAutoscaler, PodSpec, Service } from '../../types/kube.ts';
+import { GATE_CONDITION } from '../../haptic/names.ts';
+import { parseHAProxyConfig } from '../../model/haproxy-cfg.ts';
+import { haproxyFacts, type HAProxyFacts } from '../../model/haproxy-servers.ts';
+import { haproxyConfigSource } from '../../model/haproxy-source.ts';
+import { containerViews, gracePeriod, type ContainerView } from '../../model/pod-template.ts';
+import { servicesSelecting } from '../../model/services.ts';
+import { refOf, type ObjectRef } from './located.ts';
+
+export interface HAProxyConfigView {
+  /** how findings name it: `configmap/redis-haproxy (haproxy.cfg)` */
+  label: string;
+  ref: ObjectRef;
+  facts: HAProxyFacts;
+  /** how the doctor found it, for evidence */
+  how: string;
+}
+
+export interface TemplateFacts {
+  ref: ObjectRef;
+  namespace: string;
+  spec: PodSpec;
+  labels: Record<string, string>;
+  containers: ContainerView[];
+  grace: number;
+  /** haproxy.cfg of the template's HAProxy container, when it could be read */
+  config?: HAProxyConfigView | undefined;
+  /** HAPTIC renders this fleet's configuration and disables terminating servers itself */
+  haptic: boolean;
+}
+
+export interface DeploymentFacts extends TemplateFacts {
+  deployment: Deployment;
+  name: string;
+  services: Service[];
+  selecting: Service[];
+  hpa?: HorizontalPodAutoscaler | undefined;
+  /** the replica count the checks assume: spec.replicas, 1 when unset, or the HPA's minimum */
+  replicas: { count: number; from: string };
+  gated: boolean;
+}
+
+export interface DoctorEnv {
+  inputs: DoctorInputs;
+  now: number;
+  /** namespaces of the objects read: tells a short DNS name `web.shop` from a domain */
+  namespaces: Set<string>;
+  /** what a rule could not judge, in words */
+  notes: string[];
+}
+
+const ns = (o: { metadata: { namespace?: string } }) => o.metadata.namespace ?? '';
+
+/** The HorizontalPodAutoscaler whose scaleTargetRef is this Deployment. */
+export function autoscalerOf(d: Deployment, hpas: HorizontalPodAutoscaler[]): HorizontalPodAutoscaler | undefined {
+  return hpas.find((h) => ns(h) === ns(d) && h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec.scaleTargetRef.name === d.metadata.name);
+}
+
+function replicasOf(d: Deployment, hpa: HorizontalPodAutoscaler | undefined): DeploymentFacts['replicas'] {
+  if (hpa) {
+    const min = typeof hpa.spec?.minReplicas === 'number' ? hpa.spec.minReplicas : 1;
+    return { count: min, from: `horizontalpodautoscaler ${hpa.metadata.name} minReplicas ${min}${hpa.spec?.minReplicas === undefined ? ' (default)' : ''}` };
+  }
+  const r = d.spec.replicas;
+  return typeof r === 'number' ? { count: r, from: `spec.replicas ${r}` } : { count: 1, from: 'spec.replicas not set (1)' };
+}
+
+/** haproxy.cfg of a plain HAProxy template, from a mounted ConfigMap; why not, as a note. */
+function configOf(spec: PodSpec, containers: ContainerView[], namespace: string, inputs: DoctorInputs, owner: string, notes: string[]): HAProxyConfigView | undefined {
+  const haproxy = containers.find((c) => c.haproxy);
+  if (!haproxy) return undefined;
+  const source = haproxyConfigSource(haproxy.container, spec, inputs.configMaps.filter((c) => ns(c) === namespace));
+  if (!source.found) {
+    notes.push(`${owner}: HAProxy container ${haproxy.container.name}: ${source.why}; DR205, DR206 and DR301–DR303 not run`);
+    return undefined;
+  }
+  return {
+    label: `configmap/${source.configMap} (${source.key})`,
+    ref: { kind: 'ConfigMap', namespace, name: source.configMap },
+    facts: haproxyFacts(parseHAProxyConfig(source.text)),
+    how: source.how,
+  };
+}
+
+export function deploymentFacts(d: Deployment, env: DoctorEnv): DeploymentFacts {
+  const { inputs } = env;
+  const namespace = ns(d);
+  const spec = d.spec.template.spec;
+  const labels = d.spec.template.metadata?.labels ?? {};
+  const services = inputs.services.filter((s) => ns(s) === namespace);
+  const containers = containerViews(spec, labels, services);
+  const hpa = autoscalerOf(d, inputs.hpas);
+  const ref = refOf('Deployment', d);
+  return {
+    ref,
+    namespace,
+    spec,
+    labels,
+    containers,
+    grace: gracePeriod(spec),
+    config: configOf(spec, containers, namespace, inputs, `deployment ${namespace}/${d.metadata.name}`, env.notes),
+    haptic: false,
+    deployment: d,
+    name: d.metadata.name,
+    services,
+    selecting: servicesSelecting(services, labels),
+    hpa,
+    replicas: replicasOf(d, hpa),
+    gated: (spec.readinessGates ?? []).some((g) => g?.conditionType === GATE_CONDITION),
+  };
+}

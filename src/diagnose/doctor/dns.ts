@@ -1,0 +1,68 @@
+// DR301–DR303: servers by DNS name. HAProxy resolves them while parsing its configuration, with init-addr's
+// methods in order (default `last,libc`: a name that does not resolve aborts start-up); `none` or an IP lets it
+// start without an address, and only a `resolvers` section looks the name up again at run time — with the name as
+// written, since HAProxy's resolver does not apply resolv.conf's search domains. HAProxy 2.6 and later declare a
+// `resolvers default` section (parse-resolv-conf) themselves.
+import { toleratesUnresolved, type ServerView } from '../../model/haproxy-servers.ts';
+import { isShortName, serviceOfHost } from '../../model/service-dns.ts';
+import type { FindingId } from '../catalogue.ts';
+import { finding } from '../make.ts';
+import type { DoctorEnv, HAProxyConfigView, TemplateFacts } from './context.ts';
+import { locate, type Located } from './located.ts';
+
+const IMPLICIT_RESOLVERS = 'default';
+
+type Verdict = { id: FindingId; variant?: string | undefined };
+
+function dnsVerdicts(s: ServerView, config: HAProxyConfigView, namespaces: Set<string>): Verdict[] {
+  const tolerant = toleratesUnresolved(s.initAddr.methods);
+  const resolvers = s.resolvers?.name;
+  const verdicts: Verdict[] = [];
+  if (resolvers && resolvers !== IMPLICIT_RESOLVERS && !config.facts.resolverSections.includes(resolvers)) verdicts.push({ id: 'DR302', variant: 'undefinedResolvers' });
+  else if (!tolerant && !resolvers) verdicts.push({ id: 'DR301' });
+  else if (tolerant && !resolvers) verdicts.push({ id: 'DR302', variant: 'initAddrOnly' });
+  else if (!tolerant && resolvers) verdicts.push({ id: 'DR302', variant: 'resolversOnly' });
+  if (resolvers && isShortName(s.host as string, namespaces)) verdicts.push({ id: 'DR303' });
+  return verdicts;
+}
+
+function serverLine(config: HAProxyConfigView, s: ServerView): string {
+  const resolvers = s.resolvers ? `resolvers ${s.resolvers.name} (${s.resolvers.from})` : 'no resolvers';
+  return `${config.label} line ${s.line}: ${s.text} — init-addr ${s.initAddr.methods.join(',')} (${s.initAddr.from}), ${resolvers}`;
+}
+
+/** The fully qualified name of a short one, for the fix (cluster.local is Kubernetes' default cluster domain). */
+function qualified(host: string, namespace: string, env: DoctorEnv): string {
+  const named = serviceOfHost(host, namespace, env.inputs.services);
+  if (!named) return `${host}.${namespace}.svc.cluster.local`;
+  return `${named.hostname ? `${named.hostname}.` : ''}${named.service.metadata.name}.${named.service.metadata.namespace ?? namespace}.svc.cluster.local`;
+}
+
+export function dnsRules(t: TemplateFacts, env: DoctorEnv): Located[] {
+  const config = t.config;
+  if (!config) return [];
+  const groups = new Map<string, { verdict: Verdict; section: string; servers: ServerView[] }>();
+  for (const s of config.facts.servers.filter((x) => x.host)) {
+    for (const verdict of dnsVerdicts(s, config, env.namespaces)) {
+      const key = `${verdict.id}/${verdict.variant ?? ''}/${s.section}`;
+      const group = groups.get(key) ?? { verdict, section: s.section, servers: [] };
+      group.servers.push(s);
+      groups.set(key, group);
+    }
+  }
+  return [...groups.values()].flatMap(({ verdict, section, servers }) => {
+    const first = servers[0] as ServerView;
+    const names = servers.map((s) => s.name);
+    const args = {
+      config: config.label,
+      servers: `${names.length === 1 ? 'server' : 'servers'} ${names.join(', ')}`,
+      verb: names.length === 1 ? 'is' : 'are',
+      section,
+      resolvers: first.resolvers?.name ?? (config.facts.resolverSections[0] ?? 'k8s'),
+      initAddr: first.initAddr.methods.join(','),
+      host: first.host as string,
+      example: qualified(first.host as string, t.namespace, env),
+    };
+    return locate(config.ref, [finding(verdict.id, args, servers.map((s) => serverLine(config, s)), { variant: verdict.variant })]);
+  });
+}

@@ -1,0 +1,46 @@
+// The raw objects `kubectl haptic doctor` reads, from manifests (static mode) or a cluster (live mode), as src/kube
+// and the manifest reader return them; src/diagnose/doctor builds its checks on them.
+import type { ConfigMap, Deployment, EndpointSlice, HorizontalPodAutoscaler, KubeEvent, Pod, PodDisruptionBudget, Secret, Service, StatefulSet } from './kube.ts';
+import type { HapticInputs, Read } from './snapshot.ts';
+
+/** Where a manifest object came from: file and line of its document. */
+export interface SourceRef {
+  file: string;
+  line: number;
+}
+
+export interface HelmHistoryInput {
+  release: string;
+  namespace: string;
+  /** the release's revision Secrets (label owner=helm,name=<release>), or why they could not be read */
+  secrets: Read<Secret>;
+}
+
+export interface DoctorInputs {
+  mode: 'static' | 'live';
+  /** the Deployments to check */
+  targets: Deployment[];
+  /** every Deployment read (targets included): HAProxy in front of a target, the apps behind a HAProxy */
+  deployments: Deployment[];
+  statefulSets: StatefulSet[];
+  services: Service[];
+  slices: EndpointSlice[];
+  pdbs: PodDisruptionBudget[];
+  hpas: HorizontalPodAutoscaler[];
+  configMaps: ConfigMap[];
+  events: KubeEvent[];
+  /** the targets' pods (live) */
+  pods: Pod[];
+  /** HAPTIC's objects (live) */
+  haptic?: HapticInputs | undefined;
+  /** only with --helm-history */
+  helm?: HelmHistoryInput[] | undefined;
+  /** static mode: where each object came from, by `Kind/namespace/name` */
+  sources: Record<string, SourceRef>;
+  /** objects skipped, in words */
+  notes: string[];
+  /** live: optional lists that could not be read, with why; the checks that need them are not run */
+  unread?: Partial<Record<UnreadList, string>> | undefined;
+}
+
+export type UnreadList = 'pdbs' | 'hpas' | 'events' | 'configMaps' | 'statefulSets';
