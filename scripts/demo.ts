@@ -161,7 +161,7 @@ async function main(): Promise<number> {
   const state = await cluster();
   const kube = new Kube(state.adminKubeconfig);
 
-  // A previous session may have left failure knobs on (e.g. leader=false); the demo wants a healthy HAPTIC.
+  // An earlier demo or test run may have left failure knobs on (e.g. leader=false); the demo wants a healthy HAPTIC.
   await resetKnobs(state.adminKubeconfig);
 
   await kube.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }]);

@@ -2,7 +2,7 @@
 // kubeconfig semantics.
 //
 // Why not @kubernetes/client-node's KubeConfig, which the plugin used before: it reads kubeconfigs differently from
-// kubectl, and each difference was a bug a user could hit (issue #9):
+// kubectl, and each difference was a bug a user could hit:
 // - it reads `token-file`, kubectl reads `tokenFile`: requests went out anonymous;
 // - a context without a user, or naming an unknown one, lost the cluster's CA, insecure-skip-tls-verify and
 //   tls-server-name (its TLS options are built only when there is a user);
