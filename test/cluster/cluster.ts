@@ -216,7 +216,7 @@ async function buildBinaries(): Promise<string> {
   return bin;
 }
 
-/** Node 24 runs the stand-ins' TypeScript: prefer the repo's pinned node over whatever runs this script. */
+/** Node 26 runs the stand-ins' TypeScript: prefer the repo's pinned node over whatever runs this script. */
 function nodeBinary(): string {
   const pinned = join(repoRoot, 'node_modules/.bin/node');
   return existsSync(pinned) ? pinned : process.execPath;
