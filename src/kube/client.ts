@@ -3,6 +3,7 @@ import { Agent, fetch, ProxyAgent, type Dispatcher } from 'undici';
 import { setLongTimeout, timeoutSignal } from '../lib/timers.ts';
 import type { Connection, TlsSettings } from './config.ts';
 import { ApiError, apiErrorFromStatus, badResponse, CredentialError, KubeConfigError, readTimedOut, requestTimedOut, unreachable, type RequestTarget } from './errors.ts';
+import { PAGE_SIZE } from './pager.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryParams = Record<string, string | number | boolean | undefined>;
@@ -70,6 +71,8 @@ export class KubeClient {
   private readonly pools = new WeakMap<TlsSettings, Dispatcher>();
   /** Requests sent (a watch counts once; a retry counts again), for benchmarks and tests of a command's request count. */
   requestCount = 0;
+  /** Objects per list response (listPaged in pager.ts); tests set a small one to see several pages. */
+  pageSize = PAGE_SIZE;
 
   constructor(connection: Connection) {
     this.connection = connection;
