@@ -13,8 +13,8 @@ export interface Query {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
   optional?: boolean;
-  /** what to keep of each object, applied as it arrives (list pages, watch events); see trim.ts */
-  trim?: ((item: KubeObject) => KubeObject) | undefined;
+  /** what to keep of each object, applied as it arrives (list pages, watch events); see trim.ts (a method: a trimmer of pods is one of objects) */
+  trim?(item: KubeObject): KubeObject;
 }
 
 export type Fetched<T> = { items: T[]; error?: undefined } | { items: T[]; error: ApiError };

@@ -44,7 +44,7 @@ class FakeStore implements Store {
   }
 }
 
-const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}`;
+const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}${q.fieldSelector ? `#${q.fieldSelector}` : ''}`;
 
 function harness(debounceMs = 100) {
   const stores = new Map<string, FakeStore>();
@@ -63,12 +63,13 @@ function harness(debounceMs = 100) {
       if (!s) throw new Error(`no store ${k}; have ${[...stores.keys()].join(', ')}`);
       return s;
     };
-    get('deployments@shop').list([deployment()]);
+    get('deployments@shop#metadata.name=web').list([deployment()]);
     get('replicasets@shop?app=web').list([replicaSet('1'), replicaSet('2')]);
     get('pods@shop?app=web').list([pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })]);
     get('services@shop').list([service()]);
     get('endpointslices@shop').list([slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])]);
-    get('events@shop').list([]);
+    get('events@shop#type=Warning').list([]);
+    get('events@shop#type=Normal,involvedObject.kind=Deployment,involvedObject.name=web').list([]);
     get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
     get('haproxycfgs').list(inputs.haproxyCfgs.items);
     get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
@@ -124,12 +125,12 @@ describe('RolloutStream', () => {
     expect(h.updates[1]!.model.newPods[0]!.gate.state).toBe('True');
 
     const gone = Object.assign(new Error('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)'), { kind: 'Unreachable' });
-    h.stores.get('events@shop')!.fail(gone);
+    h.stores.get('events@shop#type=Warning')!.fail(gone);
     vi.advanceTimersByTime(150);
     expect(h.updates).toHaveLength(3);
     expect(h.updates[2]!.problem).toBe('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)');
 
-    h.stores.get('events@shop')!.list([]);
+    h.stores.get('events@shop#type=Warning')!.list([]);
     vi.advanceTimersByTime(150);
     expect(h.updates).toHaveLength(4);
     expect(h.updates[3]!.problem).toBeUndefined();
