@@ -48,7 +48,7 @@ function podMeta(m: ObjectMeta): ObjectMeta {
 
 /** A container as the rules quote it: image (HS203), ports (HS102), probes (HS201, HS210). No env, mounts, resources. */
 function container(c: Container): Container {
-  return { name: c.name, image: c.image, ports: c.ports, readinessProbe: c.readinessProbe, livenessProbe: c.livenessProbe, startupProbe: c.startupProbe };
+  return { name: c.name, image: c.image, ports: c.ports, readinessProbe: c.readinessProbe, startupProbe: c.startupProbe };
 }
 
 function containerStatus(s: ContainerStatus): ContainerStatus {
