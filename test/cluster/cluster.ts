@@ -16,6 +16,10 @@ export type ClusterState = {
   server: string;
   adminKubeconfig: string;
   limitedKubeconfig: string;
+  /** user `audited` (group system:masters, like admin): the API server records its every request in auditLog */
+  auditedKubeconfig: string;
+  /** the API server's audit log: one JSON event per line, with the request URI and the answer (audit.k8s.io/v1) */
+  auditLog: string;
   logDir: string;
   pids: Record<string, number>;
 };
@@ -72,6 +76,8 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     server,
     adminKubeconfig: join(stateDir, 'admin.kubeconfig'),
     limitedKubeconfig: join(stateDir, 'limited.kubeconfig'),
+    auditedKubeconfig: join(stateDir, 'audited.kubeconfig'),
+    auditLog: join(logDir, 'audit.jsonl'),
     logDir,
     pids: {},
   };
@@ -102,6 +108,8 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     makePki(pki);
     writeKubeconfig(state.adminKubeconfig, 'haptic-test-admin', 'admin', server, pki);
     writeKubeconfig(state.limitedKubeconfig, 'haptic-test-limited', 'limited', server, pki);
+    writeKubeconfig(state.auditedKubeconfig, 'haptic-test-audited', 'audited', server, pki);
+    writeFileSync(join(stateDir, 'audit-policy.yaml'), AUDIT_POLICY);
 
     log(`starting etcd on 127.0.0.1:${etcdPort}`);
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
@@ -136,6 +144,8 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
       '--allow-privileged=true',
       '--disable-admission-plugins=ServiceAccount,TaintNodesByCondition',
       '--endpoint-reconciler-type=none', // see README: the `kubernetes` Service's endpoint cannot be 127.0.0.1
+      `--audit-policy-file=${join(stateDir, 'audit-policy.yaml')}`,
+      `--audit-log-path=${state.auditLog}`,
     ]);
     const admin = new Kube(state.adminKubeconfig);
     await waitUntil('kube-apiserver /readyz', 60_000, async () => (await admin.request('GET', '/readyz')) === 'ok');
@@ -252,6 +262,19 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/**
+ * Only user `audited` is recorded, with each answer (level RequestResponse: e2e tests count the objects of every
+ * list answer); the components and the other users, which send most of the traffic, are not.
+ */
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: RequestResponse
+    users: [audited]
+  - level: None
+`;
+
 const OPENSSL_CONFIG = `[req]
 distinguished_name = dn
 [dn]
@@ -279,6 +302,7 @@ function makePki(dir: string): void {
   issue('apiserver', '/CN=kube-apiserver', 'server');
   issue('admin', '/O=system:masters/CN=admin', 'client');
   issue('limited', '/CN=limited', 'client');
+  issue('audited', '/O=system:masters/CN=audited', 'client');
   openssl('genrsa', '-out', 'sa.key', '2048');
   openssl('rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub');
 }
