@@ -1,4 +1,4 @@
-// (e) -A across many namespaces: `kubectl haptic status -A --all` against `kubectl get deploy,rs,pods -A -o json`
+// (e) -A across many namespaces: `kubectl haptic status -A` against `kubectl get deploy,rs,pods -A -o json`
 // on the same cluster (200 namespaces × 5 Deployments by default, beside the other benchmarks' apps), timed as
 // fresh processes interleaved; and the requests each sends: the plugin's counted in this process (every
 // KubeClient's requestCount), kubectl's from its -v=6 request log. The plugin lists each kind cluster-wide, so its
@@ -18,7 +18,7 @@ export interface AllNamespacesResult {
 }
 
 const KUBECTL_ARGV = [KUBECTL, 'get', 'deploy,rs,pods', '-A', '-o', 'json'];
-const PLUGIN_ARGS = ['status', '-A', '--all'];
+const PLUGIN_ARGS = ['status', '-A'];
 
 export async function benchAllNamespaces(ctx: BenchContext, options: { runs?: number; warmups?: number } = {}): Promise<AllNamespacesResult> {
   const runs = options.runs ?? 11;
