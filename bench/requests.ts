@@ -1,7 +1,9 @@
-// (b) API requests of one-shot commands for a Deployment of 10 replicas and one of 300: the same count, because a
-// snapshot is one parallel round of list/get calls scoped by selectors, never a request per pod. The commands run
-// in this process (the oclif command classes from src/, not the bundle) and every KubeClient's `requestCount` is
-// summed. kubectl's count for `get deploy,rs,pods` (from its -v=6 request log) is printed beside it.
+// (b) API requests and bytes of one-shot commands for a Deployment of 10 replicas, one of 300, and one of 500 among
+// thousands of pods of other Deployments in its namespace: the same count, because a snapshot is one parallel round
+// of label-selected list/get calls paged by 500, never a request per pod, and other Deployments' pods are never
+// asked for. The commands run in this process (the oclif command classes from src/, not the bundle) and every
+// KubeClient's `requestCount` and `bytesReceived` are summed. kubectl's count for `get deploy,rs,pods` (from its
+// -v=6 request log) is printed beside it.
 import { Errors } from '@oclif/core';
 import { KubeClient } from '../src/kube/client.ts';
 import { KUBECTL, repoRoot, run, table, type BenchContext } from './lib.ts';
@@ -22,13 +24,20 @@ export interface Target {
   replicas: number;
 }
 
+export interface Measured {
+  requests: number;
+  bytes: number;
+  largestPage: number;
+  exitCode: number;
+}
+
 export interface RequestsResult {
   targets: Target[];
-  /** command id → target label → requests */
-  plugin: Record<string, Record<string, { requests: number; exitCode: number }>>;
+  /** command id → target label → requests, bytes, the largest list answer */
+  plugin: Record<string, Record<string, Measured>>;
   kubectl: { command: string; requests: Record<string, number> };
-  /** objects in each target's namespace: lists are paged by 500, so a list past 500 objects costs another request */
-  objects: Record<string, { pods: number; events: number }>;
+  /** objects in each target's namespace, and how many of its pods belong to other Deployments */
+  objects: Record<string, { pods: number; otherPods: number; events: number }>;
   skipped: string[];
   /** true when every command sent the same number of requests for every target */
   equal: boolean;
@@ -41,19 +50,19 @@ export async function benchRequests(ctx: BenchContext, targets: Target[], only?:
   const skipped = wanted.filter((c) => !(c.id in COMMANDS)).map((c) => c.id);
   const result: RequestsResult = { targets, plugin: {}, kubectl: { command: 'kubectl get deploy,rs,pods -o json', requests: {} }, objects: {}, skipped, equal: true };
   for (const t of targets) {
-    const [pods, events] = await Promise.all([ctx.kube.list('v1', 'Pod', { namespace: t.namespace }), ctx.kube.list('v1', 'Event', { namespace: t.namespace })]);
-    result.objects[t.label] = { pods: pods.length, events: events.length };
+    const [pods, events] = await Promise.all([ctx.kube.list<any>('v1', 'Pod', { namespace: t.namespace }), ctx.kube.list('v1', 'Event', { namespace: t.namespace })]);
+    result.objects[t.label] = { pods: pods.length, otherPods: pods.filter((p) => p.metadata.labels?.app !== t.name).length, events: events.length };
   }
   for (const c of present) {
     result.plugin[c.id] = {};
     for (const t of targets) {
       // argv after the command id, as oclif hands it to the command class
       const argv = [...c.argv(t.name, t.namespace).slice(1), '--kubeconfig', ctx.cluster.adminKubeconfig];
-      const { requests, exitCode } = await countRequests(COMMANDS[c.id], argv);
+      const measured = await countRequests(COMMANDS[c.id], argv);
       // 0 ok, 1 rollout failed / stall found: both read the whole snapshot; anything else is a broken measurement
-      if (exitCode !== 0 && exitCode !== 1) throw new Error(`kubectl haptic ${c.argv(t.name, t.namespace).join(' ')} exited with ${exitCode}`);
-      ctx.log(`requests: ${c.id} ${t.label}: ${requests} (exit ${exitCode})`);
-      result.plugin[c.id]![t.label] = { requests, exitCode };
+      if (measured.exitCode !== 0 && measured.exitCode !== 1) throw new Error(`kubectl haptic ${c.argv(t.name, t.namespace).join(' ')} exited with ${measured.exitCode}`);
+      ctx.log(`requests: ${c.id} ${t.label}: ${measured.requests} requests, ${measured.bytes} bytes (exit ${measured.exitCode})`);
+      result.plugin[c.id]![t.label] = measured;
     }
     const counts = new Set(Object.values(result.plugin[c.id]!).map((r) => r.requests));
     if (counts.size !== 1) result.equal = false;
@@ -66,13 +75,29 @@ export async function benchRequests(ctx: BenchContext, targets: Target[], only?:
   return result;
 }
 
-/** Runs an oclif command class in this process, output swallowed, and sums requestCount over the KubeClients it used. */
-async function countRequests(command: unknown, argv: string[]): Promise<{ requests: number; exitCode: number }> {
+export interface Counted {
+  requests: number;
+  /** bytes of JSON the API server sent (decompressed) */
+  bytes: number;
+  /** the most objects one list answer held: at most the page size (500) */
+  largestPage: number;
+  exitCode: number;
+}
+
+/**
+ * Runs an oclif command class in this process, output swallowed, and sums requestCount and bytesReceived over the
+ * KubeClients it used; notes the largest list answer.
+ */
+export async function countRequests(command: unknown, argv: string[]): Promise<Counted> {
   const clients = new Set<KubeClient>();
   const request = KubeClient.prototype.request;
-  KubeClient.prototype.request = function (this: KubeClient, ...args: Parameters<KubeClient['request']>) {
+  let largestPage = 0;
+  KubeClient.prototype.request = async function (this: KubeClient, ...args: Parameters<KubeClient['request']>) {
     clients.add(this);
-    return request.apply(this, args);
+    const answer = await request.apply(this, args);
+    const items = (answer as { items?: unknown } | undefined)?.items;
+    if (Array.isArray(items)) largestPage = Math.max(largestPage, items.length);
+    return answer;
   } as KubeClient['request'];
   const write = process.stdout.write;
   process.stdout.write = (() => true) as typeof process.stdout.write;
@@ -86,16 +111,18 @@ async function countRequests(command: unknown, argv: string[]): Promise<{ reques
     process.stdout.write = write;
     KubeClient.prototype.request = request;
   }
-  return { requests: [...clients].reduce((sum, c) => sum + c.requestCount, 0), exitCode };
+  const sum = (f: (c: KubeClient) => number) => [...clients].reduce((total, c) => total + f(c), 0);
+  return { requests: sum((c) => c.requestCount), bytes: sum((c) => c.bytesReceived), largestPage, exitCode };
 }
 
 export function requestsTable(r: RequestsResult): string {
-  const rows: (string | number)[][] = Object.entries(r.plugin).map(([id, byTarget]) => [`kubectl haptic ${id}`, ...r.targets.map((t) => byTarget[t.label]!.requests)]);
-  rows.push([r.kubectl.command, ...r.targets.map((t) => r.kubectl.requests[t.label] ?? NaN)]);
-  rows.push(['(pods / events in the namespace)', ...r.targets.map((t) => `${r.objects[t.label]?.pods} / ${r.objects[t.label]?.events}`)]);
-  const lines = [table(['command', ...r.targets.map((t) => `${t.replicas} replicas`)], rows)];
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+  const rows: (string | number)[][] = Object.entries(r.plugin).map(([id, byTarget]) => [`kubectl haptic ${id}`, ...r.targets.map((t) => `${byTarget[t.label]!.requests} (${kib(byTarget[t.label]!.bytes)})`)]);
+  rows.push([r.kubectl.command, ...r.targets.map((t) => String(r.kubectl.requests[t.label] ?? NaN))]);
+  rows.push(['(largest list answer, objects)', ...r.targets.map((t) => String(Math.max(...Object.values(r.plugin).map((byTarget) => byTarget[t.label]!.largestPage))))]);
+  rows.push(['(pods / of other Deployments / events in the namespace)', ...r.targets.map((t) => `${r.objects[t.label]?.pods} / ${r.objects[t.label]?.otherPods} / ${r.objects[t.label]?.events}`)]);
+  const lines = [table(['requests (bytes)', ...r.targets.map((t) => t.label)], rows)];
   if (r.skipped.length) lines.push(`(not measured, not in src/commands.ts yet: ${r.skipped.join(', ')})`);
-  const paged = r.targets.filter((t) => Math.max(r.objects[t.label]?.pods ?? 0, r.objects[t.label]?.events ?? 0) > 500).map((t) => t.label);
-  lines.push(r.equal ? 'equal for every size: yes' : `equal for every size: NO${paged.length ? ` (lists are paged by 500 objects: more than 500 pods or events in the namespace of ${paged.join(', ')} replicas)` : ''}`);
+  lines.push(`the same number of requests for every size: ${r.equal ? 'yes' : 'NO (a list past 500 objects takes one more request per 500)'}`);
   return lines.join('\n');
 }

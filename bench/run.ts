@@ -1,9 +1,14 @@
-// npm run bench [-- startup requests redraw memory] [--keep] [--reuse] [--compare PATH] [--runs N]
+// npm run bench [-- startup requests redraw memory all-namespaces] [--keep] [--reuse] [--compare PATH] [--runs N]
+//   [--cluster NAME] [--crowd N] [--target-replicas N] [--namespaces N] [--per-namespace N]
 //
-// Starts a local cluster named "bench" (test/cluster/cluster.ts), deploys the apps the benchmarks need, runs them,
-// prints a table per benchmark and writes bench/results.json (sections of benchmarks not run this time are kept from
-// the previous file), then stops the cluster. --keep leaves it running, --reuse uses a running "bench" cluster,
-// --compare PATH also times another build's launcher (e.g. /tmp/old/bin/kubectl-haptic) in the start-up benchmark.
+// Starts a local cluster named "bench" (or --cluster NAME, or $BENCH_CLUSTER: two people benchmarking on one machine
+// each use their own) (test/cluster/cluster.ts), deploys the apps the benchmarks need, runs them, prints a table per
+// benchmark and writes bench/results.json (sections of benchmarks not run this time are kept from the previous
+// file), then stops the cluster. --keep leaves it running, --reuse uses a running cluster of that name, --compare
+// PATH also measures another build's launcher (e.g. /tmp/old/bin/kubectl-haptic): timed in the start-up benchmark,
+// following a rollout of its own in the memory benchmark. The big-cluster sizes default to the project's goals:
+// a 500-replica gated Deployment among 5,000 pods of other Deployments (requests, memory), and 200 namespaces × 5
+// Deployments (all-namespaces).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -15,12 +20,14 @@ import { benchEnv, ensureNamespace, gatedApp, KUBECTL, NAMESPACE, repoRoot, roun
 import { benchMemory, memoryTable } from './memory.ts';
 import { PROBE_APP, benchRedraw, redrawTable } from './redraw.ts';
 import { benchRequests, requestsTable, type Target } from './requests.ts';
+import { allNamespacesTable, benchAllNamespaces } from './all-namespaces.ts';
+import { deployAllNamespaces, deployCrowd } from './scale.ts';
 import { STARTUP_APP, benchStartup, startupTable } from './startup.ts';
 
-const CLUSTER = 'bench';
 const BIG_NAMESPACE = 'bench-300';
 const BIG = { name: 'web', namespace: BIG_NAMESPACE, replicas: 300 };
-const ALL = ['startup', 'requests', 'redraw', 'memory'] as const;
+const CROWD_NAMESPACE = 'bench-crowd';
+const ALL = ['startup', 'requests', 'redraw', 'memory', 'all-namespaces'] as const;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -30,8 +37,21 @@ const { values, positionals } = parseArgs({
     compare: { type: 'string', multiple: true, default: [] },
     runs: { type: 'string', default: '15' },
     command: { type: 'string', multiple: true, default: [] },
+    cluster: { type: 'string', default: process.env.BENCH_CLUSTER || 'bench' },
+    crowd: { type: 'string', default: '5000' },
+    'target-replicas': { type: 'string', default: '500' },
+    namespaces: { type: 'string', default: '200' },
+    'per-namespace': { type: 'string', default: '5' },
   },
 });
+const CLUSTER = values.cluster;
+const count = (name: 'crowd' | 'target-replicas' | 'namespaces' | 'per-namespace') => {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number above 0`);
+  return n;
+};
+const CROWD = { namespace: CROWD_NAMESPACE, target: { name: 'web', replicas: count('target-replicas') }, others: { count: Math.max(1, Math.round(count('crowd') / 500)), pods: count('crowd') } };
+const ALL_NAMESPACES = { prefix: 'bench-all-', namespaces: count('namespaces'), perNamespace: count('per-namespace'), replicas: 1 };
 const selected = positionals.length ? positionals : [...ALL];
 for (const name of selected) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark "${name}"; choose from ${ALL.join(', ')}`);
 
@@ -41,27 +61,37 @@ const loadAtStart = round(loadavg()[0]!, 2);
 
 if (!existsSync(join(repoRoot, 'dist/kubectl-haptic.js'))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
 
+const needsCrowd = selected.includes('requests') || selected.includes('memory');
+const needsAllNamespaces = selected.includes('all-namespaces');
+// every pod at once, surges included (25% of each rolling Deployment), and HAPTIC's
+const podsNeeded = Math.ceil(
+  (STARTUP_APP.replicas + PROBE_APP.replicas + BIG.replicas) * 1.25 + 10 +
+    (needsCrowd ? CROWD.others.pods + CROWD.target.replicas * 1.5 : 0) +
+    (needsAllNamespaces ? ALL_NAMESPACES.namespaces * ALL_NAMESPACES.perNamespace * ALL_NAMESPACES.replicas * 2 : 0),
+);
+
 async function cluster(): Promise<ClusterState> {
-  // 300 replicas + 25% surge + the rest: more than the kubelet's default of 110 pods on each of the two stand-in nodes
-  process.env.STANDIN_NODE_PODS = '250';
+  // fake nodes of the kubelet's default 110 pods, filled to 100 at most (the node stand-in's STANDIN_NODES)
+  process.env.STANDIN_NODES = String(Math.max(2, Math.ceil(podsNeeded / 100)));
   const running = readClusterState(CLUSTER);
   if (values.reuse && running && (await clusterIsHealthy(running))) {
     log(`reusing the running cluster ${CLUSTER}`);
     return running;
   }
-  return startCluster({ name: CLUSTER });
+  // thousands of pods are made by the controller manager and placed by the scheduler: let them send 200 requests/s
+  return startCluster({ name: CLUSTER, apiQps: 200 });
 }
 
 const state = await cluster();
 const kube = new Kube(state.adminKubeconfig);
 const podCapacity = (await kube.list<any>('v1', 'Node')).reduce((sum, n) => sum + Number(n.status?.allocatable?.pods ?? 0), 0);
-if (podCapacity < 400) throw new Error(`the ${CLUSTER} cluster has room for ${podCapacity} pods, 400 are needed: run without --reuse to start it afresh`);
+if (podCapacity < podsNeeded) throw new Error(`the ${CLUSTER} cluster has room for ${podCapacity} pods, ${podsNeeded} are needed: run without --reuse to start it afresh`);
 const kubernetes = ((await kube.request('GET', '/version')) as { gitVersion?: string }).gitVersion;
 const ctx: BenchContext = { cluster: state, kube, env: benchEnv(state), compare: values.compare, log };
 const results: Record<string, unknown> = {};
 const tables: string[] = [];
 try {
-  log('deploying bench/web (10 replicas), bench/probe (1) and bench-300/web (300)');
+  log(`cluster ${CLUSTER}: room for ${podCapacity} pods; deploying bench/web (10 replicas), bench/probe (1) and bench-300/web (300)`);
   await ensureNamespace(kube, NAMESPACE);
   await ensureNamespace(kube, BIG_NAMESPACE);
   await kube.apply([
@@ -82,14 +112,24 @@ try {
     results.startup = r;
     section(`Start-up, one-shot (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`, startupTable(r));
   }
+  if (needsAllNamespaces) {
+    // before the crowded namespace exists: -A then lists these namespaces and the other benchmarks' small apps
+    await deployAllNamespaces(ctx, ALL_NAMESPACES);
+    const r = await benchAllNamespaces(ctx, { runs: Math.min(Number(values.runs), 11) });
+    results.allNamespaces = r;
+    section(`-A across ${ALL_NAMESPACES.namespaces} namespaces × ${ALL_NAMESPACES.perNamespace} Deployments (median of ${r.runs} runs after ${r.warmups} warm-ups)`, allNamespacesTable(r));
+  }
+  if (needsCrowd) await deployCrowd(ctx, CROWD);
+  const crowdLabel = `${CROWD.target.replicas} among ${CROWD.others.pods} other pods`;
   const requestTargets: Target[] = [
-    { label: '10', name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas },
-    { label: '300', ...BIG },
+    { label: `${STARTUP_APP.replicas} replicas`, name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas },
+    { label: `${BIG.replicas} replicas`, ...BIG },
+    { label: crowdLabel, name: CROWD.target.name, namespace: CROWD.namespace, replicas: CROWD.target.replicas },
   ];
   if (selected.includes('requests')) {
     const r = await benchRequests(ctx, requestTargets, values.command);
     results.requests = r;
-    section('API requests of a one-shot command (fresh Deployments)', requestsTable(r));
+    section('API requests (and bytes) of a one-shot command (fresh Deployments)', requestsTable(r));
   }
   if (selected.includes('redraw')) {
     const r = await benchRedraw(ctx, [
@@ -100,15 +140,14 @@ try {
     section(`Watch mode: a pod condition changes → the model shows it (${r.flips} changes)`, `${redrawTable(r)}\n(${r.note})`);
   }
   if (selected.includes('memory')) {
-    const current = (await kube.get<any>('apps/v1', 'Deployment', BIG.name, BIG.namespace)).spec.template.spec.containers[0].image as string;
-    const r = await benchMemory(ctx, BIG, { name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas }, current.endsWith(':1') ? current.replace(/:1$/, ':2') : current.replace(/:\d+$/, ':1'));
+    const r = await benchMemory(ctx, { name: CROWD.target.name, namespace: CROWD.namespace, replicas: CROWD.target.replicas }, { name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas });
     results.memory = r;
     section('Peak memory following a rollout', memoryTable(r));
     if (selected.includes('requests')) {
-      // The rollout left its events behind (Scheduled, Killing… per pod): the same count, or one more page per 500.
+      // The rollout left its events behind (Scheduled, Killing… per pod): the same count, since only Warning events are read.
       const after = await benchRequests(ctx, requestTargets, values.command);
       results.requestsAfterRollout = after;
-      section('API requests of a one-shot command (after the 300-replica rollout)', requestsTable(after));
+      section(`API requests (and bytes) of a one-shot command (after the ${CROWD.target.replicas}-replica rollout)`, requestsTable(after));
     }
   }
 } finally {

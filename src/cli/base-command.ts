@@ -8,6 +8,17 @@ import { exitCodeOf, ExitCode, hintOf, isKnownError, oneLine, UserError } from '
 import { kubeFlags, type KubeFlags } from './flags.ts';
 
 /**
+ * KUBECTL_HAPTIC_PAGE_SIZE: objects per list page instead of 500 (kubectl's --chunk-size default). The end-to-end
+ * tests set a small one to see lists span several pages on a small cluster; it is read here only.
+ */
+function pageSizeFromEnv(fallback: number): number {
+  const text = process.env.KUBECTL_HAPTIC_PAGE_SIZE;
+  if (text === undefined || text === '') return fallback;
+  if (!/^[1-9]\d{0,5}$/.test(text)) throw new UserError('KUBECTL_HAPTIC_PAGE_SIZE is not a whole number of objects per list page (1 to 999999)');
+  return Number(text);
+}
+
+/**
  * Base of every command: connection from kubectl-style flags, and errors as one line with a documented exit code.
  * Everything it prints of an error goes through redact() (no secret, no terminal control sequence), and commands
  * hand what they render through safe() first: the boundary of the rule in README "Secrets and hostile input".
@@ -27,7 +38,9 @@ export abstract class KubeCommand extends Command {
     // the API server would refuse it, and "." or ".." would address another URL: refuse it before any request
     const problem = namespaceNameProblem(connection.namespace);
     if (problem) throw new UserError(`invalid namespace "${connection.namespace}" (${connection.namespaceSource}): ${problem}`);
-    return new KubeClient(connection);
+    const client = new KubeClient(connection);
+    client.pageSize = pageSizeFromEnv(client.pageSize);
+    return client;
   }
 
   /** Data from the API server or a file, made safe to render: redact() over every string. */

@@ -74,7 +74,7 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
       const deployments = await resolveDeployments(client, selection);
       // with -o the log goes to stderr, so stdout holds only the report, parseable
       const log = flags.output ? process.stderr : process.stdout;
-      const { outcome, reports: raw } = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });
+      const { outcome, reports: raw } = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, selector: selection.selector, onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });
       const reports = this.safe(raw);
       if (flags.output) {
         if (reports.length) process.stdout.write(formatStructured(reports.length === 1 ? reports[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports }, flags.output as 'json' | 'yaml'));

@@ -35,8 +35,18 @@ export function relevantInstallations(ctx: DiagnoseContext, pods: PodView[]): In
   return routed.length ? routed : all;
 }
 
+/** The pods of a context by name, indexed once: rules look up many of a rollout's pods. */
+const podIndex = new WeakMap<Pod[], Map<string, Pod>>();
+
 export function rawPod(ctx: DiagnoseContext, name: string): Pod | undefined {
-  return ctx.pods.find((p) => p.metadata.name === name);
+  let index = podIndex.get(ctx.pods);
+  if (!index) {
+    index = new Map();
+    // the first pod of a name wins, as a search from the start would find it
+    for (const p of ctx.pods) if (!index.has(p.metadata.name)) index.set(p.metadata.name, p);
+    podIndex.set(ctx.pods, index);
+  }
+  return index.get(name);
 }
 
 /** Names a few pods and counts the rest, so a title stays one line with 300 replicas. */

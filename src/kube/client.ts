@@ -3,6 +3,7 @@ import { Agent, fetch, ProxyAgent, type Dispatcher } from 'undici';
 import { setLongTimeout, timeoutSignal } from '../lib/timers.ts';
 import type { Connection, TlsSettings } from './config.ts';
 import { ApiError, apiErrorFromStatus, badResponse, CredentialError, KubeConfigError, readTimedOut, requestTimedOut, unreachable, type RequestTarget } from './errors.ts';
+import { PAGE_SIZE } from './pager.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryParams = Record<string, string | number | boolean | undefined>;
@@ -70,6 +71,10 @@ export class KubeClient {
   private readonly pools = new WeakMap<TlsSettings, Dispatcher>();
   /** Requests sent (a watch counts once; a retry counts again), for benchmarks and tests of a command's request count. */
   requestCount = 0;
+  /** Bytes of answers read (bodies and watch streams), for the same benchmarks. */
+  bytesReceived = 0;
+  /** Objects per list response (listPaged in pager.ts); tests set a small one to see several pages. */
+  pageSize = PAGE_SIZE;
 
   constructor(connection: Connection) {
     this.connection = connection;
@@ -147,7 +152,7 @@ export class KubeClient {
         await sleep(wait, signal);
         continue;
       }
-      const text = await readBody(response, this.connection.requestTimeoutMs > 0 ? 0 : this.connection.bodyIdleTimeoutMs);
+      const text = await readBody(response, this.connection.requestTimeoutMs > 0 ? 0 : this.connection.bodyIdleTimeoutMs, (n) => (this.bytesReceived += n));
       return { response, text, retries: attempt };
     }
   }
@@ -226,6 +231,7 @@ export class KubeClient {
     let buffer = '';
     try {
       for await (const chunk of idleGuard(response.body, idleMs)) {
+        this.bytesReceived += chunk.byteLength;
         buffer += decoder.decode(chunk, { stream: true });
         for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
           const line = buffer.slice(0, newline).trim();
@@ -345,7 +351,7 @@ async function* idleGuard(body: NonNullable<FetchResponse['body']>, idleMs: numb
 }
 
 /** Reads a whole body as text, refusing more than MAX_BODY_BYTES (by Content-Length at once, else while counting). */
-async function readBody(response: FetchResponse, idleMs: number): Promise<string> {
+async function readBody(response: FetchResponse, idleMs: number, count: (bytes: number) => void = () => {}): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (declared > MAX_BODY_BYTES) {
     await response.body?.cancel().catch(() => {});
@@ -356,6 +362,7 @@ async function readBody(response: FetchResponse, idleMs: number): Promise<string
   let size = 0;
   for await (const chunk of idleGuard(response.body, idleMs)) {
     size += chunk.byteLength;
+    count(chunk.byteLength);
     if (size > MAX_BODY_BYTES) throw new Cut('size');
     chunks.push(chunk);
   }

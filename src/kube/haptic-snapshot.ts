@@ -5,18 +5,20 @@ import type { KubeClient } from './client.ts';
 import type { ApiError } from './errors.ts';
 import { R } from './resources.ts';
 import { fetchAll, fetchQuery, type Fetched } from './snapshot.ts';
+import { trimObject as trim } from './trim.ts';
 
 /**
  * Everything about HAPTIC installations, cluster-wide: template configs, rendered configs, HAPTIC's pods and the
  * RBAC that says whether the gate feature is on — one parallel round; the Leases of each installation namespace
  * are asked for as soon as the template configs are known. A user who may not read some of it gets the rest.
+ * Objects come without their managedFields (trimObject), which nothing reads.
  */
 export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
-  const templateConfigs = fetchAll(client, { templateConfigs: { resource: R.haproxytemplateconfigs, optional: true } });
+  const templateConfigs = fetchAll(client, { templateConfigs: { resource: R.haproxytemplateconfigs, optional: true, trim } });
   const leases = templateConfigs.then(async ({ templateConfigs: htcs }): Promise<Fetched<Lease>> => {
     const namespaces = [...new Set(htcs.items.map((h) => h.metadata.namespace ?? ''))];
     try {
-      const lists = await Promise.all(namespaces.map((namespace) => fetchQuery<Lease>(client, { resource: R.leases, namespace })));
+      const lists = await Promise.all(namespaces.map((namespace) => fetchQuery<Lease>(client, { resource: R.leases, namespace, trim })));
       return { items: lists.flat() };
     } catch (err) {
       return { items: [], error: err as ApiError };
@@ -25,10 +27,10 @@ export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
   const [first, rest, leaseList] = await Promise.all([
     templateConfigs,
     fetchAll(client, {
-      haproxyCfgs: { resource: R.haproxycfgs, optional: true },
-      pods: { resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, optional: true },
-      clusterRoles: { resource: R.clusterroles, optional: true },
-      clusterRoleBindings: { resource: R.clusterrolebindings, optional: true },
+      haproxyCfgs: { resource: R.haproxycfgs, optional: true, trim },
+      pods: { resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, optional: true, trim },
+      clusterRoles: { resource: R.clusterroles, optional: true, trim },
+      clusterRoleBindings: { resource: R.clusterrolebindings, optional: true, trim },
     }),
     leases,
   ]);

@@ -1,8 +1,9 @@
 import type { KubeClient } from './client.ts';
 import { isApiError, type RequestTarget } from './errors.ts';
+import { listPaged } from './pager.ts';
 import { resourcePath } from './resources.ts';
 import type { Query } from './snapshot.ts';
-import type { KubeObject, List } from '../types/kube.ts';
+import type { KubeObject } from '../types/kube.ts';
 
 export interface InformerOptions {
   /** delay before relisting after an error, by attempt number (0 for the first error since the last success) */
@@ -29,7 +30,7 @@ export function objectKey(obj: KubeObject): string {
 }
 
 /**
- * Keeps the objects of one query current, as client-go's reflector does: list, then watch from the list's
+ * Keeps the objects of one query current, as client-go's reflector does: list (in pages, pager.ts), then watch from the list's
  * resourceVersion with bookmarks (so a quiet watch still moves its resourceVersion on); when the server ends the
  * watch (its timeoutSeconds) watch on from the last resourceVersion seen. A 410 Gone — an HTTP 410 or an ERROR event
  * with code 410, the resourceVersion having left the watch cache — relists at once. Any other error (API server
@@ -117,15 +118,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private async list(): Promise<void> {
-    const page = await this.client.request<List<T>>('GET', this.path, this.target('list'), {
-      query: { labelSelector: this.query.labelSelector, fieldSelector: this.query.fieldSelector },
-      signal: this.abort.signal,
-      expect: 'list',
-    });
+    const list = await listPaged<T>(this.client, this.path, this.target('list'), this.query, { signal: this.abort.signal, trim: this.query.trim as ((item: KubeObject) => T) | undefined });
     this.lists++;
     const seen = new Set<string>();
     const changed: [string, T | undefined][] = [];
-    for (const item of page.items) {
+    for (const item of list.items) {
       const key = objectKey(item);
       seen.add(key);
       const cached = this.objects.get(key);
@@ -137,7 +134,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       this.objects.delete(key);
       changed.push([key, undefined]);
     }
-    this.resourceVersion = page.metadata?.resourceVersion ?? '';
+    this.resourceVersion = list.resourceVersion;
     this.error = undefined;
     this.failures = 0;
     this.synced = true;
@@ -154,13 +151,15 @@ export class Informer<T extends KubeObject = KubeObject> {
       fieldSelector: this.query.fieldSelector,
       timeoutSeconds: this.options.timeoutSeconds ?? 300,
     };
+    const trim = this.query.trim as ((item: KubeObject) => T) | undefined;
     for await (const event of this.client.watch<T>(this.path, query, this.abort.signal, this.target('watch'))) {
       if (event.object.metadata?.resourceVersion) this.resourceVersion = event.object.metadata.resourceVersion;
       if (event.type === 'BOOKMARK') continue;
       const key = objectKey(event.object);
+      const object = trim ? trim(event.object) : event.object;
       if (event.type === 'DELETED') this.objects.delete(key);
-      else this.objects.set(key, event.object);
-      this.handlers.onObject?.(key, event.type === 'DELETED' ? undefined : event.object);
+      else this.objects.set(key, object);
+      this.handlers.onObject?.(key, event.type === 'DELETED' ? undefined : object);
       this.handlers.onChange?.();
     }
   }

@@ -1,54 +1,81 @@
-import type { RolloutSnapshot } from '../types/snapshot.ts';
+import type { RolloutLists } from '../types/snapshot.ts';
 import type { KubeClient } from './client.ts';
 import { loadHaptic } from './haptic-snapshot.ts';
 import { R } from './resources.ts';
-import { fetchAll, fetchQuery } from './snapshot.ts';
+import { fetchAll, type Query } from './snapshot.ts';
 import type { Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../types/kube.ts';
-import { labelSelectorQuery } from './selector-query.ts';
+import { unionSelector } from './selector-query.ts';
+import { trimEvent, trimObject, trimPod, trimSlice } from './trim.ts';
 
-export interface RolloutScope {
-  /** undefined: all namespaces */
-  namespace: string | undefined;
-  deployments: Deployment[];
+/** The lists behind the rollouts of some Deployments (HAPTIC's are loadHaptic's): one query per kind, whatever their number. */
+export interface RolloutQueries {
+  /** the Deployments themselves, for informers (one-shot commands have them already) */
+  deployments: Query;
+  replicaSets: Query;
+  pods: Query;
+  services: Query;
+  slices: Query;
+  /** Warning events of anything: every event a rule reads is one (FailedScheduling, Unhealthy, BackOff, Failed, FailedCreate) */
+  warnings: Query;
+  /** the Deployments' own Normal events (ScalingReplicaSet), which the model lists beside the warnings */
+  deploymentEvents: Query;
 }
 
 /**
- * Everything the rollout model needs for some Deployments, in one parallel round: their ReplicaSets and pods
- * (scoped by each Deployment's selector), the namespace's Services, EndpointSlices and Events, and HAPTIC's
- * objects. The request count depends on the number of Deployments and namespaces, never on replicas.
+ * What to list for these Deployments, in a number of requests that depends on neither their number nor the pods
+ * around them (each list is paged by 500, pager.ts):
+ *
+ * - ReplicaSets and pods by label selector, cluster-side: one Deployment's own selector (matchExpressions included),
+ *   or for several the tightest selector covering all of theirs (unionSelector), each Deployment then keeping its
+ *   own (model/rollout-inputs.ts). When theirs share no key there is no cover, and the whole namespace (or cluster)
+ *   is listed and filtered on arrival instead: the same one request per page, only more bytes.
+ * - One namespace: its lists. Several: one cluster-wide list per kind. Lists per namespace would send fewer bytes
+ *   when the targets sit in a few namespaces of a big cluster, but their number grows with the namespaces (200
+ *   requests per kind for -A over 200 namespaces, against kubectl's one); cluster-wide, selected by the cover, a
+ *   list carries little more than the targets' own objects, in one request per 500.
+ * - Events: not the namespace's every event, which grow with every pod scheduled, pulled, started or killed in the
+ *   last hour (the API server keeps events an hour), but its Warning events and the Deployments' own.
+ *
+ * `deploymentSelector` is -l, for the Deployments' informer when there are several.
  */
-export async function loadRollouts(client: KubeClient, scope: RolloutScope): Promise<RolloutSnapshot[]> {
-  const namespaces = [...new Set(scope.deployments.map((d) => d.metadata.namespace ?? ''))];
-  const perNamespace = (ns: string) =>
-    fetchAll(client, {
-      services: { resource: R.services, namespace: ns },
-      slices: { resource: R.endpointslices, namespace: ns },
-      events: { resource: R.events, namespace: ns, optional: true },
-    });
-  const perDeployment = (d: Deployment) => {
-    const labelSelector = labelSelectorQuery(d.spec.selector);
-    const namespace = d.metadata.namespace;
-    return Promise.all([
-      fetchQuery<ReplicaSet>(client, { resource: R.replicasets, namespace, labelSelector }),
-      fetchQuery<Pod>(client, { resource: R.pods, namespace, labelSelector }),
-    ]);
+export function rolloutQueries(deployments: Deployment[], deploymentSelector?: string): RolloutQueries {
+  const namespaces = new Set(deployments.map((d) => d.metadata.namespace ?? ''));
+  const namespace = namespaces.size === 1 ? [...namespaces][0] : undefined;
+  const labelSelector = unionSelector(deployments.map((d) => d.spec.selector));
+  const one = deployments.length === 1 ? deployments[0]!.metadata.name : undefined;
+  return {
+    deployments: { resource: R.deployments, namespace, ...(one ? { fieldSelector: `metadata.name=${one}` } : { labelSelector: deploymentSelector }), trim: trimObject },
+    replicaSets: { resource: R.replicasets, namespace, labelSelector, trim: trimObject },
+    pods: { resource: R.pods, namespace, labelSelector, trim: trimPod },
+    services: { resource: R.services, namespace, trim: trimObject },
+    slices: { resource: R.endpointslices, namespace, trim: trimSlice },
+    warnings: { resource: R.events, namespace, fieldSelector: 'type=Warning', optional: true, trim: trimEvent },
+    deploymentEvents: {
+      resource: R.events,
+      namespace,
+      fieldSelector: `type=Normal,involvedObject.kind=Deployment${one ? `,involvedObject.name=${one}` : ''}`,
+      optional: true,
+      trim: trimEvent,
+    },
   };
-  const [nsData, deploymentData, haptic] = await Promise.all([
-    Promise.all(namespaces.map(perNamespace)),
-    Promise.all(scope.deployments.map(perDeployment)),
+}
+
+/**
+ * Everything the rollout model needs for some Deployments, in one parallel round: rolloutQueries' lists and
+ * HAPTIC's objects. Events are optional: a user who may not list them gets the rest.
+ */
+export async function loadRollouts(client: KubeClient, deployments: Deployment[]): Promise<RolloutLists> {
+  const q = rolloutQueries(deployments);
+  const [lists, haptic] = await Promise.all([
+    fetchAll(client, { replicaSets: q.replicaSets, pods: q.pods, services: q.services, slices: q.slices, warnings: q.warnings, deploymentEvents: q.deploymentEvents }),
     loadHaptic(client),
   ]);
-  return scope.deployments.map((deployment, i) => {
-    const data = nsData[namespaces.indexOf(deployment.metadata.namespace ?? '')];
-    const [replicaSets, pods] = deploymentData[i] ?? [[], []];
-    return {
-      deployment,
-      replicaSets,
-      pods,
-      services: (data?.services.items ?? []) as Service[],
-      slices: (data?.slices.items ?? []) as EndpointSlice[],
-      events: (data?.events.items ?? []) as KubeEvent[],
-      haptic,
-    };
-  });
+  return {
+    replicaSets: lists.replicaSets.items as ReplicaSet[],
+    pods: lists.pods.items as Pod[],
+    services: lists.services.items as Service[],
+    slices: lists.slices.items as EndpointSlice[],
+    events: [...lists.warnings.items, ...lists.deploymentEvents.items] as KubeEvent[],
+    haptic,
+  };
 }

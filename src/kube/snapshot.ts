@@ -1,7 +1,8 @@
 import type { KubeClient } from './client.ts';
 import { isApiError, type ApiError } from './errors.ts';
+import { listPaged } from './pager.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
-import type { KubeObject, List } from '../types/kube.ts';
+import type { KubeObject } from '../types/kube.ts';
 
 /** One list or get. `optional` queries record a failure instead of failing the whole snapshot. */
 export interface Query {
@@ -12,6 +13,8 @@ export interface Query {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
   optional?: boolean;
+  /** what to keep of each object, applied as it arrives (list pages, watch events); see trim.ts (a method: a trimmer of pods is one of objects) */
+  trim?(item: KubeObject): KubeObject;
 }
 
 export type Fetched<T> = { items: T[]; error?: undefined } | { items: T[]; error: ApiError };
@@ -22,14 +25,15 @@ export async function fetchQuery<T extends KubeObject>(client: KubeClient, query
   const target = { verb: query.name ? 'get' : 'list', resource: query.resource.display, namespace: query.namespace, name: query.name };
   if (query.name) {
     try {
-      return [await client.request<T>('GET', path, target, { expect: 'object' })];
+      const object = await client.request<T>('GET', path, target, { expect: 'object' });
+      return [(query.trim ? query.trim(object) : object) as T];
     } catch (err) {
       if (isApiError(err, 'NotFound')) return [];
       throw err;
     }
   }
-  // One request per list, unpaged: the request count stays the same whatever the number of pods or events.
-  const list = await client.request<List<T>>('GET', path, target, { query: { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }, expect: 'list' });
+  // pages of client.pageSize objects: one request per list up to that many, one more per page beyond
+  const list = await listPaged(client, path, target, query, { trim: query.trim as ((item: KubeObject) => T) | undefined });
   return list.items;
 }
 

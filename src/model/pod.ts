@@ -99,6 +99,23 @@ function finishedAt(statuses: ContainerStatus[] | undefined): string | undefined
   return statuses.map((s) => s.state?.terminated?.finishedAt ?? '').sort().at(-1) || undefined;
 }
 
+/** A config's servers by the pod they stand for, indexed once per server list: every pod of a rollout looks itself up. */
+const serverIndex = new WeakMap<RenderedServer[], Map<string, RenderedServer[]>>();
+
+function serversOfPod(servers: RenderedServer[], pod: string): RenderedServer[] {
+  let index = serverIndex.get(servers);
+  if (!index) {
+    index = new Map();
+    for (const s of servers) {
+      const list = index.get(s.pod);
+      if (list) list.push(s);
+      else index.set(s.pod, [s]);
+    }
+    serverIndex.set(servers, index);
+  }
+  return index.get(pod) ?? [];
+}
+
 /**
  * Which HAProxy pods run a config that routes to the pod: per HAProxy pod, the config its deploy entry names (the
  * live one, a retained checkpoint, or one seen earlier in watch mode) must have the pod's server enabled, and the
@@ -107,9 +124,10 @@ function finishedAt(statuses: ContainerStatus[] | undefined): string | undefined
  */
 function routing(pod: Pod, installations: Installation[], gateTrue: boolean, memory: ConfigMemory | undefined): HAProxyRouting[] {
   const ip = pod.status?.podIP;
-  const routes = (servers: RenderedServer[]) => servers.some((s) => s.pod === pod.metadata.name && !s.disabled && (!ip || s.address.startsWith(`${ip}:`)));
+  const mine = (servers: RenderedServer[]) => serversOfPod(servers, pod.metadata.name).filter((s) => !ip || s.address.startsWith(`${ip}:`));
+  const routes = (servers: RenderedServer[]) => mine(servers).some((s) => !s.disabled);
   return installations.flatMap((inst) => {
-    const servers = (inst.config?.servers ?? []).filter((s) => s.pod === pod.metadata.name && (!ip || s.address.startsWith(`${ip}:`)));
+    const servers = mine(inst.config?.servers ?? []);
     if (!servers.length) return [];
     const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
     // counted: HAProxy pods whose settled config treats the pod as the live config does (routes it, or, for a

@@ -2,7 +2,7 @@ import type { Deployment, Pod, ReplicaSet } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
 import { findCondition } from './conditions.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
-import { buildHaptic, type ConfigMemory, type Installation } from './haptic.ts';
+import { buildHaptic, type ConfigMemory, type HapticModel, type Installation } from './haptic.ts';
 import { buildPodView, type PodView } from './pod.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
 
@@ -13,6 +13,11 @@ export interface BuildOptions {
   gateType?: string | undefined;
   /** configs seen earlier in this process (watch mode; rememberConfigs), to read what an older config routes */
   memory?: ConfigMemory | undefined;
+  /**
+   * buildHaptic(snap.haptic, now, memory), when rollouts that share HAPTIC's objects are built together (status -A):
+   * HAPTIC's configs are then parsed once, not once per Deployment.
+   */
+  haptic?: HapticModel | undefined;
 }
 
 export type Phase = 'progressing' | 'complete' | 'failed' | 'paused';
@@ -130,7 +135,7 @@ function withGateProof(installations: Installation[], pods: Pod[], gateType: str
 
 export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildOptions = {}): RolloutModel {
   const gateType = options.gateType ?? GATE_CONDITION;
-  const haptic = buildHaptic(snap.haptic, now, options.memory);
+  const haptic = options.haptic ?? buildHaptic(snap.haptic, now, options.memory);
   const d = snap.deployment;
   const uid = d.metadata.uid;
   const owned = snap.replicaSets.filter((rs) => ownedBy(rs, uid));

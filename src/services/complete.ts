@@ -1,11 +1,8 @@
 import { complete, typedFlag, type CommandSpec, type Completion } from '../cli/completion.ts';
 import { KubeClient } from '../kube/client.ts';
 import { connect } from '../kube/config.ts';
+import { listPaged } from '../kube/pager.ts';
 import { R, resourcePath } from '../kube/resources.ts';
-
-interface NamedList {
-  items: { metadata: { name: string } }[];
-}
 
 /**
  * Answers a completion request, looking names up in the cluster of the kubeconfig and context typed so far.
@@ -17,7 +14,7 @@ export async function completeWords(words: string[], specs: CommandSpec[]): Prom
     new KubeClient(connect({ kubeconfig: typedFlag(words, spec, 'kubeconfig'), context: typedFlag(words, spec, 'context'), requestTimeoutMs: 5000 }));
   const names = async (path: string): Promise<string[]> => {
     try {
-      const list = await client().request<NamedList>('GET', path, { verb: 'list', resource: path }, { expect: 'list' });
+      const list = await listPaged(client(), path, { verb: 'list', resource: path }, {});
       return list.items.map((i) => i.metadata.name).sort();
     } catch {
       return [];

@@ -5,8 +5,10 @@ import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { Informer, type InformerOptions } from '../kube/informer.ts';
 import { R } from '../kube/resources.ts';
-import { labelSelectorQuery } from '../kube/selector-query.ts';
+import { rolloutQueries } from '../kube/rollout-snapshot.ts';
 import type { Query } from '../kube/snapshot.ts';
+import { trimObject } from '../kube/trim.ts';
+import { splitRollouts } from '../model/rollout-inputs.ts';
 import { rememberConfigs, type ConfigMemory } from '../model/haptic.ts';
 import { observe, type RolloutHistory } from '../model/history.ts';
 import { buildReport, type RolloutReport } from '../model/report.ts';
@@ -14,7 +16,7 @@ import { buildRollout, type RolloutModel } from '../model/rollout.ts';
 import { transitions } from '../model/transitions.ts';
 import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Lease, Pod, ReplicaSet, Service } from '../types/kube.ts';
 import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
-import type { Read, RolloutSnapshot } from '../types/snapshot.ts';
+import type { HapticInputs, Read, RolloutSnapshot } from '../types/snapshot.ts';
 import { oneLine } from '../cli/errors.ts';
 import { isApiError } from '../kube/errors.ts';
 
@@ -87,17 +89,67 @@ export function followRollout(client: KubeClient, target: Deployment, options: F
 }
 
 /**
+ * Opens each distinct query once, however many followers ask for it: followers of several Deployments share one
+ * informer per list (rolloutQueries makes the same queries for all of them), each picking its own objects. The
+ * informer starts with the first follower that starts it and stops with the last that stops it.
+ */
+export function sharedStores(open: StoreFactory): StoreFactory {
+  const shared = new Map<string, { store: Store; listeners: Set<() => void>; started: number }>();
+  return (query, onChange) => {
+    const key = JSON.stringify([query.resource.display, query.namespace, query.name, query.labelSelector, query.fieldSelector]);
+    let entry = shared.get(key);
+    if (!entry) {
+      const listeners = new Set<() => void>();
+      entry = { store: open(query, () => listeners.forEach((l) => l())), listeners, started: 0 };
+      shared.set(key, entry);
+    }
+    const { store, listeners } = entry;
+    const e = entry;
+    listeners.add(onChange);
+    let running = false;
+    return {
+      items: () => store.items(),
+      get synced() {
+        return store.synced;
+      },
+      get error() {
+        return store.error;
+      },
+      get failures() {
+        return store.failures;
+      },
+      start: () => {
+        if (running) return;
+        running = true;
+        if (e.started++ === 0) store.start();
+      },
+      stop: () => {
+        listeners.delete(onChange);
+        if (!running) return;
+        running = false;
+        if (--e.started === 0) store.stop();
+      },
+    };
+  };
+}
+
+type Part = 'replicaSets' | 'pods' | 'services' | 'slices' | 'warnings' | 'deploymentEvents' | 'templateConfigs' | 'haproxyCfgs' | 'hapticPods' | 'clusterRoles' | 'clusterRoleBindings';
+
+/**
  * The status pipeline on a loop: stores (list + watch) keep one Deployment's objects and HAPTIC's current; every
  * event marks the snapshot dirty; one debounced recompute builds the model and its top finding; an update is
- * emitted only when something a person would see changed.
+ * emitted only when something a person would see changed. The stores hold what rolloutQueries asks for `scope`
+ * (the Deployments followed together, this one by default): the same lists as a one-shot status, label-selected,
+ * paged and trimmed as objects arrive; the stream picks this Deployment's objects from them (splitRollouts).
  */
 export class RolloutStream implements RolloutFollower {
   private readonly stores: Store[] = [];
   private readonly leaseStores = new Map<string, Store>();
   private readonly open: StoreFactory;
   private readonly options: FollowOptions;
+  private readonly target: Deployment;
   private readonly deployment: Store;
-  private readonly parts: Record<'replicaSets' | 'pods' | 'services' | 'slices' | 'events' | 'templateConfigs' | 'haproxyCfgs' | 'hapticPods' | 'clusterRoles' | 'clusterRoleBindings', Store>;
+  private readonly parts: Record<Part, Store>;
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private last = '';
@@ -106,28 +158,29 @@ export class RolloutStream implements RolloutFollower {
   private history: RolloutHistory | undefined;
   private emitted: RolloutModel | undefined;
 
-  constructor(open: StoreFactory, target: Deployment, options: FollowOptions) {
+  constructor(open: StoreFactory, target: Deployment, options: FollowOptions, scope: { deployments: Deployment[]; selector?: string | undefined } = { deployments: [target] }) {
     this.open = open;
     this.options = options;
-    const namespace = target.metadata.namespace;
-    const labelSelector = labelSelectorQuery(target.spec.selector);
+    this.target = target;
+    const q = rolloutQueries(scope.deployments, scope.selector);
     const make = (query: Query) => {
       const store = open(query, () => this.dirty());
       this.stores.push(store);
       return store;
     };
-    this.deployment = make({ resource: R.deployments, namespace, fieldSelector: `metadata.name=${target.metadata.name}` });
+    this.deployment = make(q.deployments);
     this.parts = {
-      replicaSets: make({ resource: R.replicasets, namespace, labelSelector }),
-      pods: make({ resource: R.pods, namespace, labelSelector }),
-      services: make({ resource: R.services, namespace }),
-      slices: make({ resource: R.endpointslices, namespace }),
-      events: make({ resource: R.events, namespace }),
-      templateConfigs: make({ resource: R.haproxytemplateconfigs }),
-      haproxyCfgs: make({ resource: R.haproxycfgs }),
-      hapticPods: make({ resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR }),
-      clusterRoles: make({ resource: R.clusterroles }),
-      clusterRoleBindings: make({ resource: R.clusterrolebindings }),
+      replicaSets: make(q.replicaSets),
+      pods: make(q.pods),
+      services: make(q.services),
+      slices: make(q.slices),
+      warnings: make(q.warnings),
+      deploymentEvents: make(q.deploymentEvents),
+      templateConfigs: make({ resource: R.haproxytemplateconfigs, trim: trimObject }),
+      haproxyCfgs: make({ resource: R.haproxycfgs, trim: trimObject }),
+      hapticPods: make({ resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, trim: trimObject }),
+      clusterRoles: make({ resource: R.clusterroles, trim: trimObject }),
+      clusterRoleBindings: make({ resource: R.clusterrolebindings, trim: trimObject }),
     };
   }
 
@@ -157,7 +210,7 @@ export class RolloutStream implements RolloutFollower {
     for (const htc of this.parts.templateConfigs.items()) {
       const namespace = htc.metadata.namespace ?? '';
       if (this.leaseStores.has(namespace)) continue;
-      const store = this.open({ resource: R.leases, namespace }, () => this.dirty());
+      const store = this.open({ resource: R.leases, namespace, trim: trimObject }, () => this.dirty());
       this.leaseStores.set(namespace, store);
       store.start();
     }
@@ -180,29 +233,30 @@ export class RolloutStream implements RolloutFollower {
       this.options.onFatal?.(refused.error);
       return;
     }
-    const deployment = this.deployment.items()[0] as Deployment | undefined;
+    const { name, namespace } = this.target.metadata;
+    const deployment = (this.deployment.items() as Deployment[]).find((d) => d.metadata.name === name && d.metadata.namespace === namespace);
     // optional reads (events, HAPTIC's objects, Leases) answer with their error: the model says what is unreadable
     const optional = [...this.stores.filter((s) => !required.includes(s)), ...this.leaseStores.values()];
     if (!deployment || !required.every((s) => s.synced) || !optional.every((s) => s.synced || s.error)) return;
     const leases = [...this.leaseStores.values()];
     const p = this.parts;
     const read = <T>(s: Store): Read<T> => ({ items: s.items() as T[], error: s.synced ? undefined : readError(s.error) });
-    const snapshot: RolloutSnapshot = {
-      deployment,
+    const haptic: HapticInputs = {
+      templateConfigs: read<HAProxyTemplateConfig>(p.templateConfigs),
+      haproxyCfgs: read<HAProxyCfg>(p.haproxyCfgs),
+      pods: read<Pod>(p.hapticPods),
+      leases: { items: leases.flatMap((s) => s.items()) as Lease[], error: readError(leases.find((s) => !s.synced)?.error) },
+      clusterRoles: read(p.clusterRoles),
+      clusterRoleBindings: read(p.clusterRoleBindings),
+    };
+    const [snapshot] = splitRollouts([deployment], {
       replicaSets: p.replicaSets.items() as ReplicaSet[],
       pods: p.pods.items() as Pod[],
       services: p.services.items() as Service[],
       slices: p.slices.items() as EndpointSlice[],
-      events: p.events.items() as KubeEvent[],
-      haptic: {
-        templateConfigs: read<HAProxyTemplateConfig>(p.templateConfigs),
-        haproxyCfgs: read<HAProxyCfg>(p.haproxyCfgs),
-        pods: read<Pod>(p.hapticPods),
-        leases: { items: leases.flatMap((s) => s.items()) as Lease[], error: readError(leases.find((s) => !s.synced)?.error) },
-        clusterRoles: read(p.clusterRoles),
-        clusterRoleBindings: read(p.clusterRoleBindings),
-      },
-    };
+      events: [...p.warnings.items(), ...p.deploymentEvents.items()] as KubeEvent[],
+      haptic,
+    }) as [RolloutSnapshot];
     const now = (this.options.now ?? Date.now)();
     const model = buildRollout(snapshot, now, { gateType: this.options.conditionType, memory: this.memory });
     // configs seen now stay readable after HAPTIC replaces them: then what an older config a HAProxy pod still

@@ -1,7 +1,7 @@
 import type { KubeClient } from '../kube/client.ts';
-import { loadRollouts } from '../kube/rollout-snapshot.ts';
-import { buildRollout, type RolloutModel } from '../model/rollout.ts';
-import { resolveDeployments, type TargetSelection } from './targets.ts';
+import type { RolloutModel } from '../model/rollout.ts';
+import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
+import { type TargetSelection } from './targets.ts';
 
 export interface StatusOptions extends TargetSelection {
   conditionType: string;
@@ -9,7 +9,5 @@ export interface StatusOptions extends TargetSelection {
 
 /** One snapshot, one model per Deployment. */
 export async function loadStatus(client: KubeClient, options: StatusOptions, now = Date.now()): Promise<RolloutModel[]> {
-  const deployments = await resolveDeployments(client, options);
-  const snapshots = await loadRollouts(client, { namespace: options.namespace, deployments });
-  return snapshots.map((s) => buildRollout(s, now, { gateType: options.conditionType }));
+  return rolloutModels(await rolloutSnapshots(client, options), now, options.conditionType);
 }

@@ -3,7 +3,7 @@ import { isApiError } from '../kube/errors.ts';
 import { UserError } from '../cli/errors.ts';
 import { objectNameProblem, parseTargetName, R } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
-import type { Deployment } from '../types/kube.ts';
+import type { Deployment, KubeObject } from '../types/kube.ts';
 
 export interface TargetSelection {
   /** undefined: every namespace (-A) */
@@ -29,16 +29,17 @@ export function deploymentNames(args: string[]): string[] {
 
 /**
  * Resolves the Deployments a command acts on, all before any write: named ones must all exist, a selector or
- * --all must match at least one. An unknown namespace is named as such.
+ * --all must match at least one. An unknown namespace is named as such. `trim` is applied to each as it arrives
+ * (read-only commands drop what they never read; the doctor and the gate commands keep whole objects).
  */
-export async function resolveDeployments(client: KubeClient, sel: TargetSelection): Promise<Deployment[]> {
+export async function resolveDeployments(client: KubeClient, sel: TargetSelection, trim?: (d: KubeObject) => KubeObject): Promise<Deployment[]> {
   if (sel.names.length && (sel.selector || sel.all)) throw new UserError('name Deployments or use -l/--all, not both');
   if (!sel.names.length && !sel.selector && !sel.all) throw new UserError('no Deployments given: name them (NAME or deployment/NAME), or use -l SELECTOR or --all');
   const { namespace } = sel;
   if (namespace === undefined && sel.names.length) throw new UserError('a Deployment cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
   const found = sel.names.length
-    ? await Promise.all(sel.names.map((name) => fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name }).then((items) => ({ name, item: items[0] }))))
-    : (await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, labelSelector: sel.selector })).map((item) => ({ name: item.metadata.name, item }));
+    ? await Promise.all(sel.names.map((name) => fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name, trim }).then((items) => ({ name, item: items[0] }))))
+    : (await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, labelSelector: sel.selector, trim })).map((item) => ({ name: item.metadata.name, item }));
   const missing = found.filter((f) => !f.item).map((f) => f.name);
   if (namespace !== undefined && (missing.length || found.length === 0)) await assertNamespaceExists(client, namespace);
   if (missing.length) throw new UserError(`deployments.apps ${missing.map((m) => `"${m}"`).join(', ')} not found in namespace "${namespace}"`);

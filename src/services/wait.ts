@@ -3,7 +3,8 @@ import type { KubeClient } from '../kube/client.ts';
 import type { RolloutReport } from '../model/report.ts';
 import type { Deployment } from '../types/kube.ts';
 import { setLongTimeout } from '../lib/timers.ts';
-import { followRollout, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
+import { Informer } from '../kube/informer.ts';
+import { RolloutStream, sharedStores, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
 
 export type WaitOutcome = 'complete' | 'failed' | 'timeout';
 
@@ -27,6 +28,8 @@ export interface WaitOptions {
   /** 0: no limit */
   timeoutMs: number;
   onEntry: (entry: WaitEntry) => void;
+  /** -l, when it chose the Deployments: the informer of the Deployments asks for it */
+  selector?: string | undefined;
   /** how to follow one Deployment (the API server's informers, unless a test passes another) */
   follow?: ((deployment: Deployment, options: FollowOptions) => RolloutFollower) | undefined;
 }
@@ -38,7 +41,10 @@ export interface WaitOptions {
  * cannot be judged without is refused (see FollowOptions.onFatal).
  */
 export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<WaitResult> {
-  const follow = options.follow ?? ((d, o) => followRollout(client, d, o));
+  // one informer per list for all the Deployments (the same label-selected, paged lists as a one-shot status)
+  const open = sharedStores((query, onChange) => new Informer(client, query, { onChange }));
+  const scope = { deployments, selector: options.selector };
+  const follow = options.follow ?? ((d, o) => new RolloutStream(open, d, o, scope));
   const reports = new Map<string, RolloutReport>();
   const done = new Set<string>();
   const several = deployments.length > 1;

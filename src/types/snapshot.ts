@@ -34,3 +34,17 @@ export interface RolloutSnapshot {
   events: KubeEvent[];
   haptic: HapticInputs;
 }
+
+/**
+ * The objects read for one or several Deployments at once, one list per kind (selected by the union of their
+ * selectors, in their namespace or cluster-wide): model/rollout-inputs.ts splits them into one RolloutSnapshot each.
+ */
+export interface RolloutLists {
+  replicaSets: ReplicaSet[];
+  pods: Pod[];
+  services: Service[];
+  slices: EndpointSlice[];
+  /** Warning events, and the Deployments' own (ScalingReplicaSet…) */
+  events: KubeEvent[];
+  haptic: HapticInputs;
+}

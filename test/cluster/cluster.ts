@@ -16,6 +16,10 @@ export type ClusterState = {
   server: string;
   adminKubeconfig: string;
   limitedKubeconfig: string;
+  /** user `audited` (group system:masters, like admin): the API server records its every request in auditLog */
+  auditedKubeconfig: string;
+  /** the API server's audit log: one JSON event per line, with the request URI and the answer (audit.k8s.io/v1) */
+  auditLog: string;
   logDir: string;
   pids: Record<string, number>;
 };
@@ -42,7 +46,17 @@ export function readClusterState(name: string): ClusterState | undefined {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ClusterState) : undefined;
 }
 
-export async function startCluster(options: { name: string; logDir?: string }): Promise<ClusterState> {
+export interface StartOptions {
+  name: string;
+  logDir?: string;
+  /**
+   * Requests per second the controller manager and the scheduler may send (their --kube-api-qps; burst twice that).
+   * Their defaults (20 and 50) pace the creation of thousands of pods to minutes: the benchmarks raise them.
+   */
+  apiQps?: number;
+}
+
+export async function startCluster(options: StartOptions): Promise<ClusterState> {
   const started = Date.now();
   if (!existsSync(standinsMain)) {
     throw new Error(`${standinsMain} is missing: the cluster needs the node and HAPTIC stand-ins to run any pod`);
@@ -62,6 +76,8 @@ export async function startCluster(options: { name: string; logDir?: string }): 
     server,
     adminKubeconfig: join(stateDir, 'admin.kubeconfig'),
     limitedKubeconfig: join(stateDir, 'limited.kubeconfig'),
+    auditedKubeconfig: join(stateDir, 'audited.kubeconfig'),
+    auditLog: join(logDir, 'audit.jsonl'),
     logDir,
     pids: {},
   };
@@ -92,6 +108,8 @@ export async function startCluster(options: { name: string; logDir?: string }): 
     makePki(pki);
     writeKubeconfig(state.adminKubeconfig, 'haptic-test-admin', 'admin', server, pki);
     writeKubeconfig(state.limitedKubeconfig, 'haptic-test-limited', 'limited', server, pki);
+    writeKubeconfig(state.auditedKubeconfig, 'haptic-test-audited', 'audited', server, pki);
+    writeFileSync(join(stateDir, 'audit-policy.yaml'), AUDIT_POLICY);
 
     log(`starting etcd on 127.0.0.1:${etcdPort}`);
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
@@ -126,13 +144,17 @@ export async function startCluster(options: { name: string; logDir?: string }): 
       '--allow-privileged=true',
       '--disable-admission-plugins=ServiceAccount,TaintNodesByCondition',
       '--endpoint-reconciler-type=none', // see README: the `kubernetes` Service's endpoint cannot be 127.0.0.1
+      `--audit-policy-file=${join(stateDir, 'audit-policy.yaml')}`,
+      `--audit-log-path=${state.auditLog}`,
     ]);
     const admin = new Kube(state.adminKubeconfig);
     await waitUntil('kube-apiserver /readyz', 60_000, async () => (await admin.request('GET', '/readyz')) === 'ok');
     await admin.apply([readonlyClusterRole()]);
 
     log('starting kube-controller-manager and kube-scheduler');
+    const qps = options.apiQps ? [`--kube-api-qps=${options.apiQps}`, `--kube-api-burst=${options.apiQps * 2}`] : [];
     launch('kube-controller-manager', join(bin, 'kube-controller-manager'), [
+      ...qps,
       `--kubeconfig=${state.adminKubeconfig}`,
       '--controllers=deployment,replicaset,endpointslice,garbagecollector,namespace,podgc,resourcequota,disruption',
       '--leader-elect=false',
@@ -141,6 +163,7 @@ export async function startCluster(options: { name: string; logDir?: string }): 
       '--secure-port=0',
     ]);
     launch('kube-scheduler', join(bin, 'kube-scheduler'), [
+      ...qps,
       `--kubeconfig=${state.adminKubeconfig}`,
       '--leader-elect=false',
       '--bind-address=127.0.0.1',
@@ -239,6 +262,19 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/**
+ * Only user `audited` is recorded, with each answer (level RequestResponse: e2e tests count the objects of every
+ * list answer); the components and the other users, which send most of the traffic, are not.
+ */
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: RequestResponse
+    users: [audited]
+  - level: None
+`;
+
 const OPENSSL_CONFIG = `[req]
 distinguished_name = dn
 [dn]
@@ -266,6 +302,7 @@ function makePki(dir: string): void {
   issue('apiserver', '/CN=kube-apiserver', 'server');
   issue('admin', '/O=system:masters/CN=admin', 'client');
   issue('limited', '/CN=limited', 'client');
+  issue('audited', '/O=system:masters/CN=audited', 'client');
   openssl('genrsa', '-out', 'sa.key', '2048');
   openssl('rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub');
 }

@@ -5,12 +5,21 @@ import { errorText, log, microTime, rfc3339, sleep } from './common.ts';
 
 export type FakeNode = { name: string; ip: string; subnet: number };
 
-export const FAKE_NODES: FakeNode[] = [
-  { name: 'standin-node-1', ip: '172.18.0.2', subnet: 1 },
-  { name: 'standin-node-2', ip: '172.18.0.3', subnet: 2 },
-];
+/**
+ * How many fake nodes: 2, or STANDIN_NODES (1–250) for the benchmarks' thousands of pods. Each node has its own /24
+ * of pod IPs (10.244.<n>.0/24, the controller manager's default --node-cidr-mask-size), so a node holds at most 253
+ * pods however high its capacity: big clusters get more nodes, as real ones do.
+ */
+export function fakeNodeCount(text = process.env.STANDIN_NODES): number {
+  if (text === undefined || text === '') return 2;
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > 250) throw new Error(`STANDIN_NODES must be a whole number from 1 to 250, not ${JSON.stringify(text)}`);
+  return count;
+}
 
-// STANDIN_NODE_PODS raises the pod capacity (the kubelet's default is 110) for the 300-replica benchmarks in bench/.
+export const FAKE_NODES: FakeNode[] = Array.from({ length: fakeNodeCount() }, (_, i) => ({ name: `standin-node-${i + 1}`, ip: `172.18.${Math.floor((i + 2) / 256)}.${(i + 2) % 256}`, subnet: i + 1 }));
+
+// STANDIN_NODE_PODS raises the pod capacity (the kubelet's default --max-pods is 110) for the benchmarks in bench/.
 const RESOURCES = { cpu: '32', memory: '128Gi', pods: process.env.STANDIN_NODE_PODS || '110', 'ephemeral-storage': '500Gi' };
 
 function nodeStatus(node: FakeNode, registeredAt: number, now: number) {

@@ -3,7 +3,7 @@
 // nothing before every store has answered once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Query } from '../../../src/kube/snapshot.ts';
-import { RolloutStream, type RolloutUpdate, type Store } from '../../../src/services/live-rollout.ts';
+import { RolloutStream, sharedStores, type RolloutUpdate, type Store } from '../../../src/services/live-rollout.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
 import { deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice } from '../fixtures/rollout.ts';
 
@@ -44,7 +44,7 @@ class FakeStore implements Store {
   }
 }
 
-const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}`;
+const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}${q.fieldSelector ? `#${q.fieldSelector}` : ''}`;
 
 function harness(debounceMs = 100) {
   const stores = new Map<string, FakeStore>();
@@ -63,12 +63,13 @@ function harness(debounceMs = 100) {
       if (!s) throw new Error(`no store ${k}; have ${[...stores.keys()].join(', ')}`);
       return s;
     };
-    get('deployments@shop').list([deployment()]);
+    get('deployments@shop#metadata.name=web').list([deployment()]);
     get('replicasets@shop?app=web').list([replicaSet('1'), replicaSet('2')]);
     get('pods@shop?app=web').list([pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })]);
     get('services@shop').list([service()]);
     get('endpointslices@shop').list([slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])]);
-    get('events@shop').list([]);
+    get('events@shop#type=Warning').list([]);
+    get('events@shop#type=Normal,involvedObject.kind=Deployment,involvedObject.name=web').list([]);
     get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
     get('haproxycfgs').list(inputs.haproxyCfgs.items);
     get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
@@ -124,12 +125,12 @@ describe('RolloutStream', () => {
     expect(h.updates[1]!.model.newPods[0]!.gate.state).toBe('True');
 
     const gone = Object.assign(new Error('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)'), { kind: 'Unreachable' });
-    h.stores.get('events@shop')!.fail(gone);
+    h.stores.get('events@shop#type=Warning')!.fail(gone);
     vi.advanceTimersByTime(150);
     expect(h.updates).toHaveLength(3);
     expect(h.updates[2]!.problem).toBe('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)');
 
-    h.stores.get('events@shop')!.list([]);
+    h.stores.get('events@shop#type=Warning')!.list([]);
     vi.advanceTimersByTime(150);
     expect(h.updates).toHaveLength(4);
     expect(h.updates[3]!.problem).toBeUndefined();
@@ -191,4 +192,55 @@ describe('RolloutStream', () => {
     expect(h.fatal).toEqual([]);
     expect(h.updates).toHaveLength(1);
   });
+
+  it('followers of several Deployments share one store per list (started by the first, stopped by the last), each seeing its own objects', () => {
+    const created: FakeStore[] = [];
+    const open = sharedStores((query, onChange) => {
+      const store = new FakeStore(query, onChange);
+      created.push(store);
+      return store;
+    });
+    /** the same objects for Deployment api: its own names, labels and uids */
+    const twin = <T>(o: T): T => JSON.parse(JSON.stringify(o).replaceAll('web', 'api').replaceAll('"d-1"', '"d-2"').replaceAll('"rs-', '"ars-'));
+    const web = deployment();
+    const api = twin(web);
+    const updates: Record<string, RolloutUpdate[]> = { web: [], api: [] };
+    const streams = [web, api].map((d) => new RolloutStream(open, d, { conditionType: GATE, drained: false, onUpdate: (u) => updates[d.metadata.name]!.push(u), debounceMs: 100, tickMs: 60_000, now: () => NOW }, { deployments: [web, api] }));
+    expect(created).toHaveLength(12);
+    const byKey = new Map(created.map((s) => [key(s.query), s]));
+    expect(byKey.size).toBe(12);
+    for (const s of streams) s.start();
+    expect(created.every((s) => s.started)).toBe(true);
+    const get = (k: string) => byKey.get(k) ?? raise(`no store ${k}; have ${[...byKey.keys()].join(', ')}`);
+    const webPods = [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })];
+    const inputs = hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] });
+    get('deployments@shop').list([web, api]);
+    get('replicasets@shop?app in (api,web)').list([replicaSet('1'), replicaSet('2'), twin(replicaSet('1')), twin(replicaSet('2'))]);
+    get('pods@shop?app in (api,web)').list([...webPods, ...twin(webPods)]);
+    get('services@shop').list([service(), twin(service())]);
+    get('endpointslices@shop').list([]);
+    get('events@shop#type=Warning').list([]);
+    get('events@shop#type=Normal,involvedObject.kind=Deployment').list([]);
+    get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
+    get('haproxycfgs').list(inputs.haproxyCfgs.items);
+    get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
+    get('clusterroles').list(inputs.clusterRoles.items);
+    get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+    vi.advanceTimersByTime(150);
+    // both followers opened the Lease store of HAPTIC's namespace: one store
+    expect(created.filter((s) => s.query.resource.plural === 'leases')).toHaveLength(1);
+    created.find((s) => s.query.resource.plural === 'leases')!.list(inputs.leases.items);
+    vi.advanceTimersByTime(150);
+    expect(updates.web!.at(-1)!.model.newPods.map((p) => p.name)).toEqual(['web-new-1']);
+    expect(updates.api!.at(-1)!.model.newPods.map((p) => p.name)).toEqual(['api-new-1']);
+    expect(updates.api!.at(-1)!.model.oldPods.map((p) => p.name)).toEqual(['api-old-1']);
+    streams[0]!.stop();
+    expect(created.some((s) => s.stopped)).toBe(false);
+    streams[1]!.stop();
+    expect(created.every((s) => s.stopped)).toBe(true);
+  });
 });
+
+function raise(message: string): never {
+  throw new Error(message);
+}

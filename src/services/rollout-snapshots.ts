@@ -1,0 +1,24 @@
+import type { KubeClient } from '../kube/client.ts';
+import { loadRollouts } from '../kube/rollout-snapshot.ts';
+import { trimObject } from '../kube/trim.ts';
+import { buildHaptic } from '../model/haptic.ts';
+import { buildRollout, type RolloutModel } from '../model/rollout.ts';
+import { splitRollouts } from '../model/rollout-inputs.ts';
+import type { RolloutSnapshot } from '../types/snapshot.ts';
+import { resolveDeployments, type TargetSelection } from './targets.ts';
+
+/**
+ * The Deployments a selection names and, for all of them at once, the objects their rollouts are made of, split
+ * into one snapshot each: one round of a constant number of lists (rolloutQueries), whatever their number.
+ */
+export async function rolloutSnapshots(client: KubeClient, selection: TargetSelection): Promise<RolloutSnapshot[]> {
+  const deployments = await resolveDeployments(client, selection, trimObject);
+  if (!deployments.length) return [];
+  return splitRollouts(deployments, await loadRollouts(client, deployments));
+}
+
+/** One model per snapshot; HAPTIC's part, built from objects they all share, is built once for all of them. */
+export function rolloutModels(snapshots: RolloutSnapshot[], now: number, gateType: string): RolloutModel[] {
+  const haptic = snapshots[0] && buildHaptic(snapshots[0].haptic, now);
+  return snapshots.map((s) => buildRollout(s, now, { gateType, haptic: s.haptic === snapshots[0]?.haptic ? haptic : undefined }));
+}
