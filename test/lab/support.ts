@@ -1,63 +1,24 @@
-// Manifests for the lab's tests and scenarios: the lab's HTTP server as a Deployment, its Service.
+// Helpers of the lab's tests: the manifests (manifests.ts), ready pods, HAPTIC's HAProxy, the gate.
 import type { Obj } from '../cluster/standins/common.ts';
-import { adminApi, type KubeObject } from '../e2e/support.ts';
+import { adminApi } from '../e2e/support.ts';
+import { GATE } from './manifests.ts';
 
-export const LAB_HTTP_IMAGE = 'lab.kubectl-haptic.dev/http-server:1';
-export const GATE = 'haproxy-haptic.org/load-balancer-ready';
-
-export type LabAppOptions = {
-  name: string;
-  namespace: string;
-  replicas?: number;
-  gated?: boolean;
-  env?: Record<string, string>;
-  preStop?: object;
-  terminationGracePeriodSeconds?: number;
-  maxSurge?: number | string;
-  maxUnavailable?: number | string;
-};
-
-/** The lab's HTTP server, probed on /healthz every second. */
-export function labApp(o: LabAppOptions): KubeObject {
-  const labels = { app: o.name };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: o.name, namespace: o.namespace, labels },
-    spec: {
-      replicas: o.replicas ?? 1,
-      selector: { matchLabels: labels },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' } },
-      template: {
-        metadata: { labels },
-        spec: {
-          ...(o.gated ? { readinessGates: [{ conditionType: GATE }] } : {}),
-          terminationGracePeriodSeconds: o.terminationGracePeriodSeconds ?? 10,
-          containers: [{
-            name: 'app',
-            image: LAB_HTTP_IMAGE,
-            ports: [{ name: 'http', containerPort: 8080 }],
-            env: Object.entries(o.env ?? {}).map(([name, value]) => ({ name, value })),
-            readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1, failureThreshold: 1 },
-            ...(o.preStop ? { lifecycle: { preStop: o.preStop } } : {}),
-          }],
-        },
-      },
-    },
-  };
-}
-
-export function labService(o: { name: string; namespace: string; selector?: Record<string, string>; port?: number; targetPort?: string | number }): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: o.name, namespace: o.namespace },
-    spec: { selector: o.selector ?? { app: o.name }, ports: [{ name: 'http', port: o.port ?? 80, targetPort: o.targetPort ?? 'http' }] },
-  };
-}
+export { GATE, LAB_HTTP_IMAGE, labApp, labService, type LabAppOptions } from './manifests.ts';
 
 /** The pods of a namespace whose Ready condition is True. */
 export async function readyPods(namespace: string): Promise<Obj[]> {
   const pods = await adminApi().list<Obj>('v1', 'Pod', { namespace });
   return pods.filter((p) => !p.metadata.deletionTimestamp && p.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True'));
+}
+
+/** HAPTIC's HAProxy in the lab: the Service in front of it, and its pods' IPs. */
+export async function hapticHAProxy(): Promise<{ url: string; podIPs: string[] }> {
+  const api = adminApi();
+  const svc = await api.get<Obj>('v1', 'Service', 'haptic-haproxy', 'haptic');
+  const pods = await api.list<Obj>('v1', 'Pod', { namespace: 'haptic', labelSelector: 'app.kubernetes.io/component=loadbalancer,app.kubernetes.io/instance=haptic' });
+  return { url: `http://${svc.spec.clusterIP}/`, podIPs: pods.filter((p) => p.status?.podIP && !p.metadata.deletionTimestamp).map((p) => p.status.podIP) };
+}
+
+export function gateOf(pod: Obj): string | undefined {
+  return pod.status?.conditions?.find((c: { type: string }) => c.type === GATE)?.status;
 }

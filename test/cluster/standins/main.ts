@@ -45,7 +45,8 @@ try {
     : undefined;
   if (lab) stopLab = () => lab.runtime.stopAll();
   await runNodeStandIn(kube, controller.signal, lab?.runtime);
-  await runHapticStandIn(kube, controller.signal, leaseDurationSeconds);
+  await runHapticStandIn(kube, controller.signal, leaseDurationSeconds, lab?.haproxy);
+  await lab?.exposeHAProxy();
   process.stdout.write('READY\n');
 } catch (error) {
   log('standins', `failed to start: ${errorText(error)}`);

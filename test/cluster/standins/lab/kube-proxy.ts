@@ -4,8 +4,11 @@
 // usable endpoint is rejected (the client sees "connection refused"). Usable endpoints are the ready ones; when
 // none is ready, the serving ones that are terminating (KEP-1669, "ProxyTerminatingEndpoints"). TCP only, no
 // session affinity, no NodePorts, no masquerading (so a pod cannot reach itself through its own Service).
-// It resyncs on every Service or EndpointSlice change, but at most once per min-sync-period (kube-proxy's
-// --min-sync-period, 1 s by default): what it programs trails the API by up to that long, as kube-proxy does.
+// A change reaches the rules `propagationMs` after kube-proxy sees it, and syncs happen at most once per
+// min-sync-period (kube-proxy's --min-sync-period, 1 s by default). The propagation stands for what makes a real
+// node lag behind the API: the EndpointSlice update reaching every node's kube-proxy, its sync queue in a busy
+// cluster, the time an iptables/nftables restore takes. Kubernetes' docs say endpoint removal "propagates" while
+// the pod is already terminating ("Termination of Pods"); seed 004 measured 5 to 10 s on GKE; the lab uses 2 s.
 import { spawn } from 'node:child_process';
 import type { Kube } from '../../kube.ts';
 import { errorText, informerLog, log, type Obj } from '../common.ts';
@@ -79,7 +82,7 @@ function nft(script: string): Promise<void> {
   });
 }
 
-export async function runKubeProxy(kube: Kube, signal: AbortSignal, minSyncMs = 1000): Promise<void> {
+export async function runKubeProxy(kube: Kube, signal: AbortSignal, propagationMs = 2000, minSyncMs = 1000): Promise<void> {
   let last = 0;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -107,12 +110,12 @@ export async function runKubeProxy(kube: Kube, signal: AbortSignal, minSyncMs = 
     timer = setTimeout(() => {
       timer = undefined;
       void sync();
-    }, Math.max(0, last + minSyncMs - Date.now()));
+    }, Math.max(propagationMs, last + minSyncMs - Date.now()));
   };
   const services = await kube.informer<Obj>('v1', 'Service', {}, { onObject: changed, onError: informerLog('kube-proxy: services') }, signal);
   const slices = await kube.informer<Obj>('discovery.k8s.io/v1', 'EndpointSlice', {}, { onObject: changed, onError: informerLog('kube-proxy: endpointslices') }, signal);
   await Promise.all([services.whenSynced, slices.whenSynced]);
   await sync();
   signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
-  log('kube-proxy', `Service ClusterIPs programmed in nftables table ip ${TABLE} (min sync period ${minSyncMs} ms)`);
+  log('kube-proxy', `Service ClusterIPs programmed in nftables table ip ${TABLE} (changes applied ${propagationMs} ms after seen, min sync period ${minSyncMs} ms)`);
 }
