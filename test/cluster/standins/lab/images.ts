@@ -102,7 +102,7 @@ export function hostPath(path: string, container: ContainerSpec, podDir: string)
 export function containerPlan(
   container: ContainerSpec,
   podImages: string[],
-  ctx: { repoRoot: string; node: string; podDir: string; pod: { name: string; namespace: string; podIP: string } },
+  ctx: { repoRoot: string; node: string; podDir: string; pod: { name: string; namespace: string; podIP: string }; probeTally?: string },
 ): ContainerPlan | undefined {
   const kind = imageKind(container.image, podImages);
   if (!kind) return undefined;
@@ -115,7 +115,7 @@ export function containerPlan(
     }
     case 'probe':
       // curlimages/curl runs drill's shell loop; the lab runs lab/probe.ts, which does what that loop does
-      return { kind, argv: [ctx.node, join(ctx.repoRoot, 'test/cluster/lab/probe.ts')], env, stopSignal };
+      return { kind, argv: [ctx.node, join(ctx.repoRoot, 'test/cluster/lab/probe.ts')], env: { ...env, ...(ctx.probeTally ? { LAB_PROBE_TALLY: ctx.probeTally } : {}) }, stopSignal };
     case 'haptic-haproxy': {
       // the agent owns the config and the sockets: HAProxy in master-worker mode, reloaded through its master socket
       const config = join(ctx.podDir, 'haproxy.cfg');

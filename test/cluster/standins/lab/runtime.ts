@@ -67,6 +67,7 @@ export class LabRuntime implements PodRuntime {
   constructor(opts: { kube: Kube; labNetns: string; labDir: string; repoRoot: string; node: string }) {
     this.opts = opts;
     mkdirSync(join(opts.labDir, 'p'), { recursive: true });
+    mkdirSync(join(opts.labDir, 'probes'), { recursive: true });
   }
 
   attach(onChange: (key: string) => void): void {
@@ -160,7 +161,9 @@ export class LabRuntime implements PodRuntime {
     lab.sandbox = await createSandbox(this.opts.labNetns, lab.uid, podIP);
     const images = (pod.spec.containers as Container[]).map((c) => c.image);
     for (const spec of pod.spec.containers as Container[]) {
-      const plan = containerPlan(spec, images, { repoRoot: this.opts.repoRoot, node: this.opts.node, podDir: lab.dir, pod: { name: pod.metadata.name, namespace: pod.metadata.namespace!, podIP } });
+      // the probe's own count outlives the pod (the lab's tests read it after drill deleted the pod)
+      const probeTally = join(this.opts.labDir, 'probes', `${pod.metadata.namespace}_${pod.metadata.name}.jsonl`);
+      const plan = containerPlan(spec, images, { repoRoot: this.opts.repoRoot, node: this.opts.node, podDir: lab.dir, pod: { name: pod.metadata.name, namespace: pod.metadata.namespace!, podIP }, probeTally });
       const probe = plan ? probeSpec(spec.readinessProbe as never) : undefined;
       const run: Run = { name: spec.name, restarts: 0, state: 'running', startedAt: Date.now(), ready: plan === undefined, spec, probeState: INITIAL, ...(plan ? { plan } : {}), ...(probe ? { probe } : {}) };
       lab.runs.set(spec.name, run);
