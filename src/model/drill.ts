@@ -149,7 +149,8 @@ export interface DrillReport {
   /** the probe's first and last counted requests */
   startedAt?: string | undefined;
   finishedAt?: string | undefined;
-  rollout: { outcome: DrillOutcome; restartedAt?: string | undefined; report?: RolloutReport | undefined };
+  /** durationMs: from the restart (else from when the rollout was first seen progressing) to complete and drained */
+  rollout: { outcome: DrillOutcome; restartedAt?: string | undefined; durationMs?: number | undefined; report?: RolloutReport | undefined };
   requests: number;
   failed: number;
   failures: Record<FailureClass, number>;
@@ -170,6 +171,9 @@ export function buildDrillReport(input: {
   probe: DrillReport['probe'];
   outcome: DrillOutcome;
   restartedAt?: number | undefined;
+  /** when the rollout was first seen progressing, and seen complete and drained */
+  progressingAt?: number | undefined;
+  doneAt?: number | undefined;
   history?: RolloutHistory | undefined;
   report?: RolloutReport | undefined;
   log: string;
@@ -195,7 +199,12 @@ export function buildDrillReport(input: {
     probe: input.probe,
     startedAt: requests.length ? iso(Math.min(...requests.map((r) => r.startedAt))) : undefined,
     finishedAt: requests.length ? iso(Math.max(...requests.map((r) => r.endedAt))) : undefined,
-    rollout: { outcome: input.outcome, restartedAt: input.restartedAt === undefined ? undefined : iso(input.restartedAt), report: input.report },
+    rollout: {
+      outcome: input.outcome,
+      restartedAt: input.restartedAt === undefined ? undefined : iso(input.restartedAt),
+      durationMs: input.doneAt === undefined ? undefined : input.doneAt - (input.restartedAt ?? input.progressingAt ?? input.doneAt),
+      report: input.report,
+    },
     requests: requests.length,
     failed,
     failures,

@@ -183,7 +183,7 @@ async function waitRunning(client: KubeClient, namespace: string, name: string, 
   }
 }
 
-type Followed = { outcome: DrillOutcome; history?: RolloutHistory | undefined; report?: RolloutReport | undefined };
+type Followed = { outcome: DrillOutcome; history?: RolloutHistory | undefined; report?: RolloutReport | undefined; progressingAt?: number | undefined; doneAt?: number | undefined };
 
 /**
  * Follows the rollout (as status --wait --drained) until it is complete and drained after having progressed —
@@ -197,6 +197,7 @@ async function follow(client: KubeClient, plan: DrillPlan, req: DrillRequest, ho
     fail = reject;
   });
   let last: RolloutUpdate | undefined;
+  let progressingAt: number | undefined;
   const follower = followRollout(client, plan.deployment, {
     conditionType: req.conditionType,
     drained: true,
@@ -206,8 +207,10 @@ async function follow(client: KubeClient, plan: DrillPlan, req: DrillRequest, ho
       hooks.onUpdate(update);
       const generation = started();
       const current = req.restart ? generation !== undefined && update.model.observedGeneration >= generation : true;
-      if (update.model.phase === 'failed' && current) settle({ outcome: 'failed', history: update.history });
-      else if (update.done && update.history.progressed && current) settle({ outcome: 'complete', history: update.history, report: update.report });
+      const now = (hooks.now ?? Date.now)();
+      if (!update.done && current) progressingAt ??= now;
+      if (update.model.phase === 'failed' && current) settle({ outcome: 'failed', history: update.history, progressingAt });
+      else if (update.done && update.history.progressed && current) settle({ outcome: 'complete', history: update.history, report: update.report, progressingAt, doneAt: now });
     },
   });
   follower.start();
@@ -263,6 +266,8 @@ export async function runDrill(client: KubeClient, plan: DrillPlan, req: DrillRe
       probe: { pod: name, image: req.image, intervalMs: req.intervalMs, timeoutMs: req.probeTimeoutMs },
       outcome: result.outcome,
       restartedAt,
+      progressingAt: result.progressingAt,
+      doneAt: result.doneAt,
       history: result.history,
       report: result.report,
       log: typeof log === 'string' ? log : '',

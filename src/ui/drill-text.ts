@@ -22,9 +22,9 @@ export function drillText(r: DrillReport, paint: Painter): string {
   const via = r.target.via === 'haproxy' ? `through HAPTIC's HAProxy (service ${r.target.service}) with Host ${r.target.host}` : `service ${r.target.service}`;
   lines.push(`  probe     pod/${r.probe.pod} (${r.probe.image}): GET ${r.target.url} every ${r.probe.intervalMs}ms, ${duration(r.probe.timeoutMs)} timeout, ${via}`);
   const rollout = r.rollout.outcome === 'complete'
-    ? `complete, old pods gone${r.rollout.report?.totalMs !== undefined ? `, ${duration(r.rollout.report.totalMs)} as followed` : ''}`
+    ? `complete, old pods gone${r.rollout.durationMs !== undefined ? ` ${duration(r.rollout.durationMs)} after the ${r.rollout.restartedAt ? 'restart' : 'rollout started'}` : ''}`
     : r.rollout.outcome === 'failed' ? paint('red', 'failed (progress deadline exceeded)') : paint('yellow', 'not done when --timeout ran out');
-  lines.push(`  rollout   ${rollout}${r.rollout.restartedAt ? ` (restarted ${new Date(r.rollout.restartedAt).toISOString().slice(11, 19)} UTC)` : ''}`);
+  lines.push(`  rollout   ${rollout}${r.rollout.restartedAt ? ` (restarted at ${new Date(r.rollout.restartedAt).toISOString().slice(11, 19)} UTC)` : ''}`);
   lines.push(`  failures  ${FAILURE_CLASSES.map((c) => `${CLASS_WORDS[c]} ${r.failures[c]}`).join(' · ')}`);
   if (r.groups.length) {
     const rows = r.groups.map((g) => {

@@ -103,6 +103,13 @@ describe('buildDrillReport', () => {
     ]);
   });
 
+  it('times the rollout from the restart, else from when it was first seen progressing, to complete and drained', () => {
+    const done = { deployment: 'web', namespace: 'shop', target, probe, outcome: 'complete' as const, log: '', doneAt: T0 + 6200 };
+    expect(buildDrillReport({ ...done, restartedAt: T0 + 200, progressingAt: T0 + 300 }).rollout.durationMs).toBe(6000);
+    expect(buildDrillReport({ ...done, progressingAt: T0 + 1200 }).rollout.durationMs).toBe(5000);
+    expect(buildDrillReport({ ...done, doneAt: undefined }).rollout.durationMs).toBeUndefined();
+  });
+
   it('says no-failures when every request succeeded, and counts nothing from an empty log', () => {
     expect(buildDrillReport({ deployment: 'web', namespace: 'shop', target, probe, outcome: 'complete', log: `${ts(1)} 1 0 200 0.001\n` })).toMatchObject({ requests: 1, failed: 0, verdict: 'no-failures', groups: [] });
     expect(buildDrillReport({ deployment: 'web', namespace: 'shop', target, probe, outcome: 'timeout', log: '' })).toMatchObject({ requests: 0, failed: 0, startedAt: undefined });

@@ -28,11 +28,11 @@ const lines = (...l: string[]) => `${l.join('\n')}\n`;
 describe('drillText', () => {
   it('shows the probe, the rollout, failures by class and each group against the change before it', () => {
     const log = lines(`${ts(3000)} 1 0 200 0.002`, `${ts(4200)} 2 0 503 0.010`, `${ts(4300)} 3 0 503 0.010`, `${ts(4400)} 4 7 000 0.000`, `${ts(5000)} 5 0 200 0.002`);
-    const report = buildDrillReport({ ...base, outcome: 'complete', log });
+    const report = buildDrillReport({ ...base, outcome: 'complete', doneAt: T0 + 6300, log });
     expect(drillText(report, painter(false))).toBe([
       'drill deployment.apps/web -n shop: 5 requests, 3 failed',
       '  probe     pod/haptic-drill-web-x7k2p (curlimages/curl:8.11.1): GET http://10.96.0.12:80/ every 100ms, 2.0s timeout, service shop/web',
-      '  rollout   complete, old pods gone (restarted 10:00:00 UTC)',
+      '  rollout   complete, old pods gone 6.3s after the restart (restarted at 10:00:00 UTC)',
       '  failures  connection refused 1 · connection reset 0 · timeout 0 · HTTP 5xx 2 · other 0',
       '',
       '  FAILED   CLASS                WHEN (from the restart)   CLOSEST ROLLOUT CHANGE BEFORE THEM',
