@@ -2,12 +2,12 @@
 // the same that `npm run lab` prints). A single-replica rollout drops requests without the readiness gate and none
 // with it; seed 004's HAProxy shutdown trap drops requests and its fix none.
 import { describe, expect, it } from 'vitest';
-import { adminApi } from '../e2e/support.ts';
+import { cluster } from '../e2e/support.ts';
 import { resultsTable, runScenario, type ScenarioResult } from './scenarios.ts';
 
 const results: ScenarioResult[] = [];
 const run = async (name: Parameters<typeof runScenario>[1]) => {
-  const result = await runScenario(adminApi(), name, undefined, (line) => process.stderr.write(`[lab] ${line}\n`));
+  const result = await runScenario(cluster().adminKubeconfig, name, undefined, (line) => process.stderr.write(`[lab] ${line}\n`));
   results.push(result);
   process.stderr.write(resultsTable([result]));
   return result.counts;

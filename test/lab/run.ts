@@ -7,7 +7,6 @@
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { startCluster, stopCluster } from '../cluster/cluster.ts';
-import { Kube } from '../cluster/kube.ts';
 import { createLabNetns, deleteLabNetns, insideNetns, labNetnsName, labUnavailable } from '../cluster/lab/netns.ts';
 import { resultsTable, runScenario, SCENARIOS, type ScenarioName, type ScenarioResult } from './scenarios.ts';
 
@@ -47,8 +46,7 @@ process.on('SIGINT', () => {
 const results: ScenarioResult[] = [];
 try {
   const state = await startCluster({ name: NAME, lab: { netns } });
-  const kube = new Kube(state.adminKubeconfig);
-  for (const name of chosen) results.push(await runScenario(kube, name, undefined, log));
+  for (const name of chosen) results.push(await runScenario(state.adminKubeconfig, name, undefined, log));
 } catch (error) {
   process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

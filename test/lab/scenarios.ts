@@ -5,15 +5,18 @@
 // - ungated / gated: one replica of the lab's HTTP server behind HAPTIC's HAProxy (its pods run real HAProxy), a
 //   rolling update that starts the new pod before stopping the old one (maxSurge 1, maxUnavailable 0). Without the
 //   gate the old pod is stopped as soon as the new one is Ready, while HAProxy still routes only to the old one;
-//   with it, only once every HAProxy pod routes to the new one.
+//   with it, only once every HAProxy pod routes to the new one. HAPTIC takes 2 s to bring a change to each HAProxy
+//   pod here (the deployDelayMs knob): HAPTIC's ADR-0022 measured a route's propagation at about 1 s tuned and
+//   "seconds by default"; the stand-in's own default, 0.5–1 s, races the Deployment controller's scale-down.
 // - haproxy-trap / haproxy-fixed: seed 004's HAProxy tier, two replicas of a plain HAProxy (master-worker, an image
 //   that stops on SIGTERM, config from a ConfigMap) in front of the lab's server, rolled while the load goes through its
 //   Service. The trap: no preStop, so SIGTERM hard-stops HAProxy (connections in flight are reset) while
 //   kube-proxy still sends it new ones; the fix: a preStop that sleeps, sends SIGUSR1 (soft stop), sleeps, and
 //   hard-stop-after bounding the soft stop.
-import type { Kube, KubeObject } from '../cluster/kube.ts';
+import { Kube, type KubeObject } from '../cluster/kube.ts';
 import { type Counts, get, Load } from '../cluster/lab/load.ts';
 import type { Obj } from '../cluster/standins/common.ts';
+import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
 import { labApp, labService } from './manifests.ts';
 
 export const SCENARIOS = ['ungated', 'gated', 'haproxy-trap', 'haproxy-fixed'] as const;
@@ -33,6 +36,8 @@ export type LoadSettings = { concurrency: number; intervalMs: number; timeoutMs:
 export const DEFAULT_LOAD: LoadSettings = { concurrency: 8, intervalMs: 20, timeoutMs: 5000, delayMs: 20, minRequests: 2500, settleMs: 2000 };
 
 const EDGE_IMAGE = 'registry.example.com/platform/edge-haproxy:2.6';
+/** How long HAPTIC takes to bring a change to each HAProxy pod in the HAPTIC scenarios (see the header). */
+const HAPTIC_DEPLOY_MS = 2000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -161,8 +166,11 @@ async function prepare(kube: Kube, name: ScenarioName, namespace: string): Promi
  * Runs one scenario: load before, during and after a rollout; resolves with the counts. Its namespace is deleted
  * afterwards (not waited for).
  */
-export async function runScenario(kube: Kube, name: ScenarioName, settings: LoadSettings = DEFAULT_LOAD, log: (line: string) => void = () => {}): Promise<ScenarioResult> {
+export async function runScenario(kubeconfig: string, name: ScenarioName, settings: LoadSettings = DEFAULT_LOAD, log: (line: string) => void = () => {}): Promise<ScenarioResult> {
+  const kube = new Kube(kubeconfig);
   const namespace = await newNamespace(kube, `lab-${name}`);
+  const throughHaptic = name === 'ungated' || name === 'gated';
+  if (throughHaptic) await setKnobs(kubeconfig, { deployDelayMs: String(HAPTIC_DEPLOY_MS) as `${number}` });
   try {
     log(`${name}: deploying in namespace ${namespace}`);
     const target = await prepare(kube, name, namespace);
@@ -181,6 +189,7 @@ export async function runScenario(kube: Kube, name: ScenarioName, settings: Load
     log(`${name}: ${counts.requests} requests, ${counts.failed} failed (rollout ${(rolloutMs / 1000).toFixed(1)} s)`);
     return { name, description: DESCRIPTIONS[name], counts, rolloutMs, loadMs: Date.now() - loadStarted };
   } finally {
+    if (throughHaptic) await resetKnobs(kubeconfig);
     await kube.delete('v1', 'Namespace', namespace);
   }
 }
