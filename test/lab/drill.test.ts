@@ -2,8 +2,10 @@
 // probe.ts) sends real requests during a real rollout; drill's report, read through pods/log, says what the probe's
 // own count says, and no probe pod is left behind. A user without the rights drill needs is refused before
 // anything is created.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { repoRoot } from '../cluster/cluster.ts';
 import { describe, expect, it } from 'vitest';
 import type { Obj } from '../cluster/standins/common.ts';
 import { adminApi, cluster, grantReadOnly, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
@@ -73,5 +75,28 @@ describe('kubectl haptic drill in the lab', () => {
     });
     expect(r.stderr).toMatch(/^error: forbidden: drill needs in namespace "lab-drill-rbac-\S+": create pods \(creating the probe pod\), get pods\/log \(reading the probe's results\), delete pods \(deleting the probe pod\), patch deployments\.apps \(restarting the rollout\); nothing was created$/m);
     expect(await adminApi().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill' })).toEqual([]);
+  });
+
+  it('--dry-run shows the probe pod and the patch and creates nothing; Ctrl-C deletes the probe pod and exits 130', async () => {
+    const ns = await newNamespace('lab-drill-stop');
+    await deployed(ns, false);
+    const dry = await runPlugin(['drill', 'web', '-n', ns, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('# the probe pod drill would create\napiVersion: v1\nkind: Pod\n');
+    expect(dry.stdout).toContain('  generateName: haptic-drill-web-\n');
+    expect(dry.stdout).toMatch(/# then patch deployment\/web \(strategic merge\):\nspec:\n  template:\n    metadata:\n      annotations:\n        kubectl\.kubernetes\.io\/restartedAt: /);
+    expect(await adminApi().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill' })).toEqual([]);
+
+    const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), ['drill', 'web', '-n', ns, '--no-restart'], { env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await waitFor(() => /waiting for a rollout of deployment\/web to start/.test(stderr), { what: 'drill waiting for a rollout', timeoutMs: 90_000 });
+    const probe = /created pod\/(\S+)/.exec(stderr)![1]!;
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain(`deleted pod/${probe}`);
+    expect(stderr).toContain('interrupted: the probe pod was deleted; nothing is reported');
+    await noProbeLeft(ns);
   });
 });
