@@ -107,8 +107,9 @@ export class LabRuntime implements PodRuntime {
       this.pods.set(key, lab);
     }
     if (!lab.started) {
-      lab.started = true;
+      // a start that fails before any container runs (the sandbox could not be made) is tried again on the next pass
       await this.start(lab, pod, ctx.podIP!);
+      lab.started = true;
     }
     if (pod.metadata.deletionTimestamp && !lab.stopping) {
       lab.stopping = true;
