@@ -16,8 +16,15 @@ describe('lab pods', () => {
       const answer = await fetch(`http://${pod.status.podIP}:8080/`);
       expect(await answer.text()).toBe(`${pod.metadata.name}\n`);
     }
-    // every request on a new connection: kube-proxy's rule picks an endpoint at random for each
+    // every request on a new connection: kube-proxy's rule picks an endpoint at random for each. Its rules trail the
+    // API (2 s in the lab): wait for both pods to be in them, then every request must succeed
     const svc = await api.get<Obj>('v1', 'Service', 'web', ns);
+    const names = new Set<string>();
+    await waitFor(async () => {
+      const answer = await fetch(`http://${svc.spec.clusterIP}/`, { headers: { connection: 'close' } });
+      names.add((await answer.text()).trim());
+      return names.size === 2;
+    }, { what: 'both pods answering through the ClusterIP', timeoutMs: 30_000, intervalMs: 50 });
     const seen = new Map<string, number>();
     for (let i = 0; i < 40; i++) {
       const { outcome } = await get(`http://${svc.spec.clusterIP}/`, { timeoutMs: 2000 });

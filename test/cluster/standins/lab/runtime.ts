@@ -126,6 +126,11 @@ export class LabRuntime implements PodRuntime {
       lab.sandbox = undefined;
     }
     if (ended && pod.metadata.deletionTimestamp && !lab.removed) {
+      // the kubelet's status manager deletes the pod only once its final status is stored: a status write that
+      // lost a conflict is written again on the next pass (the watch brings the newer pod)
+      const statuses: { state?: { terminated?: unknown } }[] = pod.status?.containerStatuses ?? [];
+      const stored = statuses.length === pod.spec.containers.length && statuses.every((c) => c.state?.terminated);
+      if (!stored) return Date.now() + 200;
       lab.removed = true;
       await io.remove();
     }
