@@ -2,6 +2,7 @@
 import CompleteCommand from './commands/__complete.ts';
 import DisableGate from './commands/disable-gate.ts';
 import Doctor from './commands/doctor.ts';
+import Drill from './commands/drill.ts';
 import EnableGate from './commands/enable-gate.ts';
 import Status from './commands/status.ts';
 import WhyStalled from './commands/why-stalled.ts';
@@ -12,5 +13,6 @@ export const COMMANDS = {
   status: Status,
   'why-stalled': WhyStalled,
   doctor: Doctor,
+  drill: Drill,
   __complete: CompleteCommand,
 };
