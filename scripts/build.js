@@ -1,23 +1,34 @@
-// Bundles the plugin into dist/ with esbuild: one entry for the executable, one for oclif's command table, and
-// shared chunks, so start-up loads one file instead of hundreds of modules (Ink/React load only in watch mode).
+// Bundles the plugin with esbuild. `node scripts/build.js` writes dist/ for the npm install (bin/kubectl-haptic runs
+// dist/kubectl-haptic.js): the entry, oclif's command table and shared chunks, so start-up loads a few files instead
+// of hundreds of modules, and a command's code only when it runs. scripts/package.js bundles the single
+// executable's main (one file, as `node --build-sea` takes it) with the same options (`bundleOptions`).
+// Both embed package.json's oclif settings and oclif's manifest of the commands (`embedOclif`): oclif starts without
+// reading a package directory or loading a command module.
 import { build } from 'esbuild';
-import { renameSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Start-up is most of a one-shot command's time (see bench/README.md). Three things keep it short:
+ * Start-up is most of a one-shot command's time (see bench/README.md). These keep it short:
  * - @kubernetes/client-node is plain ESM without side effects (its only one, a `File` polyfill for Node 18, is moot
  *   on Node ≥ 22), but does not say so in package.json; told, esbuild drops the generated API and model classes
  *   (≈0.9 MB) that KubeConfig's import of `./gen/index.js` would otherwise keep.
  * - the bare import "undici" resolves to scripts/undici-lean.js, which loads only fetch, Agent and ProxyAgent.
  * - `import … from 'node:http'` becomes a require(): for an ESM import Node builds a facade that reads every export,
  *   and node:http's WebSocket/CloseEvent/MessageEvent getters load Node's own copy of undici (≈6 ms per start).
+ * And Ink's React DevTools bridge (ink/build/devtools.js) stays out: Ink imports it only when DEV=true and the
+ * react-devtools-core package resolves, which it never does here; left a dynamic import, it is never reached.
  */
 const leanDependencies = {
   name: 'lean-dependencies',
   setup(build) {
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
+    build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (args.importer.includes('/node_modules/ink/') ? { path: args.path, external: true } : undefined));
     build.onResolve({ filter: /^(node:)?http$/ }, (args) => (args.kind === 'import-statement' ? { path: 'node:http', namespace: 'cjs-builtin' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'cjs-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     build.onResolve({ filter: /.*/ }, async (args) => {
@@ -32,35 +43,101 @@ const leanDependencies = {
   },
 };
 
-// Build beside dist/ and swap it in, so a running plugin or test never sees a half-written bundle.
-const dist = new URL('../dist', import.meta.url).pathname;
-const next = `${dist}.next-${process.pid}`;
-const old = `${dist}.old-${process.pid}`;
-await build({
-  entryPoints: { 'kubectl-haptic': 'src/entry.ts', commands: 'src/commands.ts', 'hooks/command-not-found': 'src/hooks/command-not-found.ts' },
-  outdir: next,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  jsx: 'automatic',
-  minifySyntax: true,
-  legalComments: 'none',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  plugins: [leanDependencies],
-  // Ink loads React DevTools only when DEV=true; it is not shipped.
-  external: ['react-devtools-core'],
-  define: { 'process.env.NODE_ENV': '"production"' },
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-});
-rmSync(old, { recursive: true, force: true });
-try {
-  renameSync(dist, old);
-} catch {
-  // no previous build
+/** package.json's fields that oclif reads at run time; commands and hooks come from the embedded manifest instead. */
+export function embeddedPjson() {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+  const { commands: _commands, hooks: _hooks, ...oclif } = pkg.oclif;
+  return { name: pkg.name, version: pkg.version, description: pkg.description, type: pkg.type, oclif };
 }
-renameSync(next, dist);
-rmSync(old, { recursive: true, force: true });
+
+/**
+ * oclif's manifest of src/commands.ts, computed as `oclif manifest` does (oclif's own Plugin over the explicit
+ * command table, flag defaults marked noCacheDefault left out): the command table is bundled into a scratch folder
+ * and loaded in this process.
+ */
+export async function oclifManifest() {
+  const scratch = mkdtempSync(join(tmpdir(), 'kh-manifest-'));
+  try {
+    // oclif imports (rather than requires) the table of an ESM package; the table awaits its modules at top level
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module' }));
+    await build({ ...bundleOptions(), entryPoints: { commands: 'src/commands.ts' }, outdir: scratch, splitting: false, sourcemap: false, plugins: [leanDependencies] });
+    const { Plugin } = await import('@oclif/core');
+    const pjson = embeddedPjson();
+    const plugin = new Plugin({
+      root: scratch,
+      isRoot: true,
+      ignoreManifest: true,
+      errorOnManifestCreate: true,
+      respectNoCacheDefault: true,
+      pjson: { ...pjson, oclif: { ...pjson.oclif, commands: { strategy: 'explicit', target: './commands.js', identifier: 'COMMANDS' } } },
+    });
+    await plugin.load();
+    const { COMMANDS } = await import(pathToFileURL(join(scratch, 'commands.js')).href);
+    const missing = Object.keys(COMMANDS).filter((id) => !plugin.manifest.commands[id]);
+    if (missing.length) throw new Error(`oclif's manifest lacks ${missing.join(', ')}`);
+    return plugin.manifest;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The virtual module `kubectl-haptic:oclif` (declared in src/types/embedded.d.ts): `pjson` and `manifest`. */
+export function embedOclif(embedded) {
+  return {
+    name: 'embed-oclif',
+    setup(build) {
+      build.onResolve({ filter: /^kubectl-haptic:oclif$/ }, (args) => ({ path: args.path, namespace: 'embedded' }));
+      build.onLoad({ filter: /.*/, namespace: 'embedded' }, () => ({ contents: JSON.stringify(embedded), loader: 'json' }));
+    },
+  };
+}
+
+/** What every bundle of the plugin shares; `embedded` is { pjson, manifest } (see embedOclif). */
+export function bundleOptions(embedded) {
+  return {
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    jsx: 'automatic',
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: embedded ? [leanDependencies, embedOclif(embedded)] : [leanDependencies],
+    define: { 'process.env.NODE_ENV': '"production"' },
+    // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  };
+}
+
+/** The single executable's main: src/entry.ts and everything it may load, in one file. */
+export async function buildSeaMain(outfile, embedded) {
+  await build({ ...bundleOptions(embedded), entryPoints: ['src/entry.ts'], outfile, splitting: false, sourcemap: false });
+}
+
+/** dist/ for the npm install; built beside dist/ and swapped in, so a running plugin or test never sees half of it. */
+export async function buildDist(embedded) {
+  const dist = join(repoRoot, 'dist');
+  const next = `${dist}.next-${process.pid}`;
+  const old = `${dist}.old-${process.pid}`;
+  await build({
+    ...bundleOptions(embedded),
+    entryPoints: { 'kubectl-haptic': 'src/entry.ts', commands: 'src/commands.ts' },
+    outdir: next,
+    splitting: true,
+    sourcemap: 'linked',
+  });
+  rmSync(old, { recursive: true, force: true });
+  try {
+    renameSync(dist, old);
+  } catch {
+    // no previous build
+  }
+  renameSync(next, dist);
+  rmSync(old, { recursive: true, force: true });
+}
+
+if (import.meta.main) {
+  process.chdir(repoRoot);
+  await buildDist({ pjson: embeddedPjson(), manifest: await oclifManifest() });
+}

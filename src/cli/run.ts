@@ -1,5 +1,84 @@
-import { execute } from '@oclif/core';
+// Starts oclif from what the build embedded: package.json's oclif settings and oclif's manifest of every command
+// (ids, flags, args, help texts), so neither a package directory nor a command module is read before a command
+// runs. The single executable has no package directory at all; the npm bundle starts the same way.
+import { Config, Errors, flush, Plugin, type Command, type Interfaces } from '@oclif/core';
+import { loadHelpClass, normalizeArgv } from '@oclif/core/help';
+import { redact } from '../lib/redact.ts';
+import { ExitCode } from './errors.ts';
 
-export async function run(): Promise<void> {
-  await execute({ dir: import.meta.url });
+export interface Embedded {
+  /** package.json's name, version and oclif settings */
+  pjson: Interfaces.PJSON;
+  /** oclif's manifest of the command table, as `oclif manifest` writes it */
+  manifest: Interfaces.Manifest;
+  /** where the plugin runs from: the package's folder, or the executable's */
+  root: string;
+  /** loads the class of one command */
+  load(id: string): Promise<Command.Class>;
+}
+
+/** oclif's root plugin, filled in from the embedded manifest instead of reading package.json and command modules. */
+export function embeddedPlugin(embedded: Embedded): Plugin {
+  const { pjson, manifest, root } = embedded;
+  const plugin = new Plugin({ root, pjson, isRoot: true, type: 'core' });
+  const load = async (id: string): Promise<Command.Class> => {
+    const command = await embedded.load(id);
+    command.id = id;
+    command.plugin = plugin;
+    return command;
+  };
+  Object.assign(plugin, {
+    name: pjson.name,
+    alias: pjson.name,
+    version: pjson.version,
+    pjson,
+    root,
+    type: 'core',
+    isRoot: true,
+    valid: true,
+    hooks: {},
+    moduleType: 'module',
+    manifest,
+    hasManifest: true,
+    commandIDs: Object.keys(manifest.commands),
+    commands: Object.entries(manifest.commands)
+      .map(([id, cached]) => ({ ...cached, pluginAlias: pjson.name, pluginType: 'core', load: () => load(id) }))
+      .sort((a, b) => a.id.localeCompare(b.id)),
+  });
+  return plugin;
+}
+
+/** oclif's `execute()` for the embedded plugin: --version, --help, the command, and oclif's handling of its errors. */
+export async function run(embedded: Embedded, argv = process.argv.slice(2)): Promise<void> {
+  try {
+    const plugin = embeddedPlugin(embedded);
+    const config = await Config.load({ root: embedded.root, pjson: embedded.pjson, plugins: new Map([[plugin.name, plugin]]) });
+    await dispatch(config, argv);
+    await flush();
+  } catch (error) {
+    await Errors.handle(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/** As oclif's main: --version first, then help, then the command; an unknown command is a usage error like kubectl's. */
+async function dispatch(config: Config, argv: string[]): Promise<void> {
+  if (argv[0] === '--version') {
+    process.stdout.write(`${config.userAgent}\n`);
+    return;
+  }
+  const helpFlags = ['--help', ...(config.pjson.oclif.additionalHelpFlags ?? [])];
+  const end = argv.indexOf('--');
+  const beforeEnd = end === -1 ? argv : argv.slice(0, end);
+  if (argv.length === 0 || beforeEnd.some((a) => helpFlags.includes(a))) {
+    const Help = await loadHelpClass(config);
+    await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv);
+    return;
+  }
+  const [id = '', ...rest] = normalizeArgv(config, argv);
+  const command = config.findCommand(id);
+  if (!command) {
+    process.stderr.write(`error: unknown command "${redact(id)}" for "kubectl haptic"; see kubectl haptic --help\n`);
+    Errors.exit(ExitCode.usage);
+  }
+  await config.runCommand(id, rest, command);
 }
