@@ -6,6 +6,7 @@
 // reading a package directory or loading a command module.
 import { build } from 'esbuild';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,8 +19,12 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  *   on Node ≥ 22), but does not say so in package.json; told, esbuild drops the generated API and model classes
  *   (≈0.9 MB) that KubeConfig's import of `./gen/index.js` would otherwise keep.
  * - the bare import "undici" resolves to scripts/undici-lean.js, which loads only fetch, Agent and ProxyAgent.
- * - `import … from 'node:http'` becomes a require(): for an ESM import Node builds a facade that reads every export,
- *   and node:http's WebSocket/CloseEvent/MessageEvent getters load Node's own copy of undici (≈6 ms per start).
+ * - an `import … from 'node:…'` of a Node built-in becomes a require() where the importing module is initialised.
+ *   esbuild hoists the static imports of every bundled ES module to the top of its output file, so a command's
+ *   module would otherwise load tls, net, https, zlib, child_process… before any code runs, whatever the command
+ *   (in the single executable's one file: every built-in the plugin ever uses, ≈100 ms on a busy 2-core machine).
+ *   And for an ESM import Node builds a facade that reads every export: node:http's WebSocket/CloseEvent/
+ *   MessageEvent getters would load Node's own copy of undici (≈6 ms per start).
  * And Ink's React DevTools bridge (ink/build/devtools.js) stays out: Ink imports it only when DEV=true and the
  * react-devtools-core package resolves, which it never does here; left a dynamic import, it is never reached.
  */
@@ -29,7 +34,10 @@ const leanDependencies = {
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
     build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (args.importer.includes('/node_modules/ink/') ? { path: args.path, external: true } : undefined));
-    build.onResolve({ filter: /^(node:)?http$/ }, (args) => (args.kind === 'import-statement' ? { path: 'node:http', namespace: 'cjs-builtin' } : undefined));
+    build.onResolve({ filter: /^[a-z_]+(\/[a-z_]+)?$|^node:/ }, (args) => {
+      if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined;
+      return { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'cjs-builtin' };
+    });
     build.onLoad({ filter: /.*/, namespace: 'cjs-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     build.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.leanDependencies) return undefined;
@@ -95,6 +103,7 @@ export function embedOclif(embedded) {
 /** What every bundle of the plugin shares; `embedded` is { pjson, manifest } (see embedOclif). */
 export function bundleOptions(embedded) {
   return {
+    absWorkingDir: repoRoot,
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -138,6 +147,5 @@ export async function buildDist(embedded) {
 }
 
 if (import.meta.main) {
-  process.chdir(repoRoot);
   await buildDist({ pjson: embeddedPjson(), manifest: await oclifManifest() });
 }
