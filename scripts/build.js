@@ -6,7 +6,7 @@
 // reading a package directory or loading a command module.
 import { build } from 'esbuild';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -25,12 +25,41 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  *   (in the single executable's one file: every built-in the plugin ever uses, ≈100 ms on a busy 2-core machine).
  *   And for an ESM import Node builds a facade that reads every export: node:http's WebSocket/CloseEvent/
  *   MessageEvent getters would load Node's own copy of undici (≈6 ms per start).
+ * - oclif's modules require, as they load, what only paths of oclif this plugin never takes use: file globbing and
+ *   plugin matching (commands and plugins found on disk), semver (its Node version check, which reads a package.json
+ *   the bundle does not have), spinners, ESM detection and package.json reading of files, child_process (Windows
+ *   shell detection). Those requires get a stand-in that requires the module on first use (LAZY_IN_OCLIF).
  * And Ink's React DevTools bridge (ink/build/devtools.js) stays out: Ink imports it only when DEV=true and the
  * react-devtools-core package resolves, which it never does here; left a dynamic import, it is never reached.
  */
+const LAZY_IN_OCLIF = new Set(['tinyglobby', 'minimatch', 'semver', 'cli-spinners', 'get-package-type', 'lilconfig', 'node:child_process']);
+
+/** The exports of a module, loaded when first read. `__esModule` is answered without loading (oclif's interop reads it). */
+function lazyModule(specifier, esModule) {
+  return `let loaded;
+const real = () => (loaded ??= require(${JSON.stringify(specifier)}));
+module.exports = new Proxy({}, {
+  get: (_, key) => (key === '__esModule' ? ${esModule} : real()[key]),
+  has: (_, key) => key in real(),
+  ownKeys: () => Reflect.ownKeys(real()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+    return descriptor && { ...descriptor, configurable: true };
+  },
+});`;
+}
+
 const leanDependencies = {
   name: 'lean-dependencies',
   setup(build) {
+    build.onResolve({ filter: /./ }, (args) => {
+      if (args.kind !== 'require-call' || !LAZY_IN_OCLIF.has(args.path) || !args.importer.includes('/node_modules/@oclif/core/')) return undefined;
+      return { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
+      const esModule = isBuiltin(args.path) ? false : Boolean(createRequire(join(args.pluginData.resolveDir, 'x.js'))(args.path).__esModule);
+      return { contents: lazyModule(args.path, esModule), loader: 'js', resolveDir: args.pluginData.resolveDir };
+    });
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
     build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (args.importer.includes('/node_modules/ink/') ? { path: args.path, external: true } : undefined));

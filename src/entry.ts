@@ -9,10 +9,12 @@ import { COMMAND_MODULES, type CommandId } from './command-modules.ts';
 
 // the single executable's main carries V8's code cache and loads nothing else from disk
 if (!isSea()) module.enableCompileCache?.();
-const { run } = await import('./cli/run.ts');
-await run({
-  pjson,
-  manifest,
-  root: fileURLToPath(new URL('.', import.meta.url)),
-  load: async (id) => (await COMMAND_MODULES[id as CommandId]()).default,
-});
+// not awaited at the top level: a reader that stops early (`| head`) would leave it unsettled, and Node warns
+void import('./cli/run.ts').then(({ run }) =>
+  run({
+    pjson,
+    manifest,
+    root: fileURLToPath(new URL('.', import.meta.url)),
+    load: async (id) => (await COMMAND_MODULES[id as CommandId]()).default,
+  }),
+);

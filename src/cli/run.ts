@@ -1,8 +1,8 @@
 // Starts oclif from what the build embedded: package.json's oclif settings and oclif's manifest of every command
 // (ids, flags, args, help texts), so neither a package directory nor a command module is read before a command
 // runs. The single executable has no package directory at all; the npm bundle starts the same way.
-import { Config, Errors, flush, Plugin, type Command, type Interfaces } from '@oclif/core';
-import { loadHelpClass, normalizeArgv } from '@oclif/core/help';
+import { arch, platform } from 'node:os';
+import type { Command, Config, Interfaces, Plugin } from '@oclif/core';
 import { redact } from '../lib/redact.ts';
 import { ExitCode } from './errors.ts';
 
@@ -17,8 +17,14 @@ export interface Embedded {
   load(id: string): Promise<Command.Class>;
 }
 
+/** oclif, loaded when needed (a CommonJS module: its exports are the import's default). */
+async function oclif(): Promise<typeof import('@oclif/core')> {
+  return (await import('@oclif/core')).default;
+}
+
 /** oclif's root plugin, filled in from the embedded manifest instead of reading package.json and command modules. */
-export function embeddedPlugin(embedded: Embedded): Plugin {
+export async function embeddedPlugin(embedded: Embedded): Promise<Plugin> {
+  const { Plugin } = await oclif();
   const { pjson, manifest, root } = embedded;
   const plugin = new Plugin({ root, pjson, isRoot: true, type: 'core' });
   const load = async (id: string): Promise<Command.Class> => {
@@ -48,10 +54,18 @@ export function embeddedPlugin(embedded: Embedded): Plugin {
   return plugin;
 }
 
-/** oclif's `execute()` for the embedded plugin: --version, --help, the command, and oclif's handling of its errors. */
+/**
+ * oclif's `execute()` for the embedded plugin: --version, --help, the command, and oclif's handling of its errors.
+ * --version answers before oclif loads (it is a third of a start), with the line oclif would print.
+ */
 export async function run(embedded: Embedded, argv = process.argv.slice(2)): Promise<void> {
+  if (argv[0] === '--version') {
+    process.stdout.write(`${await userAgent(embedded.pjson)}\n`);
+    return;
+  }
+  const { Config, Errors, flush } = await oclif();
   try {
-    const plugin = embeddedPlugin(embedded);
+    const plugin = await embeddedPlugin(embedded);
     const config = await Config.load({ root: embedded.root, pjson: embedded.pjson, plugins: new Map([[plugin.name, plugin]]) });
     await dispatch(config, argv);
     await flush();
@@ -60,12 +74,16 @@ export async function run(embedded: Embedded, argv = process.argv.slice(2)): Pro
   }
 }
 
-/** As oclif's main: --version first, then help, then the command; an unknown command is a usage error like kubectl's. */
+/** oclif's Config#userAgent, which --version prints: `kubectl-haptic/0.1.0 linux-x64 node-v26.10.0`. */
+export async function userAgent(pjson: Pick<Interfaces.PJSON, 'name' | 'version'>): Promise<string> {
+  const { isWsl } = await import('wsl-utils');
+  return `${pjson.name}/${pjson.version} ${isWsl ? 'wsl' : platform()}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`;
+}
+
+/** As oclif's main (after --version): help, then the command; an unknown command is a usage error like kubectl's. */
 async function dispatch(config: Config, argv: string[]): Promise<void> {
-  if (argv[0] === '--version') {
-    process.stdout.write(`${config.userAgent}\n`);
-    return;
-  }
+  const { Errors } = await oclif();
+  const { loadHelpClass, normalizeArgv } = (await import('@oclif/core/help')).default;
   const helpFlags = ['--help', ...(config.pjson.oclif.additionalHelpFlags ?? [])];
   const end = argv.indexOf('--');
   const beforeEnd = end === -1 ? argv : argv.slice(0, end);
