@@ -1,6 +1,7 @@
-// npm run bench [-- startup requests redraw memory] [--keep] [--reuse] [--compare PATH] [--runs N]
+// npm run bench [-- startup requests redraw memory] [--keep] [--reuse] [--compare PATH] [--runs N] [--cluster NAME]
 //
-// Starts a local cluster named "bench" (test/cluster/cluster.ts), deploys the apps the benchmarks need, runs them,
+// Starts a local cluster named "bench" (or --cluster NAME, or $BENCH_CLUSTER: two people benchmarking on one machine
+// each use their own) (test/cluster/cluster.ts), deploys the apps the benchmarks need, runs them,
 // prints a table per benchmark and writes bench/results.json (sections of benchmarks not run this time are kept from
 // the previous file), then stops the cluster. --keep leaves it running, --reuse uses a running "bench" cluster,
 // --compare PATH also times another build's launcher (e.g. /tmp/old/bin/kubectl-haptic) in the start-up benchmark.
@@ -17,7 +18,6 @@ import { PROBE_APP, benchRedraw, redrawTable } from './redraw.ts';
 import { benchRequests, requestsTable, type Target } from './requests.ts';
 import { STARTUP_APP, benchStartup, startupTable } from './startup.ts';
 
-const CLUSTER = 'bench';
 const BIG_NAMESPACE = 'bench-300';
 const BIG = { name: 'web', namespace: BIG_NAMESPACE, replicas: 300 };
 const ALL = ['startup', 'requests', 'redraw', 'memory'] as const;
@@ -30,8 +30,10 @@ const { values, positionals } = parseArgs({
     compare: { type: 'string', multiple: true, default: [] },
     runs: { type: 'string', default: '15' },
     command: { type: 'string', multiple: true, default: [] },
+    cluster: { type: 'string', default: process.env.BENCH_CLUSTER || 'bench' },
   },
 });
+const CLUSTER = values.cluster;
 const selected = positionals.length ? positionals : [...ALL];
 for (const name of selected) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark "${name}"; choose from ${ALL.join(', ')}`);
 
@@ -80,7 +82,7 @@ try {
   if (selected.includes('startup')) {
     const r = await benchStartup(ctx, { runs: Number(values.runs) });
     results.startup = r;
-    section(`Start-up, one-shot (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`, startupTable(r));
+    section(`Start-up, one-shot: the single executable and the npm install, directly and through kubectl (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`, startupTable(r));
   }
   const requestTargets: Target[] = [
     { label: '10', name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas },

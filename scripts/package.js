@@ -1,4 +1,5 @@
 // npm run package [-- --platform linux/amd64 …] [--out DIR] [--manifest FILE]
+// npm run package -- --executable PATH     (only this platform's executable, no archive)
 //
 // Builds the release archives for krew, one single executable per platform, and the krew manifest that installs
 // them. For each platform: Node's own executable of the pinned version (the registry's node-<os>-<arch> package;
@@ -44,17 +45,14 @@ export function archiveName(version, platform) {
  */
 export async function packageRelease({ out = join(repoRoot, 'release'), manifest = join(repoRoot, 'plugin-manifest', 'haptic.yaml'), platforms, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
-  const runtime = pkg.optionalDependencies.node;
-  // `--build-sea` writes a blob for its own Node version into the base executable: both must be the pinned one
-  if (process.version !== `v${runtime}`) throw new Error(`npm run package must run on the pinned Node ${runtime} (node_modules/.bin/node), not ${process.version}`);
+  const runtime = pinnedRuntime();
   const wanted = platforms ?? PLATFORMS.map((p) => `${p.os}/${p.arch}`);
   const unknown = wanted.filter((w) => !PLATFORMS.some((p) => `${p.os}/${p.arch}` === w));
   if (unknown.length) throw new Error(`unknown platform ${unknown.join(', ')}; choose from ${PLATFORMS.map((p) => `${p.os}/${p.arch}`).join(', ')}`);
 
   const work = mkdtempSync(join(tmpdir(), 'kh-package-'));
   try {
-    const main = join(work, 'main.mjs');
-    await buildSeaMain(main, { pjson: embeddedPjson(), manifest: await oclifManifest() });
+    const main = await seaMain(work);
     mkdirSync(out, { recursive: true });
     for (const file of readdirSync(out)) if (/^kubectl-haptic-v.*\.(tar\.gz|zip)$/.test(file)) rmSync(join(out, file));
     const mtime = sourceDate();
@@ -63,32 +61,16 @@ export async function packageRelease({ out = join(repoRoot, 'release'), manifest
     for (const platform of PLATFORMS.filter((p) => wanted.includes(`${p.os}/${p.arch}`))) {
       const label = `${platform.os}/${platform.arch}`;
       const dir = join(work, `${platform.os}-${platform.arch}`);
-      mkdirSync(dir);
-      const base = nodeExecutable(platform, runtime, dir);
-      if (!base) {
+      const files = archiveFiles(platform);
+      const stage = join(dir, 'stage');
+      mkdirSync(stage, { recursive: true });
+      const made = buildExecutable({ platform, runtime, main, dir, output: join(stage, files.executable) });
+      if (!made) {
         skipped.push({ platform: label, reason: `${platform.npm}@${runtime} is not on the npm registry` });
         log(`skipping ${label}: ${platform.npm}@${runtime} is not on the npm registry`);
         continue;
       }
-      const isHost = platform.host[0] === process.platform && platform.host[1] === process.arch;
-      const files = archiveFiles(platform);
-      const stage = join(dir, 'stage');
-      mkdirSync(stage);
-      const config = join(dir, 'sea.json');
-      writeFileSync(
-        config,
-        JSON.stringify({
-          main,
-          mainFormat: 'module',
-          executable: base,
-          output: join(stage, files.executable),
-          disableExperimentalSEAWarning: true,
-          // V8's code cache only loads on the platform that made it (Node's SEA docs: off when building for another)
-          useCodeCache: isHost,
-        }),
-      );
-      execFileSync(process.execPath, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
-      chmodSync(join(stage, files.executable), 0o755);
+      const isHost = made.codeCache;
       writeCompletion(platform, join(stage, files.completion));
       copyFileSync(join(repoRoot, 'LICENSE'), join(stage, files.license));
       const name = archiveName(pkg.version, platform);
@@ -111,12 +93,53 @@ export async function packageRelease({ out = join(repoRoot, 'release'), manifest
 }
 
 /**
+ * The Node version package.json pins (optionalDependencies.node). `--build-sea` writes a blob for its own Node
+ * version into the base executable: this process must run it (node_modules/.bin/node, as npm scripts do).
+ */
+export function pinnedRuntime() {
+  const runtime = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).optionalDependencies.node;
+  if (process.version !== `v${runtime}`) throw new Error(`building the executable needs the pinned Node ${runtime} (node_modules/.bin/node), not ${process.version}`);
+  return runtime;
+}
+
+/** The single executable's main (the bundle of src/entry.ts, oclif's manifest embedded), written into `dir`. */
+export async function seaMain(dir) {
+  const main = join(dir, 'main.mjs');
+  await buildSeaMain(main, { pjson: embeddedPjson(), manifest: await oclifManifest() });
+  return main;
+}
+
+const isHostPlatform = (platform) => platform.host[0] === process.platform && platform.host[1] === process.arch;
+
+/**
+ * Writes the plugin's single executable for `platform` to `output` with `node --build-sea`, from the SEA main `main`
+ * and Node's executable of version `runtime` (fetched into `dir`). Returns { output, codeCache }, or undefined when
+ * Node is not published for that platform at that version.
+ */
+export function buildExecutable({ platform, runtime, main, dir, output }) {
+  mkdirSync(dir, { recursive: true });
+  const base = nodeExecutable(platform, runtime, dir);
+  if (!base) return undefined;
+  const codeCache = isHostPlatform(platform);
+  const config = join(dir, 'sea.json');
+  // V8's code cache only loads on the platform that made it (Node's SEA docs: off when building for another)
+  writeFileSync(config, JSON.stringify({ main, mainFormat: 'module', executable: base, output, disableExperimentalSEAWarning: true, useCodeCache: codeCache }));
+  execFileSync(process.execPath, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  chmodSync(output, 0o755);
+  rmSync(base);
+  return { output, codeCache };
+}
+
+/** The platform this process runs on, if Node is published for it (the one whose executable gets V8's code cache). */
+export const HOST_PLATFORM = PLATFORMS.find(isHostPlatform);
+
+/**
  * The Node executable a platform's plugin is made from, in `dir`: this process's own for the host (it is the
  * pinned version), else the registry's package for that platform; undefined when that package is not published.
  * Linux executables lose their symbol table and debug sections (a third of their size) when llvm-strip is here.
  */
 function nodeExecutable(platform, runtime, dir) {
-  const isHost = platform.host[0] === process.platform && platform.host[1] === process.arch;
+  const isHost = isHostPlatform(platform);
   const target = join(dir, platform.os === 'windows' ? 'node.exe' : 'node');
   if (isHost) copyFileSync(process.execPath, target);
   else {
@@ -269,8 +292,22 @@ ${platforms.join('\n')}
 `;
 }
 
+/** `--executable PATH`: only this platform's executable, written to PATH (what the start-up benchmark times). */
+async function hostExecutable(output) {
+  if (!HOST_PLATFORM) throw new Error(`Node publishes no executable for ${process.platform}/${process.arch}`);
+  const work = mkdtempSync(join(tmpdir(), 'kh-executable-'));
+  try {
+    buildExecutable({ platform: HOST_PLATFORM, runtime: pinnedRuntime(), main: await seaMain(work), dir: work, output });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { platform: { type: 'string', multiple: true }, out: { type: 'string' }, manifest: { type: 'string' } } });
-  const { skipped } = await packageRelease({ platforms: values.platform, out: values.out, manifest: values.manifest });
-  if (skipped.length) process.stderr.write(`not built: ${skipped.map((s) => `${s.platform} (${s.reason})`).join('; ')}\n`);
+  const { values } = parseArgs({ options: { platform: { type: 'string', multiple: true }, out: { type: 'string' }, manifest: { type: 'string' }, executable: { type: 'string' } } });
+  if (values.executable) await hostExecutable(values.executable);
+  else {
+    const { skipped } = await packageRelease({ platforms: values.platform, out: values.out, manifest: values.manifest });
+    if (skipped.length) process.stderr.write(`not built: ${skipped.map((s) => `${s.platform} (${s.reason})`).join('; ')}\n`);
+  }
 }
