@@ -142,10 +142,10 @@ describe('the release: npm run package', () => {
       dir = mkdtempSync(join(tmpdir(), 'kh-exe-'));
       scratch.push(dir);
       execFileSync('tar', ['-xzf', join(out, `kubectl-haptic-v${version}-linux-amd64.tar.gz`), '-C', dir]);
-      // kubectl for its plugin dispatch, and what kubectl_complete-haptic (a sh script) calls; nothing else
+      // kubectl for its plugin dispatch, and readlink for kubectl_complete-haptic (a sh script); nothing else
       const tools = join(dir, 'tools');
       mkdirSync(tools);
-      for (const tool of ['kubectl', 'dirname', 'readlink']) {
+      for (const tool of ['kubectl', 'readlink']) {
         const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
         symlinkSync(found, join(tools, tool));
       }
