@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { buildSeaMain, embeddedPjson, oclifManifest, repoRoot } from './build.js';
@@ -118,6 +118,7 @@ const isHostPlatform = (platform) => platform.host[0] === process.platform && pl
  */
 export function buildExecutable({ platform, runtime, main, dir, output }) {
   mkdirSync(dir, { recursive: true });
+  mkdirSync(dirname(output), { recursive: true });
   const base = nodeExecutable(platform, runtime, dir);
   if (!base) return undefined;
   const codeCache = isHostPlatform(platform);
@@ -144,9 +145,10 @@ function nodeExecutable(platform, runtime, dir) {
   if (isHost) copyFileSync(process.execPath, target);
   else {
     try {
-      execFileSync('npm', ['pack', `${platform.npm}@${runtime}`, '--pack-destination', dir, '--silent'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('npm', ['pack', `${platform.npm}@${runtime}`, '--pack-destination', dir, '--loglevel=error'], { stdio: ['ignore', 'ignore', 'pipe'] });
     } catch (error) {
-      if (/E404|No match found|is not in this registry/.test(String(error.stderr))) return undefined;
+      // no such version (ETARGET) or no such package (E404)
+      if (/\b(ETARGET|E404)\b/.test(String(error.stderr))) return undefined;
       throw new Error(`npm pack ${platform.npm}@${runtime} failed: ${String(error.stderr).trim()}`);
     }
     const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
