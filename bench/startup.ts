@@ -1,9 +1,10 @@
 // (a) Cold start of one-shot commands, each a fresh process, interleaved with kubectl's, for both ways the plugin is
 // installed: the single executable (built here for this machine's platform exactly as `npm run package` builds it)
 // and the npm install's launcher (bin/kubectl-haptic running dist/ on the pinned Node). Each plugin command runs
-// directly (`kubectl-haptic …`, as kubectl_complete-haptic or a script does) and through `kubectl haptic …` (kubectl
-// finds kubectl-haptic on PATH: its plugin dispatch is included on both sides, as kubectl's own commands go through
-// kubectl's start too), against what kubectl itself does for the same question on the same cluster:
+// directly (`kubectl-haptic …`, as kubectl_complete-haptic or a script does), compared with kubectl's own command
+// run directly, and through `kubectl haptic …` (kubectl's plugin lookup finds kubectl-haptic on PATH), compared with
+// kubectl's own command through the same dispatch: `kubectl kubectl get …`, where the plugin kubectl-kubectl on PATH
+// is kubectl itself. The questions and what kubectl does for them, on the same cluster:
 //   status web              ↔ kubectl get deploy,rs,pods -o json
 //   why-stalled web         ↔ kubectl get deploy,rs,pods,svc,endpointslices,events -o json (what one reads by hand)
 //   --version, --help       ↔ kubectl version --client (no request)
@@ -67,12 +68,24 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
     mkdirSync(npmDir);
     symlinkSync(PLUGIN, join(npmDir, 'kubectl-haptic'));
     const withPath = (dir: string): NodeJS.ProcessEnv => ({ ...ctx.env, PATH: `${dir}:${ctx.env.PATH ?? ''}` });
+    // kubectl as a plugin of itself: `kubectl kubectl get …` goes through the plugin dispatch `kubectl haptic …` does
+    const selfDir = join(scratch, 'kubectl-as-plugin');
+    mkdirSync(selfDir);
+    symlinkSync(execFileSync('sh', ['-c', 'command -v "$0"', KUBECTL], { encoding: 'utf8' }).trim(), join(selfDir, 'kubectl-kubectl'));
 
-    const rows: Row[] = [
-      { name: BASELINES.get, install: 'kubectl', via: 'kubectl', argv: [KUBECTL, 'get', 'deploy,rs,pods', '-o', 'json', '-n', NAMESPACE], env: ctx.env },
-      { name: BASELINES.getWide, install: 'kubectl', via: 'kubectl', argv: [KUBECTL, 'get', 'deploy,rs,pods,svc,endpointslices,events', '-o', 'json', '-n', NAMESPACE], env: ctx.env },
-      { name: BASELINES.version, install: 'kubectl', via: 'kubectl', argv: [KUBECTL, 'version', '--client'], env: ctx.env },
-    ];
+    const baselineArgs = {
+      [BASELINES.get]: ['get', 'deploy,rs,pods', '-o', 'json', '-n', NAMESPACE],
+      [BASELINES.getWide]: ['get', 'deploy,rs,pods,svc,endpointslices,events', '-o', 'json', '-n', NAMESPACE],
+      [BASELINES.version]: ['version', '--client'],
+    };
+    const rows: Row[] = [];
+    for (const [name, args] of Object.entries(baselineArgs)) {
+      rows.push(
+        { name, install: 'kubectl', via: 'direct', argv: [KUBECTL, ...args], env: ctx.env },
+        { name: `${name} (through kubectl's plugin dispatch)`, install: 'kubectl', via: 'kubectl', argv: [KUBECTL, 'kubectl', ...args], env: withPath(selfDir) },
+      );
+    }
+    const through = (baseline: string) => `${baseline} (through kubectl's plugin dispatch)`;
     const pluginCommands = [
       { args: ['status', app, '-n', NAMESPACE], baseline: BASELINES.get, goal: 1.5 },
       { args: ['why-stalled', app, '-n', NAMESPACE], baseline: BASELINES.getWide, goal: 1.5 },
@@ -84,7 +97,7 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
         const shown = c.args.filter((a, i) => a !== '-n' && c.args[i - 1] !== '-n').join(' ');
         rows.push(
           { name: `${install}: kubectl-haptic ${shown}`, install, via: 'direct', argv: [join(dir, 'kubectl-haptic'), ...c.args], baseline: c.baseline, goal: c.goal, env: ctx.env },
-          { name: `${install}: kubectl haptic ${shown}`, install, via: 'kubectl', argv: [KUBECTL, 'haptic', ...c.args], baseline: c.baseline, goal: c.goal, env: withPath(dir) },
+          { name: `${install}: kubectl haptic ${shown}`, install, via: 'kubectl', argv: [KUBECTL, 'haptic', ...c.args], baseline: through(c.baseline), goal: c.goal, env: withPath(dir) },
         );
       }
     }
