@@ -64,7 +64,7 @@ const PATTERNS: [RegExp, string][] = [
 
 /**
  * What every match of CONTROL and of PATTERNS contains (a C0/C1 control character, or one of these words): text
- * without any is printed as it is, without running each pattern over it. Most strings of a model are names and
+ * without any, and without a remembered secret, is printed as it is, without running each pattern over it. Most strings of a model are names and
  * numbers; a status of a few hundred pods has tens of thousands of them, keys included.
  */
 // eslint-disable-next-line no-control-regex
@@ -80,8 +80,14 @@ export function stripControl(text: string): string {
  * Every error line and every string of rendered data goes through here.
  */
 export function redact(text: string): string {
-  if (secrets.size === 0 && !MAY_NEED_REDACTING.test(text)) return text;
+  // without control characters, the text the patterns see is this one: a secret must be in it as it is
+  if (!MAY_NEED_REDACTING.test(text) && !holdsSecret(text)) return text;
   return redactEveryPattern(text);
+}
+
+function holdsSecret(text: string): boolean {
+  for (const secret of secrets) if (text.includes(secret)) return true;
+  return false;
 }
 
 /** redact() without the shortcut: every pattern run over the text (exported for the test of the shortcut). */

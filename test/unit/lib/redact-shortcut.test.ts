@@ -1,11 +1,11 @@
-// redact() prints text without any of its triggers as it is, without running the patterns. This file remembers no
-// secret (the shortcut is for a process that read none) and checks that the shortcut never changes an answer: over
-// every string of the test fixtures (keys and values) and strings built around each pattern's trigger.
+// redact() prints text without any of its triggers and without a remembered secret as it is, without running the
+// patterns. This checks that the shortcut never changes an answer, before and after secrets are remembered: over
+// every string of the test fixtures (keys and values) and strings built around each pattern's trigger and secret.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { redact, redactEveryPattern } from '../../../src/lib/redact.ts';
+import { redact, redactEveryPattern, rememberSecret } from '../../../src/lib/redact.ts';
 
 const FIXTURES = new URL('../../fixtures/', import.meta.url).pathname;
 
@@ -52,6 +52,15 @@ describe('redact() shortcut', () => {
       'secret: s', 'client-key-data: k', 'clientCertificateData: c', 'A'.repeat(119), 'A'.repeat(120), `${'a/+'.repeat(50)}==`,
     ];
     for (const t of triggers) for (const s of [t, `x ${t} y`, `${t}${t}`, t.toUpperCase(), t.toLowerCase()]) expect(redact(s), JSON.stringify(s)).toBe(redactEveryPattern(s));
+  });
+
+  it('answers as every pattern would once secrets are remembered, where a secret is in the text or cut by control characters', () => {
+    rememberSecret('hunter2-the-secret');
+    rememberSecret(`line-one-of-a-key\nline-two-of-a-key`);
+    for (const s of ['x hunter2-the-secret y', 'hunter2-the-\u001b[0msecret', 'line-two-of-a-key', 'line-one-of-a-ke', 'nothing here', 'web-7f5f5b8fd6-dl48n']) {
+      expect(redact(s), JSON.stringify(s)).toBe(redactEveryPattern(s));
+    }
+    expect(redact('x hunter2-the-secret y')).toBe('x [REDACTED] y');
   });
 
   it('leaves plain text as it is', () => {
