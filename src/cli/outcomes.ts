@@ -1,5 +1,6 @@
 // Results of services, mapped to the documented exit codes: the one place that decides them.
-import { countingFindings, type DoctorReport } from '../diagnose/doctor/index.ts';
+import { countingFindings } from '../diagnose/doctor/counting.ts';
+import type { DoctorReport } from '../diagnose/doctor/index.ts';
 import type { DrillReport } from '../model/drill.ts';
 import type { GateRecord } from '../services/gate.ts';
 import type { WaitOutcome } from '../services/wait.ts';
