@@ -46,6 +46,15 @@ class FakeStore implements Store {
 
 const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}${q.fieldSelector ? `#${q.fieldSelector}` : ''}`;
 
+/** HAPTIC's stores list what its fixture installation holds. */
+function listHaptic(get: (key: string) => FakeStore, inputs: ReturnType<typeof hapticInputs>): void {
+  get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
+  get('haproxycfgs').list(inputs.haproxyCfgs.items);
+  get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
+  get('clusterroles').list(inputs.clusterRoles.items);
+  get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+}
+
 function harness(debounceMs = 100) {
   const stores = new Map<string, FakeStore>();
   const updates: RolloutUpdate[] = [];
@@ -70,11 +79,7 @@ function harness(debounceMs = 100) {
     get('endpointslices@shop').list([slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])]);
     get('events@shop#type=Warning').list([]);
     get('events@shop#type=Normal,involvedObject.kind=Deployment,involvedObject.name=web').list([]);
-    get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
-    get('haproxycfgs').list(inputs.haproxyCfgs.items);
-    get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
-    get('clusterroles').list(inputs.clusterRoles.items);
-    get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+    listHaptic(get, inputs);
   };
   return { stream, stores, updates, fatal, listAll, leases: () => inputs.leases.items };
 }
@@ -221,11 +226,7 @@ describe('RolloutStream', () => {
     get('endpointslices@shop').list([]);
     get('events@shop#type=Warning').list([]);
     get('events@shop#type=Normal,involvedObject.kind=Deployment').list([]);
-    get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
-    get('haproxycfgs').list(inputs.haproxyCfgs.items);
-    get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
-    get('clusterroles').list(inputs.clusterRoles.items);
-    get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+    listHaptic(get, inputs);
     vi.advanceTimersByTime(150);
     // both followers opened the Lease store of HAPTIC's namespace: one store
     expect(created.filter((s) => s.query.resource.plural === 'leases')).toHaveLength(1);
