@@ -34,8 +34,9 @@ export function trimObject<T extends KubeObject>(object: T): T {
 const POD_META = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'ownerReferences', 'finalizers'] as const;
 /** A container as the rules quote it: image (HS203), ports (HS102), probes (HS201, HS210). No env, mounts, resources. */
 const CONTAINER = ['name', 'image', 'ports', 'readinessProbe', 'startupProbe'] as const;
-const CONTAINER_STATUS = ['name', 'ready', 'started', 'restartCount', 'image', 'containerID', 'state', 'lastState'] as const;
-const POD_STATUS = ['phase', 'podIP', 'podIPs', 'startTime', 'conditions'] as const;
+/** What containerProblems and containersFinishedAt read of each container's status. */
+const CONTAINER_STATUS = ['name', 'ready', 'restartCount', 'state', 'lastState'] as const;
+const POD_STATUS = ['phase', 'podIP', 'conditions'] as const;
 const SLICE_META = ['name', 'namespace', 'uid', 'resourceVersion', 'labels', 'ownerReferences'] as const;
 const ENDPOINT = ['addresses', 'conditions', 'targetRef', 'nodeName'] as const;
 const EVENT_META = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp'] as const;
