@@ -1,8 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { labNetnsName } from './test/cluster/lab/netns.ts';
+import { netnsPool } from './test/lab/pool.ts';
 
-// Two projects: fast fixture tests of the pure layers, and end-to-end scenarios on the real local control plane
-// (one cluster per run, started by the e2e global setup; files run one at a time because the HAPTIC stand-in's
-// failure knobs are cluster-wide).
+// Fast fixture tests of the pure layers; the built plugin against hostile servers; end-to-end scenarios on the real
+// local control plane (one cluster per run, started by the e2e global setup; files run one at a time because the
+// HAPTIC stand-in's failure knobs are cluster-wide); and the lab: real HAProxy, real processes and real connections
+// inside a network namespace (test/cluster/lab/; needs root), its workers forked into that namespace.
 export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],
@@ -30,6 +33,19 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          name: 'lab',
+          include: ['test/lab/**/*.test.ts'],
+          globalSetup: ['test/lab/global-setup.ts'],
+          setupFiles: ['test/lab/setup-netns.ts', 'test/e2e/setup-each.ts'],
+          // the namespace's name is the vitest process's, as the global setup computes it
+          pool: netnsPool(labNetnsName(`lab-${process.pid}`)),
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
     ],

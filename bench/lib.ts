@@ -140,6 +140,8 @@ export function sleep(ms: number): Promise<void> {
 export interface Run {
   code: number | null;
   ms: number;
+  /** from spawn to the first byte on stdout (undefined when nothing was printed there) */
+  firstByteMs: number | undefined;
   stdout: string;
   stderr: string;
 }
@@ -151,7 +153,11 @@ export function run(argv: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000)
     const child = spawn(argv[0]!, argv.slice(1), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    let firstByteMs: number | undefined;
+    child.stdout.on('data', (c: Buffer) => {
+      firstByteMs ??= Number(process.hrtime.bigint() - started) / 1e6;
+      stdout += c.toString();
+    });
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', (error) => {
@@ -160,7 +166,7 @@ export function run(argv: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000)
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, ms: Number(process.hrtime.bigint() - started) / 1e6, stdout, stderr });
+      resolve({ code, ms: Number(process.hrtime.bigint() - started) / 1e6, firstByteMs, stdout, stderr });
     });
   });
 }

@@ -111,7 +111,7 @@ try {
   if (selected.includes('startup')) {
     const r = await benchStartup(ctx, { runs: Number(values.runs) });
     results.startup = r;
-    section(`Start-up, one-shot (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`, startupTable(r));
+    section(`Start-up, one-shot: the single executable and the npm install, directly and through kubectl (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`, startupTable(r));
   }
   if (needsAllNamespaces) {
     // before the crowded namespace exists: -A then lists these namespaces and the other benchmarks' small apps

@@ -1,24 +1,72 @@
-// Bundles the plugin into dist/ with esbuild: one entry for the executable, one for oclif's command table, and
-// shared chunks, so start-up loads one file instead of hundreds of modules (Ink/React load only in watch mode).
+// Bundles the plugin with esbuild. `node scripts/build.js` writes dist/ for the npm install (bin/kubectl-haptic runs
+// dist/kubectl-haptic.js): the entry, oclif's command table and shared chunks, so start-up loads a few files instead
+// of hundreds of modules, and a command's code only when it runs. scripts/package.js bundles the single
+// executable's main (one file, as `node --build-sea` takes it) with the same options (`bundleOptions`).
+// Both embed package.json's oclif settings and oclif's manifest of the commands (`embedOclif`): oclif starts without
+// reading a package directory or loading a command module.
 import { build } from 'esbuild';
-import { renameSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Start-up is most of a one-shot command's time (see bench/README.md). Three things keep it short:
+ * Start-up is most of a one-shot command's time (see bench/README.md). These keep it short:
  * - @kubernetes/client-node is plain ESM without side effects (its only one, a `File` polyfill for Node 18, is moot
  *   on Node ≥ 22), but does not say so in package.json; told, esbuild drops the generated API and model classes
  *   (≈0.9 MB) that KubeConfig's import of `./gen/index.js` would otherwise keep.
  * - the bare import "undici" resolves to scripts/undici-lean.js, which loads only fetch, Agent and ProxyAgent.
- * - `import … from 'node:http'` becomes a require(): for an ESM import Node builds a facade that reads every export,
- *   and node:http's WebSocket/CloseEvent/MessageEvent getters load Node's own copy of undici (≈6 ms per start).
+ * - an `import … from 'node:…'` of a Node built-in becomes a require() where the importing module is initialised.
+ *   esbuild hoists the static imports of every bundled ES module to the top of its output file, so a command's
+ *   module would otherwise load tls, net, https, zlib, child_process… before any code runs, whatever the command
+ *   (in the single executable's one file: every built-in the plugin ever uses, ≈100 ms on a busy 2-core machine).
+ *   And for an ESM import Node builds a facade that reads every export: node:http's WebSocket/CloseEvent/
+ *   MessageEvent getters would load Node's own copy of undici (≈6 ms per start).
+ * - oclif's modules require, as they load, what only paths of oclif this plugin never takes use: file globbing and
+ *   plugin matching (commands and plugins found on disk), semver (its Node version check, which reads a package.json
+ *   the bundle does not have), spinners, ESM detection and package.json reading of files, child_process (Windows
+ *   shell detection). Those requires get a stand-in that requires the module on first use (LAZY_IN_OCLIF).
+ * And Ink's React DevTools bridge (ink/build/devtools.js) stays out: Ink imports it only when DEV=true and the
+ * react-devtools-core package resolves, which it never does here; left a dynamic import, it is never reached.
  */
+const LAZY_IN_OCLIF = new Set(['tinyglobby', 'minimatch', 'semver', 'cli-spinners', 'get-package-type', 'lilconfig', 'node:child_process']);
+
+/** The exports of a module, loaded when first read. `__esModule` is answered without loading (oclif's interop reads it). */
+function lazyModule(specifier, esModule) {
+  return `let loaded;
+const real = () => (loaded ??= require(${JSON.stringify(specifier)}));
+module.exports = new Proxy({}, {
+  get: (_, key) => (key === '__esModule' ? ${esModule} : real()[key]),
+  has: (_, key) => key in real(),
+  ownKeys: () => Reflect.ownKeys(real()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+    return descriptor && { ...descriptor, configurable: true };
+  },
+});`;
+}
+
 const leanDependencies = {
   name: 'lean-dependencies',
   setup(build) {
+    build.onResolve({ filter: /./ }, (args) => {
+      if (args.kind !== 'require-call' || !LAZY_IN_OCLIF.has(args.path) || !args.importer.includes('/node_modules/@oclif/core/')) return undefined;
+      return { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
+      const esModule = isBuiltin(args.path) ? false : Boolean(createRequire(join(args.pluginData.resolveDir, 'x.js'))(args.path).__esModule);
+      return { contents: lazyModule(args.path, esModule), loader: 'js', resolveDir: args.pluginData.resolveDir };
+    });
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
-    build.onResolve({ filter: /^(node:)?http$/ }, (args) => (args.kind === 'import-statement' ? { path: 'node:http', namespace: 'cjs-builtin' } : undefined));
+    build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (args.importer.includes('/node_modules/ink/') ? { path: args.path, external: true } : undefined));
+    build.onResolve({ filter: /^[a-z_]+(\/[a-z_]+)?$|^node:/ }, (args) => {
+      if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined;
+      return { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'cjs-builtin' };
+    });
     build.onLoad({ filter: /.*/, namespace: 'cjs-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     build.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.leanDependencies) return undefined;
@@ -32,35 +80,101 @@ const leanDependencies = {
   },
 };
 
-// Build beside dist/ and swap it in, so a running plugin or test never sees a half-written bundle.
-const dist = new URL('../dist', import.meta.url).pathname;
-const next = `${dist}.next-${process.pid}`;
-const old = `${dist}.old-${process.pid}`;
-await build({
-  entryPoints: { 'kubectl-haptic': 'src/entry.ts', commands: 'src/commands.ts', 'hooks/command-not-found': 'src/hooks/command-not-found.ts' },
-  outdir: next,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  jsx: 'automatic',
-  minifySyntax: true,
-  legalComments: 'none',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  plugins: [leanDependencies],
-  // Ink loads React DevTools only when DEV=true; it is not shipped.
-  external: ['react-devtools-core'],
-  define: { 'process.env.NODE_ENV': '"production"' },
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-});
-rmSync(old, { recursive: true, force: true });
-try {
-  renameSync(dist, old);
-} catch {
-  // no previous build
+/** package.json's fields that oclif reads at run time; commands and hooks come from the embedded manifest instead. */
+export function embeddedPjson() {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+  const { commands: _commands, hooks: _hooks, ...oclif } = pkg.oclif;
+  return { name: pkg.name, version: pkg.version, description: pkg.description, type: pkg.type, oclif };
 }
-renameSync(next, dist);
-rmSync(old, { recursive: true, force: true });
+
+/**
+ * oclif's manifest of src/commands.ts, computed as `oclif manifest` does (oclif's own Plugin over the explicit
+ * command table, flag defaults marked noCacheDefault left out): the command table is bundled into a scratch folder
+ * and loaded in this process.
+ */
+export async function oclifManifest() {
+  const scratch = mkdtempSync(join(tmpdir(), 'kh-manifest-'));
+  try {
+    // oclif imports (rather than requires) the table of an ESM package; the table awaits its modules at top level
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module' }));
+    await build({ ...bundleOptions(), entryPoints: { commands: 'src/commands.ts' }, outdir: scratch, splitting: false, sourcemap: false, plugins: [leanDependencies] });
+    const { Plugin } = await import('@oclif/core');
+    const pjson = embeddedPjson();
+    const plugin = new Plugin({
+      root: scratch,
+      isRoot: true,
+      ignoreManifest: true,
+      errorOnManifestCreate: true,
+      respectNoCacheDefault: true,
+      pjson: { ...pjson, oclif: { ...pjson.oclif, commands: { strategy: 'explicit', target: './commands.js', identifier: 'COMMANDS' } } },
+    });
+    await plugin.load();
+    const { COMMANDS } = await import(pathToFileURL(join(scratch, 'commands.js')).href);
+    const missing = Object.keys(COMMANDS).filter((id) => !plugin.manifest.commands[id]);
+    if (missing.length) throw new Error(`oclif's manifest lacks ${missing.join(', ')}`);
+    return plugin.manifest;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The virtual module `kubectl-haptic:oclif` (declared in src/types/embedded.d.ts): `pjson` and `manifest`. */
+export function embedOclif(embedded) {
+  return {
+    name: 'embed-oclif',
+    setup(build) {
+      build.onResolve({ filter: /^kubectl-haptic:oclif$/ }, (args) => ({ path: args.path, namespace: 'embedded' }));
+      build.onLoad({ filter: /.*/, namespace: 'embedded' }, () => ({ contents: JSON.stringify(embedded), loader: 'json' }));
+    },
+  };
+}
+
+/** What every bundle of the plugin shares; `embedded` is { pjson, manifest } (see embedOclif). */
+export function bundleOptions(embedded) {
+  return {
+    absWorkingDir: repoRoot,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    jsx: 'automatic',
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: embedded ? [leanDependencies, embedOclif(embedded)] : [leanDependencies],
+    define: { 'process.env.NODE_ENV': '"production"' },
+    // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  };
+}
+
+/** The single executable's main: src/entry.ts and everything it may load, in one file. */
+export async function buildSeaMain(outfile, embedded) {
+  await build({ ...bundleOptions(embedded), entryPoints: ['src/entry.ts'], outfile, splitting: false, sourcemap: false });
+}
+
+/** dist/ for the npm install; built beside dist/ and swapped in, so a running plugin or test never sees half of it. */
+export async function buildDist(embedded) {
+  const dist = join(repoRoot, 'dist');
+  const next = `${dist}.next-${process.pid}`;
+  const old = `${dist}.old-${process.pid}`;
+  await build({
+    ...bundleOptions(embedded),
+    entryPoints: { 'kubectl-haptic': 'src/entry.ts', commands: 'src/commands.ts' },
+    outdir: next,
+    splitting: true,
+    sourcemap: 'linked',
+  });
+  rmSync(old, { recursive: true, force: true });
+  try {
+    renameSync(dist, old);
+  } catch {
+    // no previous build
+  }
+  renameSync(next, dist);
+  rmSync(old, { recursive: true, force: true });
+}
+
+if (import.meta.main) {
+  await buildDist({ pjson: embeddedPjson(), manifest: await oclifManifest() });
+}

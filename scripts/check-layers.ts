@@ -20,7 +20,6 @@ export const LAYERS: Record<string, { may: string[]; typeOnly?: string[] }> = {
   services: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'lib', 'cli/errors.ts', 'cli/completion.ts'] },
   cli: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'services', 'ui', 'lib'] },
   commands: { may: ['types', 'haptic', 'model', 'diagnose', 'services', 'ui', 'cli', 'lib'] },
-  hooks: { may: ['cli', 'lib'] },
   // the executable's entry and oclif's command table
   '.': { may: ['cli', 'commands'] },
 };

@@ -3,16 +3,10 @@
 // kubectl-haptic and client-node's KubeConfig use only fetch, Agent and ProxyAgent. scripts/build.js resolves the
 // bare import "undici" here. This file is ESM on purpose: importing a name it does not export fails the build
 // instead of yielding undefined at run time.
-import api from 'undici/lib/api/index.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
-import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
-import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
 import fetchModule from 'undici/lib/web/fetch/index.js';
 
-// As undici's index.js: dispatchers get request/stream/pipeline/connect/upgrade.
-Object.assign(Dispatcher.prototype, api);
-
-export { Agent, ProxyAgent };
+export { Agent };
 
 // As undici's index.js (bundled, so without __filename): the stack of a failed fetch points at the caller.
 export function fetch(init, options = undefined) {
@@ -20,4 +14,22 @@ export function fetch(init, options = undefined) {
     if (err && typeof err === 'object') Error.captureStackTrace(err, fetch);
     throw err;
   });
+}
+
+let proxyAgent;
+
+/**
+ * undici's ProxyAgent, loaded on first use (a kubeconfig's proxy-url or HTTPS_PROXY; most starts have neither).
+ * It tunnels with Dispatcher#connect, one of the methods undici's index.js gives every dispatcher (request, stream,
+ * pipeline, connect, upgrade): they are given here, when the first ProxyAgent is made. fetch and Agent need none.
+ */
+export class ProxyAgent {
+  constructor(options) {
+    if (!proxyAgent) {
+      Object.assign(require('undici/lib/dispatcher/dispatcher.js').prototype, require('undici/lib/api/index.js'));
+      proxyAgent = require('undici/lib/dispatcher/proxy-agent.js');
+    }
+    // the real ProxyAgent is what `new ProxyAgent(…)` gives
+    return new proxyAgent(options);
+  }
 }

@@ -1,16 +1,7 @@
-// Every command, by id (oclif's "explicit" discovery: the bundle needs no directory scan at start-up).
-import CompleteCommand from './commands/__complete.ts';
-import DisableGate from './commands/disable-gate.ts';
-import Doctor from './commands/doctor.ts';
-import EnableGate from './commands/enable-gate.ts';
-import Status from './commands/status.ts';
-import WhyStalled from './commands/why-stalled.ts';
+// Every command class, by id: oclif's "explicit" discovery (package.json), the build's oclif manifest and the request
+// benchmark read it. Importing it loads every command; the executable uses src/command-modules.ts instead.
+import type { Command } from '@oclif/core';
+import { COMMAND_MODULES, type CommandId } from './command-modules.ts';
 
-export const COMMANDS = {
-  'enable-gate': EnableGate,
-  'disable-gate': DisableGate,
-  status: Status,
-  'why-stalled': WhyStalled,
-  doctor: Doctor,
-  __complete: CompleteCommand,
-};
+export const COMMANDS = {} as Record<CommandId, Command.Class>;
+for (const id of Object.keys(COMMAND_MODULES) as CommandId[]) COMMANDS[id] = (await COMMAND_MODULES[id]()).default;

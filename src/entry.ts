@@ -1,6 +1,20 @@
-// The executable's entry: turn on Node's compile cache before the bundle loads, then hand over to oclif.
+// The executable's entry (the npm bundle's dist/kubectl-haptic.js and the single executable's main): Node's compile
+// cache before the rest of the bundle loads, then oclif started from the embedded manifest; a command's module loads
+// only when that command runs.
 import module from 'node:module';
+import { isSea } from 'node:sea';
+import { fileURLToPath } from 'node:url';
+import { manifest, pjson } from 'kubectl-haptic:oclif';
+import { COMMAND_MODULES, type CommandId } from './command-modules.ts';
 
-module.enableCompileCache?.();
-const { run } = await import('./cli/run.ts');
-await run();
+// the single executable's main carries V8's code cache and loads nothing else from disk
+if (!isSea()) module.enableCompileCache?.();
+// not awaited at the top level: a reader that stops early (`| head`) would leave it unsettled, and Node warns
+void import('./cli/run.ts').then(({ run }) =>
+  run({
+    pjson,
+    manifest,
+    root: fileURLToPath(new URL('.', import.meta.url)),
+    load: async (id) => (await COMMAND_MODULES[id as CommandId]()).default,
+  }),
+);

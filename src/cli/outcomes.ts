@@ -1,5 +1,7 @@
 // Results of services, mapped to the documented exit codes: the one place that decides them.
-import { countingFindings, type DoctorReport } from '../diagnose/doctor/index.ts';
+import { countingFindings } from '../diagnose/doctor/counting.ts';
+import type { DoctorReport } from '../diagnose/doctor/index.ts';
+import type { DrillReport } from '../model/drill.ts';
 import type { GateRecord } from '../services/gate.ts';
 import type { WaitOutcome } from '../services/wait.ts';
 import { ExitCode, exitCodeOf } from './errors.ts';
@@ -22,4 +24,10 @@ export function gateExitCode(records: GateRecord[]): ExitCode {
 /** doctor: 1 when an error counts (with --strict, a warning too); suppressed findings never count. */
 export function doctorExitCode(report: DoctorReport, strict: boolean): ExitCode {
   return countingFindings(report, strict).length ? ExitCode.failed : ExitCode.ok;
+}
+
+/** drill: 0 when no request failed and the rollout completed; 1 when one failed or the rollout failed; 2 on --timeout. */
+export function drillExitCode(report: DrillReport): ExitCode {
+  if (report.rollout.outcome === 'timeout') return ExitCode.timeout;
+  return report.failed > 0 || report.rollout.outcome === 'failed' ? ExitCode.failed : ExitCode.ok;
 }

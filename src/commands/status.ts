@@ -5,15 +5,11 @@ import { ExitCode, UserError } from '../cli/errors.ts';
 import { EXIT_CODES_HELP, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
 import { waitExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
-import { followRollout } from '../services/live-rollout.ts';
 import { loadStatus } from '../services/status.ts';
 import { noneFound, resolveDeployments } from '../services/targets.ts';
-import { waitForRollouts } from '../services/wait.ts';
 import { formatStructured } from '../ui/output.ts';
 import { rolloutOutput, statusText } from '../ui/status-text.ts';
 import { colorEnabled, painter } from '../ui/style.ts';
-import { reportText } from '../ui/report-text.ts';
-import { waitLines } from '../ui/wait-text.ts';
 
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
@@ -47,7 +43,8 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
     if (flags.watch) {
       const deployments = await resolveDeployments(client, selection);
       if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
-      const { watchRollout } = await import('../ui/ink/watch.tsx');
+      // what following a rollout needs loads only then: a one-shot status reads once and prints
+      const [{ watchRollout }, { followRollout }, { reportText }] = await Promise.all([import('../ui/ink/watch.tsx'), import('../services/live-rollout.ts'), import('../ui/report-text.ts')]);
       let fatal: { error: unknown } | undefined;
       let endView!: () => void;
       const ended = new Promise<void>((resolve) => (endView = resolve));
@@ -71,7 +68,12 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
       return;
     }
     if (flags.wait) {
-      const deployments = await resolveDeployments(client, selection);
+      const [deployments, { waitForRollouts }, { waitLines }, { reportText }] = await Promise.all([
+        resolveDeployments(client, selection),
+        import('../services/wait.ts'),
+        import('../ui/wait-text.ts'),
+        import('../ui/report-text.ts'),
+      ]);
       // with -o the log goes to stderr, so stdout holds only the report, parseable
       const log = flags.output ? process.stderr : process.stdout;
       const { outcome, reports: raw } = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, selector: selection.selector, onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });

@@ -9,6 +9,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kube } from './kube.ts';
+import { deletePodNetns, insideNetns } from './lab/netns.ts';
+import { FAKE_NODES } from './standins/fake-nodes.ts';
 
 export type ClusterState = {
   name: string;
@@ -22,7 +24,15 @@ export type ClusterState = {
   auditLog: string;
   logDir: string;
   pids: Record<string, number>;
+  /** a lab cluster (test/cluster/lab/): the network namespace it runs in */
+  lab?: { netns: string };
 };
+
+/**
+ * A lab cluster runs inside its network namespace (the caller must already be in it): the API server reaches the
+ * node stand-in's kubelet API at the nodes' InternalIPs (pods/log), and the stand-ins run real processes for pods.
+ */
+export type LabOptions = { netns: string };
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const standinsMain = join(repoRoot, 'test/cluster/standins/main.ts');
@@ -54,10 +64,15 @@ export interface StartOptions {
    * Their defaults (20 and 50) pace the creation of thousands of pods to minutes: the benchmarks raise them.
    */
   apiQps?: number;
+  /** a lab cluster: started inside this network namespace (test/cluster/lab/) */
+  lab?: LabOptions;
 }
 
 export async function startCluster(options: StartOptions): Promise<ClusterState> {
   const started = Date.now();
+  if (options.lab && !insideNetns(options.lab.netns)) {
+    throw new Error(`a lab cluster starts inside its network namespace ${options.lab.netns}: run the caller with ip netns exec`);
+  }
   if (!existsSync(standinsMain)) {
     throw new Error(`${standinsMain} is missing: the cluster needs the node and HAPTIC stand-ins to run any pod`);
   }
@@ -80,6 +95,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     auditLog: join(logDir, 'audit.jsonl'),
     logDir,
     pids: {},
+    ...(options.lab ? { lab: { netns: options.lab.netns } } : {}),
   };
   const exits = new Map<string, string>();
   const launch = (component: string, command: string, args: string[]): void => {
@@ -105,7 +121,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
 
   try {
     log('generating a throwaway PKI');
-    makePki(pki);
+    makePki(pki, options.lab !== undefined);
     writeKubeconfig(state.adminKubeconfig, 'haptic-test-admin', 'admin', server, pki);
     writeKubeconfig(state.limitedKubeconfig, 'haptic-test-limited', 'limited', server, pki);
     writeKubeconfig(state.auditedKubeconfig, 'haptic-test-audited', 'audited', server, pki);
@@ -146,6 +162,8 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
       '--endpoint-reconciler-type=none', // see README: the `kubernetes` Service's endpoint cannot be 127.0.0.1
       `--audit-policy-file=${join(stateDir, 'audit-policy.yaml')}`,
       `--audit-log-path=${state.auditLog}`,
+      // the lab's node stand-in serves the kubelet API (pods/log) at the nodes' InternalIPs, with a cert of this CA
+      ...(options.lab ? ['--kubelet-preferred-address-types=InternalIP', `--kubelet-certificate-authority=${join(pki, 'ca.crt')}`] : []),
     ]);
     const admin = new Kube(state.adminKubeconfig);
     await waitUntil('kube-apiserver /readyz', 60_000, async () => (await admin.request('GET', '/readyz')) === 'ok');
@@ -171,7 +189,10 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     ]);
 
     log('starting the node and HAPTIC stand-ins');
-    launch('standins', nodeBinary(), [standinsMain, '--kubeconfig', state.adminKubeconfig]);
+    const labArgs = options.lab
+      ? ['--lab-netns', options.lab.netns, '--lab-dir', join(stateDir, 'lab'), '--kubelet-cert', join(pki, 'kubelet.crt'), '--kubelet-key', join(pki, 'kubelet.key')]
+      : [];
+    launch('standins', nodeBinary(), [standinsMain, '--kubeconfig', state.adminKubeconfig, ...labArgs]);
     const standinsLog = join(logDir, 'standins.log');
     await waitUntil('the stand-ins to print READY', 90_000, () => /^READY$/m.test(readFileSync(standinsLog, 'utf8')));
   } catch (error) {
@@ -189,6 +210,8 @@ export async function stopCluster(name: string): Promise<boolean> {
   if (!existsSync(stateDir)) return false;
   const state = readClusterState(name);
   if (state) await killAll(state);
+  // the pods' namespaces and any process left in them (the lab's own namespace belongs to whoever made it)
+  if (state?.lab) deletePodNetns(state.lab.netns);
   rmSync(stateDir, { recursive: true, force: true });
   return true;
 }
@@ -290,9 +313,14 @@ subjectAltName = IP:127.0.0.1, DNS:localhost, IP:10.96.0.1, DNS:kubernetes, DNS:
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
 extendedKeyUsage = clientAuth
+[kubelet]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = ${FAKE_NODES.map((n) => `IP:${n.ip}, DNS:${n.name}`).join(', ')}
 `;
 
-function makePki(dir: string): void {
+function makePki(dir: string, kubelet: boolean): void {
   writeFileSync(join(dir, 'openssl.cnf'), OPENSSL_CONFIG);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '3650', '-config', 'openssl.cnf'];
@@ -303,6 +331,7 @@ function makePki(dir: string): void {
   issue('admin', '/O=system:masters/CN=admin', 'client');
   issue('limited', '/CN=limited', 'client');
   issue('audited', '/O=system:masters/CN=audited', 'client');
+  if (kubelet) issue('kubelet', '/CN=standin-kubelet', 'kubelet');
   openssl('genrsa', '-out', 'sa.key', '2048');
   openssl('rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub');
 }

@@ -42,15 +42,20 @@ describe('enable-gate / disable-gate on the real control plane', () => {
     const after = await getDeployment(ns, 'web');
     expect(gatesOf(after)).toEqual([GATE]);
     expect(after.metadata.generation).toBe(before.metadata.generation + 1);
-    const rolled = await waitFor(() => getDeployment(ns, 'web'), {
+    await waitFor(() => getDeployment(ns, 'web'), {
       what: 'the gated rollout to complete',
       timeoutMs: 90_000,
       until: (d) => d.status?.observedGeneration === d.metadata.generation && d.status?.updatedReplicas === 2 && d.status?.availableReplicas === 2 && d.status?.replicas === 2,
     });
-    const pods = await api().list<KubeObject>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' });
-    const live = pods.filter((p) => !p.metadata?.deletionTimestamp);
-    expect(live).toHaveLength(2);
-    for (const pod of live) {
+    // The old pods' grace periods end after the rollout completes, and the deployment controller then writes the
+    // Deployment's status again (terminatingReplicas); the second run is compared against the settled object.
+    const pods = await waitFor(() => api().list<KubeObject>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' }), {
+      what: 'the old pods to be gone',
+      timeoutMs: 90_000,
+      until: (list) => list.length === 2 && list.every((p) => !p.metadata?.deletionTimestamp),
+    });
+    const rolled = await waitFor(() => getDeployment(ns, 'web'), { what: 'a settled status', until: (d) => !d.status?.terminatingReplicas });
+    for (const pod of pods) {
       expect(pod.status.conditions.find((c: { type: string }) => c.type === GATE)?.status).toBe('True');
     }
 

@@ -34,8 +34,8 @@ async function served(namespace: string, name: string, replicas: number): Promis
 }
 
 /** Starts a rollout (new image; new pods start 1.5 s after scheduling) and returns the new pod-template-hash. */
-async function rollout(namespace: string, name: string): Promise<string> {
-  const template = { metadata: { annotations: { 'standin.kubectl-haptic.dev/start-delay-ms': '1500' } }, spec: { containers: [{ name: 'app', image: 'example/app:2' }] } };
+async function rollout(namespace: string, name: string, startDelayMs = 1500): Promise<string> {
+  const template = { metadata: { annotations: { 'standin.kubectl-haptic.dev/start-delay-ms': String(startDelayMs) } }, spec: { containers: [{ name: 'app', image: 'example/app:2' }] } };
   await api().patch('apps/v1', 'Deployment', name, namespace, { spec: { template } }, { type: 'strategic' });
   const pod = await waitFor(
     async () => (await api().list<any>('v1', 'Pod', { namespace, labelSelector: `app=${name}` })).find((p) => p.spec.containers[0].image === 'example/app:2'),
@@ -154,7 +154,8 @@ describe('kubectl haptic status --watch in a terminal', () => {
   it('q quits at once: exit 130, the rollout goes on, the terminal is restored', async () => {
     const ns = await newNamespace('watch-q');
     await served(ns, 'quit', 1);
-    const hash = await rollout(ns, 'quit');
+    // The new pod's containers take a minute to start, so the rollout is still going when q is pressed.
+    const hash = await rollout(ns, 'quit', 60_000);
     await start(`bin/kubectl-haptic status quit -n ${ns} --watch; echo "exit=$?"`);
     await waitFor(screen, { what: 'the live view', timeoutMs: 30_000, intervalMs: 100, until: (s) => s.some((l) => l.includes(`quit-${hash.slice(0, 3)}…`)) });
     await tmux('send-keys', '-t', SESSION, 'q');

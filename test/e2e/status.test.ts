@@ -72,8 +72,8 @@ describe('kubectl haptic status', () => {
     const ns = await newNamespace('status-wait');
     await served({ name: 'web', namespace: ns, replicas: 2, maxSurge: 1, maxUnavailable: 0 });
     const oldNames = (await podsOf(ns, 'web')).map((p) => p.metadata.name).sort();
-    // new pods start 1.5 s after scheduling: the plugin is up before the first of them becomes ready
-    await rollout(ns, 'web', 'example/app:2', { 'standin.kubectl-haptic.dev/start-delay-ms': '1500' });
+    // new pods start 4 s after scheduling: the plugin is up before the first of them becomes ready, even on a loaded machine
+    await rollout(ns, 'web', 'example/app:2', { 'standin.kubectl-haptic.dev/start-delay-ms': '4000' });
     const run = await runPlugin(['status', 'web', '-n', ns, '--wait', '--drained', '--timeout', '90s'], { timeoutMs: 100_000 });
     const left = await podsOf(ns, 'web');
 

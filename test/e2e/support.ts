@@ -90,24 +90,31 @@ function describe(value: unknown): string {
 
 export type PluginResult = { code: number | null; stdout: string; stderr: string };
 
-/** Runs `bin/kubectl-haptic` with KUBECONFIG set to the admin kubeconfig (unless given) and NO_COLOR=1. */
-export function runPlugin(
-  args: string[],
-  options: { kubeconfig?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
-): Promise<PluginResult> {
+export type RunOptions = { kubeconfig?: string; env?: Record<string, string | undefined>; timeoutMs?: number };
+
+/** Runs the plugin as installed by npm, `bin/kubectl-haptic`, from the repository (see runExecutable for others). */
+export function runPlugin(args: string[], options: RunOptions = {}): Promise<PluginResult> {
+  return runExecutable(join(repoRoot, 'bin/kubectl-haptic'), args, options);
+}
+
+/**
+ * Runs an executable with KUBECONFIG set to the admin kubeconfig (unless given) and NO_COLOR=1, in `cwd` (default:
+ * the repository). `env` entries set to undefined are removed.
+ */
+export function runExecutable(bin: string, args: string[], options: RunOptions & { cwd?: string } = {}): Promise<PluginResult> {
   const { FORCE_COLOR: _, ...inherited } = process.env;
-  const env = { ...inherited, KUBECONFIG: options.kubeconfig ?? cluster().adminKubeconfig, NO_COLOR: '1', ...options.env };
+  const merged = { ...inherited, KUBECONFIG: options.kubeconfig ?? cluster().adminKubeconfig, NO_COLOR: '1', ...options.env };
+  const env = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const bin = join(repoRoot, 'bin/kubectl-haptic');
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd: options.cwd ?? repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`kubectl-haptic ${args.join(' ')} ran longer than ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(new Error(`${bin} ${args.join(' ')} ran longer than ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
     }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);

@@ -405,11 +405,12 @@ const rows: Row[] = [
   },
   {
     name: 'enable-gate whose PATCH times out',
-    args: ['enable-gate', 'web', '--force', '--request-timeout', '1s'],
+    // 3s, not 1s: the reads before the PATCH are answered by this test's own process, which a loaded machine slows.
+    args: ['enable-gate', 'web', '--force', '--request-timeout', '3s'],
     route: fakeCluster((req) => (req.method === 'PATCH' ? { hang: true } : undefined)),
     code: 2,
     stderr: '',
-    check: (_c, r) => expect(r.stdout).toMatch(/^deployment\.apps\/web failed: the API server at .* did not answer patch deployments\.apps "web" in namespace "ns" within 1s \(--request-timeout\); the patch may or may not have been applied: check with kubectl get deployment web -n ns -o yaml$/m),
+    check: (_c, r) => expect(r.stdout).toMatch(/^deployment\.apps\/web failed: the API server at .* did not answer patch deployments\.apps "web" in namespace "ns" within 3s \(--request-timeout\); the patch may or may not have been applied: check with kubectl get deployment web -n ns -o yaml$/m),
   },
   {
     name: 'status --wait --drained while every pods list answers 401',

@@ -112,7 +112,4 @@ export function runDoctor(inputs: DoctorInputs, now: number): DoctorReport {
   return { mode: inputs.mode, subjects, notRun: checksNotRun(inputs.mode, !!inputs.helm), notes: [...new Set(env.notes)] };
 }
 
-/** Findings that count for the exit code: not suppressed, and errors (with --strict, warnings too). */
-export function countingFindings(report: DoctorReport, strict: boolean): DoctorFinding[] {
-  return report.subjects.flatMap((s) => s.findings).filter((f) => !f.suppressed && (f.severity === 'error' || f.severity === 'blocker' || (strict && f.severity === 'warning')));
-}
+export { countingFindings } from './counting.ts';

@@ -56,7 +56,8 @@ export function backendsFor(services: Obj[], slices: Obj[], pods: (key: string) 
   return backends.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export type RenderStyle = { shape: StatusShape; podComment: 'end' | 'before' };
+/** `guid` false leaves `guid` out of server lines (HAProxy before 3.0 refuses the keyword; the lab runs Debian's 2.6). */
+export type RenderStyle = { shape: StatusShape; podComment: 'end' | 'before'; guid?: boolean };
 
 /** The dataplane library's server slots per backend (its serverSlotsValue default). */
 const DATAPLANE_SLOTS = 10;
@@ -70,9 +71,22 @@ function serverLines(backend: Backend, style: RenderStyle): string[] {
     });
   }
   return backend.servers.flatMap((s) => {
-    const server = `    server ${s.pod} ${s.ip}:${s.port} weight 100 guid srv:${backend.name}:${s.pod} check${s.enabled ? '' : ' disabled'}`;
+    const guid = style.guid === false ? '' : ` guid srv:${backend.name}:${s.pod}`;
+    const server = `    server ${s.pod} ${s.ip}:${s.port} weight 100${guid} check${s.enabled ? '' : ' disabled'}`;
     return style.podComment === 'before' ? [`    # Pod: ${s.pod}`, server] : [`${server}  # Pod: ${s.pod}`];
   });
+}
+
+/**
+ * How HAProxy connects to servers. The agent generation's base library (HAProxy-Template-IC/haproxy-template-ingress-
+ * controller, docs/site/docs/libraries/base.md, "Connection reliability and timeouts"): `timeout connect 100ms` so a
+ * connect to a pod that just went fails fast, `option redispatch` so the retry goes to another server, and
+ * `retry-on conn-failure empty-response response-timeout` so a pod that accepted and then closed is retried too
+ * (HAProxy's default `retries 3`). The dataplane generation's base.yaml keeps HAProxy's 5 s connect and no redispatch.
+ */
+function connectionDefaults(shape: StatusShape): string[] {
+  if (shape === 'dataplane') return ['    timeout connect 5s'];
+  return ['    timeout connect 100ms', '    option redispatch', '    retry-on conn-failure empty-response response-timeout'];
 }
 
 export function renderConfig(source: string, backends: Backend[], style: RenderStyle = { shape: 'gate', podComment: 'end' }): string {
@@ -85,7 +99,7 @@ export function renderConfig(source: string, backends: Backend[], style: RenderS
     '',
     'defaults',
     '    mode http',
-    '    timeout connect 5s',
+    ...connectionDefaults(style.shape),
     '    timeout client 30s',
     '    timeout server 30s',
     '',

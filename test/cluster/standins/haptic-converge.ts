@@ -67,12 +67,14 @@ export function deployOutcome(
   error: string | undefined,
   shape: StatusShape,
   now: string,
+  /** how the agent applied it, when it says so (the lab's agent reloads for every change) */
+  applied?: { mode: string; reasons: string[] },
 ): DeployEntry {
   if (shape === 'dataplane') return dataplaneOutcome(entry, pod, render, previousContent, error, now);
   const base: DeployEntry = { ...agentFields(entry), podName: pod.name, podUID: pod.uid, podRuntimeID: pod.runtimeID, consecutiveErrors: entry?.consecutiveErrors ?? 0 };
   if (error !== undefined) return { ...base, lastError: error, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1 };
   const { lastError: _cleared, ...rest } = base;
-  const how = deployMode(previousContent, render.content);
+  const how = applied ?? deployMode(previousContent, render.content);
   return {
     ...rest,
     ...how,

@@ -31,6 +31,21 @@ export type InstallationKnobs = {
 };
 export type SharedCaches = { pods: Informer<Obj>; services: Informer<Obj>; slices: Informer<Obj>; templateConfigs: Informer<Obj> };
 
+/**
+ * In the lab, HAProxy pods run real HAProxy (lab/haproxy-agent.ts): a render HAProxy refuses (`haproxy -c`) is
+ * refused with its words, and a deploy is a real reload that counts once the pod's worker runs the config's servers.
+ */
+export type RealHAProxy = {
+  validate(content: string): Promise<string | undefined>;
+  /** deploys to the HAProxy pod `namespace/name`; an error message, or undefined once it runs the config */
+  apply(pod: string, content: string): Promise<string | undefined>;
+  /** whether this HAProxy takes `guid` on server lines */
+  guid: boolean;
+};
+
+/** The lab's agent reloads HAProxy for every change (it has no runtime API path). */
+const LAB_RELOAD = { mode: 'reload', reasons: ['the lab agent reloads HAProxy for every change'] };
+
 const RETRY_MS = 2000;
 /** How long the agent takes to finish a reload after applying a plan (runningPlanID trails appliedPlanID meanwhile). */
 const RELOAD_MS = 300;
@@ -59,7 +74,7 @@ export class HapticController {
   private templateConfig: Obj | undefined;
   private accepted: Render | undefined;
   private readonly renders = new Map<string, Render>();
-  private refusal: { checksum: string; error: string } | undefined;
+  private refusal: { checksum: string; error: string; knob: boolean } | undefined;
   private validatedAt = '';
   private readonly entries = new Map<string, DeployEntry>();
   private readonly due = new Map<string, number>();
@@ -70,9 +85,13 @@ export class HapticController {
   private cfgStatus: object = {};
   private htcStatus: { conditions?: Condition[]; [field: string]: unknown } = {};
   private shape: StatusShape;
+  private readonly real: RealHAProxy | undefined;
+  /** the last render real HAProxy accepted (haproxy -c runs once per new render) */
+  private checked = '';
 
-  constructor(kube: Kube, inst: Installation, caches: SharedCaches, knobs: InstallationKnobs, leaseDurationSeconds: number) {
+  constructor(kube: Kube, inst: Installation, caches: SharedCaches, knobs: InstallationKnobs, leaseDurationSeconds: number, real?: RealHAProxy) {
     this.kube = kube;
+    this.real = real;
     this.inst = inst;
     this.caches = caches;
     this.knobs = knobs;
@@ -110,7 +129,7 @@ export class HapticController {
       .sort((a, b) => a.name.localeCompare(b.name));
     if (this.shape !== this.knobs.statusShape) this.switchShape(haproxies, now);
     await this.render(now);
-    const deployAt = this.deploy(haproxies, now);
+    const deployAt = await this.deploy(haproxies, now);
     await this.retain(haproxies);
     await this.writeStatuses();
     const gateAt = await this.gate(haproxies.map((h) => h.name), now);
@@ -125,15 +144,17 @@ export class HapticController {
   private async render(now: number): Promise<void> {
     const gate = this.knobs.gateFeature && this.shape === 'gate' ? GATE_CONDITION : undefined;
     const backends = backendsFor(this.caches.services.items(), this.caches.slices.items(), (k) => this.caches.pods.get(k), gate, this.shape);
-    const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, { shape: this.shape, podComment: this.knobs.podComment });
+    const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, { shape: this.shape, podComment: this.knobs.podComment, guid: this.real?.guid ?? true });
     const checksum = checksumOf(content);
-    if (this.knobs.refuseRender) {
-      if (this.refusal?.checksum === checksum) return;
-      const refused = refusedRender(content);
+    const knob = this.knobs.refuseRender;
+    // a render refused before stays refused (the same text, the same verdict) until it or the knob changes
+    if (this.refusal?.checksum === checksum && this.refusal.knob === knob) return;
+    const refused = await this.refusedBy(content, checksum, knob);
+    if (refused) {
       // HAPTIC keeps the refused render as <htc>-haproxycfg-invalid with the first error (configpublisher workers.go)
       const [invalid] = await this.kube.apply<Obj>([this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content)], MANAGER);
       await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', invalid!.metadata.name, this.inst.namespace, { status: { validationError: refused.error.split(' [ALERT]')[0] } }, { subresource: 'status' });
-      this.refusal = { checksum, error: refused.error };
+      this.refusal = { checksum, error: refused.error, knob };
       this.validatedAt = rfc3339(now);
       // the agent generation's events (configchange status_updater.go); the dataplane generation records none
       if (this.shape !== 'dataplane') await this.event('Warning', 'ValidationFailed', refused.error);
@@ -161,8 +182,24 @@ export class HapticController {
     if (!this.validatedAt) this.validatedAt = rfc3339(now);
   }
 
+  /**
+   * What HAProxy is given and its refusal, if it refuses: the refuseRender knob's misspelt render; with real HAProxy,
+   * `haproxy -c`'s verdict on it (or on the render itself), in HAProxy's words.
+   */
+  private async refusedBy(content: string, checksum: string, knob: boolean): Promise<{ content: string; error: string } | undefined> {
+    const broken = knob ? refusedRender(content) : undefined;
+    if (!this.real) return broken;
+    if (!broken && checksum === this.checked) return undefined;
+    const error = await this.real.validate(broken?.content ?? content);
+    if (error === undefined) {
+      if (!broken) this.checked = checksum;
+      return undefined;
+    }
+    return { content: broken?.content ?? content, error };
+  }
+
   /** Advances each live HAProxy pod toward the accepted render once its delay has passed; returns the next due time. */
-  private deploy(haproxies: HAProxyPod[], now: number): number | undefined {
+  private async deploy(haproxies: HAProxyPod[], now: number): Promise<number | undefined> {
     const target = this.accepted;
     const live = new Set(haproxies.map((h) => h.name));
     for (const name of [...this.entries.keys(), ...this.due.keys(), ...this.reloads.keys()]) {
@@ -199,10 +236,12 @@ export class HapticController {
       this.due.delete(pod.name);
       const error = failing
         ? `failed to sync configuration to pod ${pod.name}: dataplane API: POST /v3/services/haproxy/configuration/raw: 503 Service Unavailable: agent not reachable`
-        : undefined;
-      const next = deployOutcome(entry, pod, target, this.renders.get(entry?.checksum ?? '')?.content, error, this.shape, rfc3339(now));
+        : await this.real?.apply(`${this.inst.namespace}/${pod.name}`, target.content).then((e) => e && `failed to apply configuration to pod ${pod.name}: ${e}`);
+      let next = deployOutcome(entry, pod, target, this.renders.get(entry?.checksum ?? '')?.content, error, this.shape, rfc3339(now), this.real && !error ? LAB_RELOAD : undefined);
+      // a real reload is done when apply returns: the worker runs the plan
+      if (this.real && !error && this.shape !== 'dataplane') next = finishReload(next);
       this.entries.set(pod.name, next);
-      if (failing) {
+      if (error !== undefined) {
         this.due.set(pod.name, now + RETRY_MS);
         wake = minTime(wake, now + RETRY_MS);
       } else if (next.appliedPlanID !== undefined && next.runningPlanID !== next.appliedPlanID) {

@@ -4,7 +4,7 @@
 import type { Kube } from '../kube.ts';
 import { errorText, informerLog, log, type Obj, sleep } from './common.ts';
 import { hapticCrds } from './haptic-crds.ts';
-import { HapticController, type InstallationKnobs, type SharedCaches } from './haptic-installation.ts';
+import { HapticController, type InstallationKnobs, type RealHAProxy, type SharedCaches } from './haptic-installation.ts';
 import { type ChartSettings, clusterRole, controllerDeployment, DEFAULT_CHART, fullname, type Installation, installationObjects, templateConfig } from './haptic-manifests.ts';
 import { APPLIED_ANNOTATION, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs, type StatusShape } from './knobs.ts';
 import { Reconciler } from './reconciler.ts';
@@ -55,7 +55,8 @@ async function removeInstallation(kube: Kube, inst: Installation): Promise<void>
 
 const chartOf = (k: InstallationKnobs): ChartSettings => ({ gateFeature: k.gateFeature, statusShape: k.statusShape, leaderElection: k.leaderElection, compressed: k.compressed });
 
-export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDurationSeconds: number): Promise<void> {
+/** `real`: the lab's HAProxy pods run real HAProxy, which checks renders and takes deploys (haptic-installation.ts). */
+export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDurationSeconds: number, real?: RealHAProxy): Promise<void> {
   await installCrds(kube, DEFAULT_CHART.statusShape);
   const controllers = new Map<string, HapticController>();
   let applied: ParsedKnobs | undefined;
@@ -64,7 +65,7 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
     const objects = await retry(`installing ${inst.release}`, 30_000, async () => {
       return kube.apply<Obj>(installationObjects(inst, chartOf(knobs)), MANAGER);
     });
-    const controller = new HapticController(kube, inst, caches, knobs, leaseDurationSeconds);
+    const controller = new HapticController(kube, inst, caches, knobs, leaseDurationSeconds, real);
     await controller.load(objects.find((o) => o.kind === 'HAProxyTemplateConfig')!);
     controllers.set(inst.release, controller);
     return controller;

@@ -192,11 +192,11 @@ export function nextPodStatus(pod: Obj, view: KubeletView, now: number): Record<
   return { ...current, ...view.fields, conditions: [...conditions, ...others] };
 }
 
-function idle(c: Container) {
+export function idle(c: Container) {
   return { name: c.name, state: {}, lastState: {}, ready: false, restartCount: 0, image: c.image, imageID: '', started: false };
 }
 
-function podFields(ctx: KubeletContext, phase: string, sandboxReady: boolean, containerStatuses: object[]) {
+export function podFields(ctx: KubeletContext, phase: string, sandboxReady: boolean, containerStatuses: object[]) {
   return {
     phase,
     hostIP: ctx.hostIP,

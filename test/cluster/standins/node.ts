@@ -1,17 +1,19 @@
 // The node stand-in: acts as the kubelet of the fake nodes for every pod bound to them — writes the status the
 // kubelet would write (kubelet-status.ts), records its events, and finishes graceful deletion at the deadline.
-// It never writes readiness gate conditions; it recomputes Ready whenever the pod changes.
+// It never writes readiness gate conditions; it recomputes Ready whenever the pod changes. In the lab, a runtime
+// (lab/runtime.ts) runs the pods whose images it knows for real; this file still writes what it decides.
 import { isApiError } from '../../../src/kube/errors.ts';
 import type { Kube } from '../kube.ts';
 import { informerLog, jsonEqual, log, type Obj } from './common.ts';
 import { EventRecorder } from './events.ts';
 import { FAKE_NODES, type FakeNode, startFakeNodes } from './fake-nodes.ts';
 import { kubeletView, nextPodStatus, podTrace, terminatedView, type KubeletView } from './kubelet-status.ts';
+import type { PodRuntime } from './lab/runtime.ts';
 import { Reconciler } from './reconciler.ts';
 
 type PodState = { uid: string; seenAt: number; podIP?: string; deleteSent?: boolean };
 
-export async function runNodeStandIn(kube: Kube, signal: AbortSignal): Promise<void> {
+export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: PodRuntime): Promise<void> {
   await startFakeNodes(kube, signal);
   const states = new Map<string, PodState>();
   const recorders = new Map(FAKE_NODES.map((n) => [n.name, new EventRecorder(kube, 'kubelet', n.name)]));
@@ -46,6 +48,7 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal): Promise<v
     const previous = states.get(key);
     if (!pod || !node || previous?.uid !== pod.metadata.uid) {
       if (previous) recorders.forEach((r) => r.forget(previous.uid));
+      if (previous) runtime?.forget(key);
       states.delete(key);
       if (!pod || !node) return undefined;
     }
@@ -57,6 +60,15 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal): Promise<v
     states.set(key, state);
     if (!state.podIP && now >= state.seenAt + podTrace(pod).startDelayMs) state.podIP = allocateIP(node);
     const ctx = { now, seenAt: state.seenAt, hostIP: node.ip, podIP: state.podIP };
+    if (runtime && state.podIP && runtime.runs(pod)) {
+      return runtime.reconcile(key, pod, ctx, {
+        show: (view) => show(pod, view, now, node),
+        remove: async () => {
+          await kube.delete('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, { gracePeriodSeconds: 0, uid: pod.metadata.uid! });
+          state.deleteSent = true;
+        },
+      });
+    }
 
     let deadline: number | undefined;
     if (pod.metadata.deletionTimestamp) {
@@ -73,16 +85,22 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal): Promise<v
       if (terminal) return deadline;
     }
     const view = kubeletView(pod, ctx);
+    await show(pod, view, now, node);
+    return deadline === undefined ? view.wakeAt : Math.min(view.wakeAt ?? deadline, deadline);
+  };
+
+  /** Writes a view's status and records its events, as the kubelet's status manager and recorder do. */
+  const show = async (pod: Obj, view: KubeletView, now: number, node: FakeNode): Promise<void> => {
     await writeStatus(pod, view, now);
     const { namespace, name, uid } = pod.metadata;
     for (const event of view.events) {
       const involved = { apiVersion: 'v1', kind: 'Pod', namespace: namespace!, name, uid: uid!, fieldPath: event.fieldPath };
       await recorders.get(node.name)!.record(involved, event);
     }
-    return deadline === undefined ? view.wakeAt : Math.min(view.wakeAt ?? deadline, deadline);
   };
 
   const reconciler = new Reconciler('node', reconcile);
+  runtime?.attach((key) => reconciler.enqueue(key));
   signal.addEventListener('abort', () => reconciler.stop(), { once: true });
   const informer = await kube.informer<Obj>('v1', 'Pod', {}, { onObject: (key) => reconciler.enqueue(key), onError: informerLog('node: pods') }, signal);
   await informer.whenSynced;

@@ -1,0 +1,57 @@
+// Manifests of the lab's tests and scenarios (no test-runner imports: npm run lab uses them too): the lab's HTTP
+// server as a Deployment, its Service.
+import type { KubeObject } from '../cluster/kube.ts';
+
+export const LAB_HTTP_IMAGE = 'lab.kubectl-haptic.dev/http-server:1';
+export const GATE = 'haproxy-haptic.org/load-balancer-ready';
+
+export type LabAppOptions = {
+  name: string;
+  namespace: string;
+  replicas?: number;
+  gated?: boolean;
+  env?: Record<string, string>;
+  preStop?: object;
+  terminationGracePeriodSeconds?: number;
+  maxSurge?: number | string;
+  maxUnavailable?: number | string;
+};
+
+/** The lab's HTTP server, probed on /healthz every second. */
+export function labApp(o: LabAppOptions): KubeObject {
+  const labels = { app: o.name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: o.name, namespace: o.namespace, labels },
+    spec: {
+      replicas: o.replicas ?? 1,
+      selector: { matchLabels: labels },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' } },
+      template: {
+        metadata: { labels },
+        spec: {
+          ...(o.gated ? { readinessGates: [{ conditionType: GATE }] } : {}),
+          terminationGracePeriodSeconds: o.terminationGracePeriodSeconds ?? 10,
+          containers: [{
+            name: 'app',
+            image: LAB_HTTP_IMAGE,
+            ports: [{ name: 'http', containerPort: 8080 }],
+            env: Object.entries(o.env ?? {}).map(([name, value]) => ({ name, value })),
+            readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1, failureThreshold: 1 },
+            ...(o.preStop ? { lifecycle: { preStop: o.preStop } } : {}),
+          }],
+        },
+      },
+    },
+  };
+}
+
+export function labService(o: { name: string; namespace: string; selector?: Record<string, string>; port?: number; targetPort?: string | number }): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: o.name, namespace: o.namespace },
+    spec: { selector: o.selector ?? { app: o.name }, ports: [{ name: 'http', port: o.port ?? 80, targetPort: o.targetPort ?? 'http' }] },
+  };
+}

@@ -1,0 +1,39 @@
+// The proof with real connections: the lab's rollouts under a steady load through HAProxy's frontend (scenarios.ts,
+// the same that `npm run lab` prints). A single-replica rollout drops requests without the readiness gate and none
+// with it; seed 004's HAProxy shutdown trap drops requests and its fix none.
+import { describe, expect, it } from 'vitest';
+import { cluster } from '../e2e/support.ts';
+import { resultsTable, runScenario, type ScenarioResult } from './scenarios.ts';
+
+const results: ScenarioResult[] = [];
+const run = async (name: Parameters<typeof runScenario>[1]) => {
+  const result = await runScenario(cluster().adminKubeconfig, name, undefined, (line) => process.stderr.write(`[lab] ${line}\n`));
+  results.push(result);
+  process.stderr.write(resultsTable([result]));
+  return result.counts;
+};
+
+describe('rollouts under load, real connections', () => {
+  it('single replica without the gate: requests fail while HAProxy still routes only to the stopped pod', async () => {
+    const counts = await run('ungated');
+    expect(counts.requests).toBeGreaterThanOrEqual(2000);
+    expect(counts.failed).toBeGreaterThan(0);
+  });
+
+  it('single replica with the gate: not one of at least 2,000 requests fails', async () => {
+    const counts = await run('gated');
+    expect(counts.requests).toBeGreaterThanOrEqual(2000);
+    expect(counts).toMatchObject({ failed: 0, refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 });
+  });
+
+  it("seed 004's trap: HAProxy rolled with SIGTERM and no preStop drops requests", async () => {
+    const counts = await run('haproxy-trap');
+    expect(counts.failed).toBeGreaterThan(0);
+  });
+
+  it('its fix: preStop sleep, SIGUSR1, hard-stop-after: no request fails', async () => {
+    const counts = await run('haproxy-fixed');
+    expect(counts.requests).toBeGreaterThanOrEqual(2000);
+    expect(counts.failed).toBe(0);
+  });
+});

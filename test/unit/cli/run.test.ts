@@ -1,0 +1,41 @@
+// src/cli/run.ts starts oclif from the embedded manifest; --version answers before oclif loads, with oclif's line.
+import { readFileSync } from 'node:fs';
+import { Config } from '@oclif/core';
+import { describe, expect, it } from 'vitest';
+import { embeddedPlugin, userAgent } from '../../../src/cli/run.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+const pjson = { name: pkg.name as string, version: pkg.version as string, oclif: { bin: pkg.oclif.bin as string, topicSeparator: ' ' as const } };
+
+describe('the embedded oclif start', () => {
+  it("prints oclif's own user agent for --version", async () => {
+    const plugin = await embeddedPlugin({ pjson, manifest: { version: pkg.version, commands: {} }, root: '/nowhere', load: () => Promise.reject(new Error('no command')) });
+    const config = await Config.load({ root: '/nowhere', pjson, plugins: new Map([[plugin.name, plugin]]) });
+    expect(await userAgent(pjson)).toBe(config.userAgent);
+  });
+
+  it('lists the manifest\'s commands and loads a command\'s class only when it runs', async () => {
+    const loaded: string[] = [];
+    class Hello {
+      static async run() {
+        return 'hi';
+      }
+    }
+    const manifest = { version: pkg.version, commands: { hello: { id: 'hello', aliases: [], args: {}, flags: {}, hidden: false, summary: 'Say hello.' } } };
+    const plugin = await embeddedPlugin({
+      pjson,
+      manifest: manifest as never,
+      root: '/nowhere',
+      load: async (id) => {
+        loaded.push(id);
+        return Hello as never;
+      },
+    });
+    const config = await Config.load({ root: '/nowhere', pjson, plugins: new Map([[plugin.name, plugin]]) });
+    expect(config.commandIDs).toEqual(['hello']);
+    expect(config.findCommand('hello')?.summary).toBe('Say hello.');
+    expect(loaded).toEqual([]);
+    expect(await config.runCommand('hello', [])).toBe('hi');
+    expect(loaded).toEqual(['hello']);
+  });
+});
