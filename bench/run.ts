@@ -56,6 +56,7 @@ const selected = positionals.length ? positionals : [...ALL];
 for (const name of selected) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark "${name}"; choose from ${ALL.join(', ')}`);
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const invocation = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 const started = Date.now();
 const loadAtStart = round(loadavg()[0]!, 2);
 
@@ -163,7 +164,8 @@ const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as {
 const output = {
   generatedAt: new Date().toISOString(),
   machine: machine(),
-  results: { ...(previous.results ?? {}), ...Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { measuredAt: new Date().toISOString(), ...(v as object) }])) },
+  // each section says which command measured it: sections of benchmarks not run this time come from other runs
+  results: { ...(previous.results ?? {}), ...Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { measuredAt: new Date().toISOString(), measuredBy: invocation, ...(v as object) }])) },
 };
 writeFileSync(file, JSON.stringify(output, null, 2) + '\n');
 log(`wrote bench/results.json (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);

@@ -6,7 +6,7 @@
 // object's own, the rest is left to the garbage collector. A new reader of a field dropped here must add it here;
 // test/unit/kube/trim.test.ts runs every scenario fixture through these and compares models, findings and output.
 // Only the status, why-stalled and --wait/--watch reads use them: the doctor and the gate commands read whole objects.
-import type { Container, ContainerStatus, EndpointSlice, KubeEvent, KubeObject, ObjectMeta, Pod } from '../types/kube.ts';
+import type { Container, ContainerStatus, Endpoint, EndpointSlice, KubeEvent, KubeObject, ObjectMeta, Pod } from '../types/kube.ts';
 
 /** kubectl apply's copy of the whole applied manifest, often an object's largest part; nothing here reads it. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -31,87 +31,54 @@ export function trimObject<T extends KubeObject>(object: T): T {
 }
 
 /** Identity and lifecycle: what buildPodView, ownership, endpoints and selectors read of a pod's metadata. */
-function podMeta(m: ObjectMeta): ObjectMeta {
-  return {
-    name: m.name,
-    namespace: m.namespace,
-    uid: m.uid,
-    resourceVersion: m.resourceVersion,
-    creationTimestamp: m.creationTimestamp,
-    deletionTimestamp: m.deletionTimestamp,
-    deletionGracePeriodSeconds: m.deletionGracePeriodSeconds,
-    labels: m.labels,
-    ownerReferences: m.ownerReferences,
-    finalizers: m.finalizers,
-  };
-}
-
+const POD_META = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'ownerReferences', 'finalizers'] as const;
 /** A container as the rules quote it: image (HS203), ports (HS102), probes (HS201, HS210). No env, mounts, resources. */
-function container(c: Container): Container {
-  return { name: c.name, image: c.image, ports: c.ports, readinessProbe: c.readinessProbe, startupProbe: c.startupProbe };
-}
-
-function containerStatus(s: ContainerStatus): ContainerStatus {
-  return { name: s.name, ready: s.ready, started: s.started, restartCount: s.restartCount, image: s.image, containerID: s.containerID, state: s.state, lastState: s.lastState };
-}
+const CONTAINER = ['name', 'image', 'ports', 'readinessProbe', 'startupProbe'] as const;
+/** What containerProblems and containersFinishedAt read of each container's status. */
+const CONTAINER_STATUS = ['name', 'ready', 'restartCount', 'state', 'lastState'] as const;
+const POD_STATUS = ['phase', 'podIP', 'conditions'] as const;
+const SLICE_META = ['name', 'namespace', 'uid', 'resourceVersion', 'labels', 'ownerReferences'] as const;
+const ENDPOINT = ['addresses', 'conditions', 'targetRef', 'nodeName'] as const;
+const EVENT_META = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp'] as const;
+const EVENT = ['apiVersion', 'kind', 'involvedObject', 'reason', 'message', 'type', 'count', 'firstTimestamp', 'lastTimestamp', 'eventTime', 'series'] as const;
 
 /** A pod of a followed Deployment: its gates, containers, placement, conditions and container states. */
 export function trimPod(pod: Pod): Pod {
-  const { spec, status } = pod;
-  return dropUndefined({
-    apiVersion: pod.apiVersion,
-    kind: pod.kind,
-    metadata: dropUndefined(podMeta(pod.metadata)),
-    spec: dropUndefined({
-      containers: (spec?.containers ?? []).map((c) => dropUndefined(container(c))),
-      readinessGates: spec?.readinessGates,
-      terminationGracePeriodSeconds: spec?.terminationGracePeriodSeconds,
-      nodeName: spec?.nodeName,
-    }),
-    status: status && dropUndefined({
-      phase: status.phase,
-      podIP: status.podIP,
-      podIPs: status.podIPs,
-      startTime: status.startTime,
-      conditions: status.conditions,
-      containerStatuses: status.containerStatuses?.map((s) => dropUndefined(containerStatus(s))),
-    }),
-  });
+  const out = pick(pod, ['apiVersion', 'kind']) as Pod;
+  out.metadata = pick(pod.metadata, POD_META);
+  const spec = pick(pod.spec ?? { containers: [] }, ['readinessGates', 'terminationGracePeriodSeconds', 'nodeName']) as Pod['spec'];
+  spec.containers = (pod.spec?.containers ?? []).map((c) => pick(c, CONTAINER) as Container);
+  out.spec = spec;
+  if (pod.status) {
+    const status: NonNullable<Pod['status']> = pick(pod.status, POD_STATUS);
+    if (pod.status.containerStatuses) status.containerStatuses = pod.status.containerStatuses.map((s) => pick(s, CONTAINER_STATUS) as ContainerStatus);
+    out.status = status;
+  }
+  return out;
 }
 
 /** An EndpointSlice: which Service it belongs to (its label), and per endpoint the pod it points at and its conditions. */
 export function trimSlice(slice: EndpointSlice): EndpointSlice {
-  return dropUndefined({
-    apiVersion: slice.apiVersion,
-    kind: slice.kind,
-    metadata: dropUndefined({ name: slice.metadata.name, namespace: slice.metadata.namespace, uid: slice.metadata.uid, resourceVersion: slice.metadata.resourceVersion, labels: slice.metadata.labels, ownerReferences: slice.metadata.ownerReferences }),
-    addressType: slice.addressType,
-    endpoints: slice.endpoints?.map((e) => dropUndefined({ addresses: e.addresses, conditions: e.conditions, targetRef: e.targetRef, nodeName: e.nodeName })) ?? slice.endpoints,
-    ports: slice.ports,
-  });
+  const out = pick(slice, ['apiVersion', 'kind', 'addressType']) as EndpointSlice;
+  out.metadata = pick(slice.metadata, SLICE_META);
+  if (slice.endpoints !== undefined) out.endpoints = slice.endpoints && slice.endpoints.map((e) => pick(e, ENDPOINT) as Endpoint);
+  if (slice.ports !== undefined) out.ports = slice.ports;
+  return out;
 }
 
 /** An Event: what it is about, its reason, message, type, count and times. */
 export function trimEvent(event: KubeEvent): KubeEvent {
-  const m = event.metadata;
-  return dropUndefined({
-    apiVersion: event.apiVersion,
-    kind: event.kind,
-    metadata: dropUndefined({ name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp }),
-    involvedObject: event.involvedObject,
-    reason: event.reason,
-    message: event.message,
-    type: event.type,
-    count: event.count,
-    firstTimestamp: event.firstTimestamp,
-    lastTimestamp: event.lastTimestamp,
-    eventTime: event.eventTime,
-    series: event.series,
-  });
+  const out = pick(event, EVENT) as KubeEvent;
+  out.metadata = pick(event.metadata, EVENT_META);
+  return out;
 }
 
-/** The object without keys whose value is undefined, so a trimmed object never grows keys its source did not have. */
-function dropUndefined<T extends object>(object: T): T {
-  for (const key of Object.keys(object) as (keyof T)[]) if (object[key] === undefined) delete object[key];
-  return object;
+/**
+ * The listed keys of an object that are set, added in the list's order: objects trimmed alike share one shape, and
+ * none grows a key its source did not have.
+ */
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
 }

@@ -99,14 +99,32 @@ export function redactEveryPattern(text: string): string {
   return out;
 }
 
-/** redact() over every string of a plain data structure (a model, records, an update), keys included. */
+/**
+ * redact() over every string of a plain data structure (a model, records, an update), keys included. Within one
+ * call each distinct string is redacted once and each object or array copied once: the models of `status -A` share
+ * HAPTIC's installations (and their thousands of servers), and pods repeat the same names and words.
+ */
 export function redactDeep<T>(value: T): T {
-  if (typeof value === 'string') return redact(value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v)) as T;
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v);
-    return out as T;
-  }
-  return value;
+  const strings = new Map<string, string>();
+  const copies = new Map<object, unknown>();
+  const text = (s: string): string => {
+    let safe = strings.get(s);
+    if (safe === undefined) strings.set(s, (safe = redact(s)));
+    return safe;
+  };
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (!v || typeof v !== 'object') return v;
+    if (copies.has(v)) return copies.get(v);
+    let out: unknown;
+    if (Array.isArray(v)) out = v.map(walk);
+    else if (Object.getPrototypeOf(v) === Object.prototype) {
+      const o: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) o[text(k)] = walk(x);
+      out = o;
+    } else return v;
+    copies.set(v, out);
+    return out;
+  };
+  return walk(value) as T;
 }

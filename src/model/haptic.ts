@@ -187,13 +187,23 @@ function intentOf(lease: Lease | undefined): Installation['intent'] {
   }
 }
 
+/**
+ * Each HAProxyCfg's servers, parsed once per object: watch mode rebuilds the model every second from the same
+ * objects, which change only when HAPTIC renders or deploys, and a config of a 500-replica rollout is 1,000 lines.
+ */
+const parsedServers = new WeakMap<HAProxyCfg, RenderedServer[] | undefined>();
+
 function serversOf(cfg: HAProxyCfg): RenderedServer[] | undefined {
+  if (parsedServers.has(cfg)) return parsedServers.get(cfg);
+  let servers: RenderedServer[] | undefined;
   try {
-    return renderedServers(configText(cfg));
+    servers = renderedServers(configText(cfg));
   } catch {
     // content that cannot be decoded (truncated zstd, bad base64) routes nothing we can read
-    return undefined;
+    servers = undefined;
   }
+  parsedServers.set(cfg, servers);
+  return servers;
 }
 
 /**

@@ -19,6 +19,7 @@ import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
 import type { HapticInputs, Read, RolloutSnapshot } from '../types/snapshot.ts';
 import { oneLine } from '../cli/errors.ts';
 import { isApiError } from '../kube/errors.ts';
+import { keepHeapSmall } from '../lib/heap.ts';
 
 /** What a follower of a rollout sees after each change: the model, its top stall finding, and any retrying read. */
 export interface RolloutUpdate {
@@ -85,6 +86,7 @@ export interface RolloutFollower {
 
 /** Follows one Deployment's rollout with informers on the API server. */
 export function followRollout(client: KubeClient, target: Deployment, options: FollowOptions & { informer?: InformerOptions }): RolloutFollower {
+  keepHeapSmall();
   return new RolloutStream((query, onChange) => new Informer(client, query, { onChange }, options.informer), target, options);
 }
 
@@ -152,7 +154,11 @@ export class RolloutStream implements RolloutFollower {
   private readonly parts: Record<Part, Store>;
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
-  private last = '';
+  private stopped = false;
+  /** when the last recompute started and how long it took (ms): the next waits at least twice that */
+  private lastStarted = 0;
+  private lastTook = 0;
+  private last: unknown;
   private fatal = false;
   private memory: ConfigMemory = new Map();
   private history: RolloutHistory | undefined;
@@ -186,12 +192,13 @@ export class RolloutStream implements RolloutFollower {
 
   start(): void {
     for (const s of this.stores) s.start();
-    this.ticker = setInterval(() => this.recompute(), this.options.tickMs ?? 1000);
+    this.ticker = setTimeout(() => this.run(), this.options.tickMs ?? 1000);
   }
 
   stop(): void {
     clearTimeout(this.timer);
-    clearInterval(this.ticker);
+    clearTimeout(this.ticker);
+    this.stopped = true;
     for (const s of [...this.stores, ...this.leaseStores.values()]) s.stop();
   }
 
@@ -200,9 +207,27 @@ export class RolloutStream implements RolloutFollower {
     return [...this.stores, ...this.leaseStores.values()].find((s) => s.error)?.error;
   }
 
+  /**
+   * An event: recompute once the burst is over (debounceMs of quiet), and not sooner than twice the last recompute's
+   * length after it started, so that a model of a thousand pods under a stream of events costs at most half a core.
+   */
   private dirty(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.recompute(), this.options.debounceMs ?? 100);
+    const spacing = this.lastStarted + 2 * this.lastTook - Date.now();
+    this.timer = setTimeout(() => this.run(), Math.max(this.options.debounceMs ?? 100, spacing));
+  }
+
+  /** A recompute; without events the next comes tickMs later (countdowns, lease staleness: no API request). */
+  private run(): void {
+    const started = Date.now();
+    try {
+      this.recompute();
+    } finally {
+      this.lastStarted = started;
+      this.lastTook = Date.now() - started;
+      clearTimeout(this.ticker);
+      if (!this.stopped) this.ticker = setTimeout(() => this.run(), Math.max(this.options.tickMs ?? 1000, 2 * this.lastTook));
+    }
   }
 
   /** The Leases of every namespace that holds a HAPTIC installation, watched from the moment it is known. */
@@ -275,13 +300,38 @@ export class RolloutStream implements RolloutFollower {
       done,
     };
     // a new problem (API server gone, watch forbidden) is news too, even when the model stands still
-    const key = JSON.stringify(seen);
-    if (key === this.last) return;
-    this.last = key;
+    if (sameJson(seen, this.last)) return;
+    this.last = seen;
     const lines = transitions(this.emitted, model, { history, now });
     this.emitted = model;
     this.options.onUpdate({ ...seen, transitions: lines, history, report: done && history.progressed ? buildReport(model, history) : undefined });
   }
+}
+
+/**
+ * Whether two values would print as the same JSON (keys in any order; undefined, functions and symbols left out of
+ * objects and null in arrays, as JSON.stringify has them), without building either text: a model of a 500-replica
+ * rollout prints as megabytes, compared on every recompute.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const absent = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+  if (typeof a === 'number' || typeof b === 'number') {
+    const number = (v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v);
+    return number(a) === number(b);
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    if (a.length !== other.length) return false;
+    return a.every((v, i) => sameJson(absent(v) ? null : v, absent(other[i]) ? null : other[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => !absent(x[k]));
+  if (keys.length !== Object.keys(y).filter((k) => !absent(y[k])).length) return false;
+  return keys.every((k) => Object.hasOwn(y, k) && sameJson(x[k], y[k]));
 }
 
 function readError(err: unknown): Read<never>['error'] {

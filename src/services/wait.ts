@@ -4,6 +4,7 @@ import type { RolloutReport } from '../model/report.ts';
 import type { Deployment } from '../types/kube.ts';
 import { setLongTimeout } from '../lib/timers.ts';
 import { Informer } from '../kube/informer.ts';
+import { keepHeapSmall } from '../lib/heap.ts';
 import { RolloutStream, sharedStores, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
 
 export type WaitOutcome = 'complete' | 'failed' | 'timeout';
@@ -41,6 +42,7 @@ export interface WaitOptions {
  * cannot be judged without is refused (see FollowOptions.onFatal).
  */
 export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<WaitResult> {
+  keepHeapSmall();
   // one informer per list for all the Deployments (the same label-selected, paged lists as a one-shot status)
   const open = sharedStores((query, onChange) => new Informer(client, query, { onChange }));
   const scope = { deployments, selector: options.selector };

@@ -24,17 +24,6 @@ export interface HapticInputs {
   clusterRoleBindings: Read<RoleBinding>;
 }
 
-/** The objects behind one Deployment's rollout, as the API server sent them (one snapshot, or informers' caches). */
-export interface RolloutSnapshot {
-  deployment: Deployment;
-  replicaSets: ReplicaSet[];
-  pods: Pod[];
-  services: Service[];
-  slices: EndpointSlice[];
-  events: KubeEvent[];
-  haptic: HapticInputs;
-}
-
 /**
  * The objects read for one or several Deployments at once, one list per kind (selected by the union of their
  * selectors, in their namespace or cluster-wide): model/rollout-inputs.ts splits them into one RolloutSnapshot each.
@@ -47,4 +36,9 @@ export interface RolloutLists {
   /** Warning events, and the Deployments' own (ScalingReplicaSet…) */
   events: KubeEvent[];
   haptic: HapticInputs;
+}
+
+/** The objects behind one Deployment's rollout, as the API server sent them (one snapshot, or informers' caches). */
+export interface RolloutSnapshot extends RolloutLists {
+  deployment: Deployment;
 }

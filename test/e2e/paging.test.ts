@@ -27,7 +27,7 @@ async function pluginRequests(since: number): Promise<AuditEvent[]> {
     () => {
       const events = readFileSync(cluster().auditLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditEvent)
         .filter((e) => e.stage === 'ResponseComplete' && e.user.username === 'audited' && e.userAgent === 'kubectl-haptic' && Date.parse(e.requestReceivedTimestamp) >= since);
-      const stable = events.length === last;
+      const stable = events.length > 0 && events.length === last;
       last = events.length;
       return stable ? events : undefined;
     },

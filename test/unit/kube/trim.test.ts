@@ -78,8 +78,12 @@ function noisy<T extends KubeObject>(object: T): T {
       o.status.qosClass = 'Burstable';
       o.status.hostIP = '172.18.0.2';
       o.status.hostIPs = [{ ip: '172.18.0.2' }];
+      o.status.podIPs = o.status.podIP ? [{ ip: o.status.podIP }] : [];
+      o.status.startTime = '2026-11-29T11:50:00Z';
       for (const s of o.status.containerStatuses ?? []) {
         s.imageID = 'docker.io/library/web@sha256:0123';
+        s.containerID = 'containerd://0123abcd';
+        s.started = true;
         s.volumeMounts = [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true, recursiveReadOnly: 'Disabled' }];
         s.resources = { requests: { cpu: '100m' } };
       }
@@ -108,7 +112,7 @@ describe('trimming keeps what the model reads', () => {
     expect(outputs(cut)).toEqual(expected);
     // and the noise is gone
     const text = JSON.stringify(cut);
-    for (const dropped of ['managedFields', 'last-applied-configuration', 'DB_PASSWORD', 'kube-api-access', 'tolerations', 'imageID', 'qosClass', 'zone-a', 'reportingInstance', 'initContainers']) {
+    for (const dropped of ['managedFields', 'last-applied-configuration', 'DB_PASSWORD', 'kube-api-access', 'tolerations', 'imageID', 'qosClass', 'zone-a', 'reportingInstance', 'initContainers', 'containerID', 'podIPs', 'startTime']) {
       expect(text, dropped).not.toContain(dropped);
     }
     expect(text.length).toBeLessThan(JSON.stringify(noise).length);

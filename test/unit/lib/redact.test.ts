@@ -37,6 +37,19 @@ describe('redact', () => {
     expect(out).toEqual({ a: ['b', 1, null], b: { c: 'token: [REDACTED]' }, err });
     expect(out.err).toBe(err);
   });
+
+  it('redactDeep copies a part shared by several places once, and leaves the input as it was', () => {
+    const shared = { servers: [{ pod: 'web-1', note: '\u001b[31mred' }], token: 'password=hunter2hunter2' };
+    const input = { items: [{ installations: [shared] }, { installations: [shared] }], again: shared };
+    const before = JSON.stringify(input);
+    const out = redactDeep(input);
+    const expected = { servers: [{ pod: 'web-1', note: 'red' }], token: 'password=[REDACTED]' };
+    expect(out).toEqual({ items: [{ installations: [expected] }, { installations: [expected] }], again: expected });
+    expect(out.items[0]!.installations[0]).toBe(out.items[1]!.installations[0]);
+    expect(out.again).toBe(out.items[0]!.installations[0]);
+    expect(out.again).not.toBe(shared);
+    expect(JSON.stringify(input)).toBe(before);
+  });
 });
 
 describe('long timers', () => {

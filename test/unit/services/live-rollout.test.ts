@@ -3,7 +3,7 @@
 // nothing before every store has answered once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Query } from '../../../src/kube/snapshot.ts';
-import { RolloutStream, sharedStores, type RolloutUpdate, type Store } from '../../../src/services/live-rollout.ts';
+import { RolloutStream, sameJson, sharedStores, type RolloutUpdate, type Store } from '../../../src/services/live-rollout.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
 import { deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice } from '../fixtures/rollout.ts';
 
@@ -46,6 +46,15 @@ class FakeStore implements Store {
 
 const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}${q.fieldSelector ? `#${q.fieldSelector}` : ''}`;
 
+/** HAPTIC's stores list what its fixture installation holds. */
+function listHaptic(get: (key: string) => FakeStore, inputs: ReturnType<typeof hapticInputs>): void {
+  get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
+  get('haproxycfgs').list(inputs.haproxyCfgs.items);
+  get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
+  get('clusterroles').list(inputs.clusterRoles.items);
+  get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+}
+
 function harness(debounceMs = 100) {
   const stores = new Map<string, FakeStore>();
   const updates: RolloutUpdate[] = [];
@@ -70,11 +79,7 @@ function harness(debounceMs = 100) {
     get('endpointslices@shop').list([slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])]);
     get('events@shop#type=Warning').list([]);
     get('events@shop#type=Normal,involvedObject.kind=Deployment,involvedObject.name=web').list([]);
-    get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
-    get('haproxycfgs').list(inputs.haproxyCfgs.items);
-    get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
-    get('clusterroles').list(inputs.clusterRoles.items);
-    get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+    listHaptic(get, inputs);
   };
   return { stream, stores, updates, fatal, listAll, leases: () => inputs.leases.items };
 }
@@ -221,11 +226,7 @@ describe('RolloutStream', () => {
     get('endpointslices@shop').list([]);
     get('events@shop#type=Warning').list([]);
     get('events@shop#type=Normal,involvedObject.kind=Deployment').list([]);
-    get('haproxytemplateconfigs').list(inputs.templateConfigs.items);
-    get('haproxycfgs').list(inputs.haproxyCfgs.items);
-    get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
-    get('clusterroles').list(inputs.clusterRoles.items);
-    get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+    listHaptic(get, inputs);
     vi.advanceTimersByTime(150);
     // both followers opened the Lease store of HAPTIC's namespace: one store
     expect(created.filter((s) => s.query.resource.plural === 'leases')).toHaveLength(1);
@@ -238,6 +239,26 @@ describe('RolloutStream', () => {
     expect(created.some((s) => s.stopped)).toBe(false);
     streams[1]!.stop();
     expect(created.every((s) => s.stopped)).toBe(true);
+  });
+});
+
+describe('sameJson', () => {
+  it.each<[string, unknown, unknown]>([
+    ['equal objects, keys in another order', { a: 1, b: [1, 'x', { c: true }] }, { b: [1, 'x', { c: true }], a: 1 }],
+    ['a key whose value is undefined is no key', { a: 1, b: undefined }, { a: 1 }],
+    ['undefined in an array is null', [1, undefined, 3], [1, null, 3]],
+    ['NaN and Infinity print as null', { n: Number.NaN, i: Number.POSITIVE_INFINITY }, { n: null, i: null }],
+    ['a changed leaf', { a: { b: [1, 2] } }, { a: { b: [1, 3] } }],
+    ['an extra key', { a: 1 }, { a: 1, b: 2 }],
+    ['array against object', { a: [] }, { a: {} }],
+    ['a string against a number', { a: '1' }, { a: 1 }],
+    ['different lengths', [1, 2], [1, 2, 3]],
+    ['null against an object', { a: null }, { a: {} }],
+  ])('%s: as JSON.stringify compares them', (_, a, b) => {
+    const sorted = (v: unknown): unknown => (Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v);
+    const asJson = JSON.stringify(sorted(JSON.parse(JSON.stringify(a)))) === JSON.stringify(sorted(JSON.parse(JSON.stringify(b))));
+    expect(sameJson(a, b)).toBe(asJson);
+    expect(sameJson(b, a)).toBe(asJson);
   });
 });
 
