@@ -204,8 +204,13 @@ describe('HAPTIC content the plugin must decode (gate shape)', () => {
     const retained = await liveCfg();
     const runs = retained.status!.deployedToPods!.find((e) => e.podName === first)!.checksum;
     expect(retained.status!.retainedConfigs!.map((c) => c.checksum)).toContain(runs);
-    const json = JSON.parse((await runPlugin(['status', 'web', '-n', ns, '-o', 'json'])).stdout);
-    const fresh = json.newPods.find((p: { haproxy: unknown[] }) => p.haproxy.length);
-    expect(fresh.haproxy[0]).toMatchObject({ inConfig: true, disabled: false, runningOn: 1, unknown: 0, of: 2 });
+    // the other HAProxy pod gets the config that routes the new pod after its own deploy delay and reload, which
+    // HS106 on the first does not wait for; the stuck one stays at 0 and is never unknown
+    type Routing = { inConfig: boolean; disabled: boolean; runningOn: number; unknown: number; of: number };
+    const fresh = await waitFor(async () => {
+      const json = JSON.parse((await runPlugin(['status', 'web', '-n', ns, '-o', 'json'])).stdout);
+      return json.newPods.find((p: { haproxy: Routing[] }) => p.haproxy.length)?.haproxy[0] as Routing | undefined;
+    }, { what: 'the other HAProxy pod to run the config that routes the new pod', until: (h) => (h?.runningOn ?? 0) > 0 || (h?.unknown ?? 0) > 0 });
+    expect(fresh).toMatchObject({ inConfig: true, disabled: false, runningOn: 1, unknown: 0, of: 2 });
   });
 });
