@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../cluster/cluster.ts';
+import { get } from '../cluster/lab/load.ts';
 import { describe, expect, it } from 'vitest';
 import type { Obj } from '../cluster/standins/common.ts';
 import { adminApi, cluster, grantReadOnly, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
@@ -30,6 +31,10 @@ async function noProbeLeft(namespace: string): Promise<void> {
 async function deployed(namespace: string, gated: boolean): Promise<void> {
   await adminApi().apply([labApp({ name: 'web', namespace, gated, maxSurge: 1, maxUnavailable: 0 }), labService({ name: 'web', namespace })]);
   await waitFor(() => readyPods(namespace), { what: 'web Ready', timeoutMs: 90_000, until: (p) => p.length === 1 });
+  // kube-proxy's rules trail the API (2 s in the lab): a probe started before they name the pod counts refusals
+  // before the restart, which no rollout change explains. Drill a Service that already serves.
+  const svc = await adminApi().get<Obj>('v1', 'Service', 'web', namespace);
+  await waitFor(async () => (await get(`http://${svc.spec.clusterIP}/`, { timeoutMs: 2000 })).outcome === 'ok', { what: 'web answering through its ClusterIP', timeoutMs: 30_000, intervalMs: 100 });
 }
 
 describe('kubectl haptic drill in the lab', () => {
