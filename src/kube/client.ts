@@ -1,7 +1,8 @@
 import { connect as tlsConnect } from 'node:tls';
-import { Agent, fetch, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { setLongTimeout, timeoutSignal } from '../lib/timers.ts';
 import type { Connection, TlsSettings } from './config.ts';
+import { H2Origin, type Answer } from './h2.ts';
 import { ApiError, apiErrorFromStatus, badResponse, CredentialError, KubeConfigError, readTimedOut, requestTimedOut, unreachable, type RequestTarget } from './errors.ts';
 import { PAGE_SIZE } from './pager.ts';
 
@@ -56,8 +57,13 @@ class Cut extends Error {
   }
 }
 
-type FetchResponse = Awaited<ReturnType<typeof fetch>>;
 type HeaderList = [string, string][];
+
+/** How requests with one set of TLS settings travel: HTTP/2 to an https:// server, else (or when it has no h2) HTTP/1.1. */
+interface Route {
+  h2?: H2Origin | undefined;
+  http1?: Dispatcher | undefined;
+}
 
 /**
  * The only code that sends HTTP to the API server. Plain JSON in and out (no generated model classes), so the
@@ -68,7 +74,7 @@ type HeaderList = [string, string][];
  */
 export class KubeClient {
   readonly connection: Connection;
-  private readonly pools = new WeakMap<TlsSettings, Dispatcher>();
+  private readonly routes = new WeakMap<TlsSettings, Route>();
   /** Requests sent (a watch counts once; a retry counts again), for benchmarks and tests of a command's request count. */
   requestCount = 0;
   /** Bytes of answers read (bodies and watch streams), for the same benchmarks. */
@@ -91,10 +97,26 @@ export class KubeClient {
     return url;
   }
 
-  /** One connection pool per TLS settings (they change only when an exec plugin hands out a new client certificate). */
-  private dispatcher(tls: TlsSettings): Dispatcher {
-    let pool = this.pools.get(tls);
-    if (pool) return pool;
+  /**
+   * One route per TLS settings (they change only when an exec plugin hands out a new client certificate): HTTP/2 on
+   * one connection to an https:// server reached directly, as kubectl; through a proxy, to an http:// server (kubectl
+   * proxy) or to a server that does not offer h2, undici's HTTP/1.1 pool.
+   */
+  private route(tls: TlsSettings): Route {
+    let route = this.routes.get(tls);
+    if (!route) {
+      const direct = this.connection.serverUrl.protocol === 'https:' && !this.connection.proxy;
+      route = { h2: direct ? new H2Origin(this.connection.serverUrl, tls) : undefined };
+      this.routes.set(tls, route);
+    }
+    return route;
+  }
+
+  /** undici's HTTP/1.1 pool for a route (undici is loaded only when one is needed). */
+  private async http1(route: Route, tls: TlsSettings): Promise<Dispatcher> {
+    if (route.http1) return route.http1;
+    const { Agent, ProxyAgent } = await import('undici');
+    let pool: Dispatcher;
     const connect = {
       ...(tls.ca ? { ca: tls.ca } : {}),
       ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}),
@@ -107,7 +129,7 @@ export class KubeClient {
     if (!proxy) pool = new Agent({ connect, ...timeouts });
     else if (proxy.startsWith('socks5:')) pool = new Agent({ connect: socksConnector(proxy, connect) as never, ...timeouts });
     else pool = new ProxyAgent({ uri: proxy, requestTls: connect, ...timeouts });
-    this.pools.set(tls, pool);
+    route.http1 = pool;
     return pool;
   }
 
@@ -136,19 +158,19 @@ export class KubeClient {
   /** Sends one request and reads its whole answer (at most MAX_BODY_BYTES), retrying 429/5xx with Retry-After. */
   private async exchange(method: Method, url: URL, target: RequestTarget, options: RequestOptions, signal: AbortSignal | undefined) {
     for (let attempt = 0; ; attempt++) {
-      const { headers, dispatcher } = await this.authorize(signal);
+      const { headers, tls } = await this.authorize(signal);
       if (options.body !== undefined) headers.push(['content-type', options.contentType ?? ContentType.json]);
       this.requestCount++;
       const response = await this.send(url, {
         method,
         headers,
         body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-        dispatcher,
+        tls,
         signal,
       });
-      const wait = retryAfterMs(response.status, response.headers.get('retry-after'));
+      const wait = retryAfterMs(response.status, response.header('retry-after'));
       if (wait !== undefined && attempt < MAX_RETRIES) {
-        await response.body?.cancel().catch(() => {});
+        response.cancel();
         await sleep(wait, signal);
         continue;
       }
@@ -157,22 +179,38 @@ export class KubeClient {
     }
   }
 
-  /** Headers (fresh credentials each time: an exec plugin's may expire) and the pool for the credentials' TLS. */
-  private async authorize(signal: AbortSignal | undefined): Promise<{ headers: HeaderList; dispatcher: Dispatcher }> {
+  /** Headers (fresh credentials each time: an exec plugin's may expire) and the credentials' TLS settings. */
+  private async authorize(signal: AbortSignal | undefined): Promise<{ headers: HeaderList; tls: TlsSettings }> {
     const credentials = await this.connection.credentials(signal);
     const headers: HeaderList = [['accept', 'application/json'], ['user-agent', 'kubectl-haptic'], ...credentials.headers];
-    return { headers, dispatcher: this.dispatcher(credentials.tls) };
+    return { headers, tls: credentials.tls };
   }
 
-  /** fetch without following redirects, and with a limit on the wait for the answer's headers unless a deadline is set. */
-  private async send(url: URL, init: { method: string; headers: HeaderList; body?: string | undefined; dispatcher: Dispatcher; signal?: AbortSignal | undefined }, watch = false) {
+  /**
+   * Sends one request on the route of its TLS settings, without following redirects, and with a limit on the wait
+   * for the answer's headers unless a deadline is set.
+   */
+  private async send(url: URL, init: { method: string; headers: HeaderList; body?: string | undefined; tls: TlsSettings; signal?: AbortSignal | undefined }, watch = false): Promise<Answer> {
     // a watch has no --request-timeout: the wait for its headers is always bounded
     const headersMs = this.connection.requestTimeoutMs > 0 && !watch ? 0 : this.connection.headersTimeoutMs;
     const waiting = new AbortController();
     const timer = headersMs > 0 ? setLongTimeout(() => waiting.abort(new Cut('headers', headersMs)), headersMs) : undefined;
     const signal = init.signal ? AbortSignal.any([init.signal, waiting.signal]) : waiting.signal;
     try {
-      return await fetch(url, { ...init, redirect: 'manual', signal });
+      const route = this.route(init.tls);
+      if (route.h2 && !route.h2.http1) {
+        const answer = await route.h2.request(url, { method: init.method, headers: init.headers, body: init.body, signal });
+        if (answer) return answer;
+      }
+      const dispatcher = await this.http1(route, init.tls);
+      const { fetch } = await import('undici');
+      const response = await fetch(url, { method: init.method, headers: init.headers, body: init.body, dispatcher, redirect: 'manual', signal });
+      return {
+        status: response.status,
+        header: (name) => response.headers.get(name),
+        body: response.body ?? noBody(),
+        cancel: () => void response.body?.cancel().catch(() => {}),
+      };
     } catch (err) {
       if (waiting.signal.aborted) throw waiting.signal.reason;
       throw err;
@@ -193,13 +231,13 @@ export class KubeClient {
     }
     const { response, text, retries } = exchanged;
     const status = response.status;
-    if (status >= 300 && status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${status}${redirectTarget(response.headers.get('location'), url)}), which is not followed`, status);
+    if (status >= 300 && status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${status}${redirectTarget(response.header('location'), url)}), which is not followed`, status);
     if (status < 200 || status > 299) {
       const err = apiErrorFromStatus(status, parseAnswer(text), target, this.server, this.connection.anonymous);
       if (retries > 0) (err as { message: string }).message += ` (after ${retries} retries)`;
       throw err;
     }
-    return checkAnswer(text, options.expect ?? 'any', response.headers.get('content-type'), (what) => badResponse(this.server, target, what, status)) as T;
+    return checkAnswer(text, options.expect ?? 'any', response.header('content-type'), (what) => badResponse(this.server, target, what, status)) as T;
   }
 
   /**
@@ -214,15 +252,15 @@ export class KubeClient {
     const url = this.url(path, { ...query, watch: true });
     let response;
     try {
-      const { headers, dispatcher } = await this.authorize(signal);
+      const { headers, tls } = await this.authorize(signal);
       this.requestCount++;
-      response = await this.send(url, { method: 'GET', headers, dispatcher, signal }, true);
+      response = await this.send(url, { method: 'GET', headers, tls, signal }, true);
     } catch (err) {
       if (signal.aborted) return;
       throw this.failure(err, target, undefined, signal);
     }
-    if (response.status >= 300 && response.status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${response.status}${redirectTarget(response.headers.get('location'), url)}), which is not followed`, response.status);
-    if (!response.ok || !response.body) {
+    if (response.status >= 300 && response.status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${response.status}${redirectTarget(response.header('location'), url)}), which is not followed`, response.status);
+    if (response.status < 200 || response.status > 299) {
       const text = await readBody(response, this.connection.bodyIdleTimeoutMs).catch(() => '');
       throw apiErrorFromStatus(response.status, parseAnswer(text), target, this.server, this.connection.anonymous);
     }
@@ -332,13 +370,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+async function* noBody(): AsyncGenerator<Uint8Array> {}
+
 /** Yields the chunks of a body; throws Cut('body') when none comes for `idleMs` (0: no limit). */
-async function* idleGuard(body: NonNullable<FetchResponse['body']>, idleMs: number): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
+async function* idleGuard(body: AsyncIterable<Uint8Array>, idleMs: number): AsyncGenerator<Uint8Array> {
+  const reader = body[Symbol.asyncIterator]();
   try {
     for (;;) {
       let timer: NodeJS.Timeout | undefined;
-      const next = reader.read();
+      const next = reader.next();
       const result = idleMs > 0
         ? await Promise.race([next, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Cut('body', idleMs)), Math.min(idleMs, 2 ** 31 - 1))))]).finally(() => clearTimeout(timer))
         : await next;
@@ -346,18 +386,17 @@ async function* idleGuard(body: NonNullable<FetchResponse['body']>, idleMs: numb
       yield result.value;
     }
   } finally {
-    reader.cancel().catch(() => {});
+    reader.return?.()?.catch(() => {});
   }
 }
 
 /** Reads a whole body as text, refusing more than MAX_BODY_BYTES (by Content-Length at once, else while counting). */
-async function readBody(response: FetchResponse, idleMs: number, count: (bytes: number) => void = () => {}): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
+async function readBody(response: Answer, idleMs: number, count: (bytes: number) => void = () => {}): Promise<string> {
+  const declared = Number(response.header('content-length'));
   if (declared > MAX_BODY_BYTES) {
-    await response.body?.cancel().catch(() => {});
+    response.cancel();
     throw new Cut('size');
   }
-  if (!response.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of idleGuard(response.body, idleMs)) {

@@ -48,6 +48,8 @@ interface Row {
   /** the server the kubeconfig points at (default: a fake cluster over HTTP) */
   route?: Route;
   tls?: boolean;
+  /** TLS offering HTTP/2, as a kube-apiserver does (rows replayed over HTTP/2 below) */
+  h2?: boolean;
   /** the kubeconfig: an object (written as YAML-compatible JSON) or raw text; default: `kubeconfig(ctx)` */
   config?: (ctx: Ctx) => Obj | string;
   /** files to write in the row's folder before it runs (path → content; executable when it starts with #!) */
@@ -499,7 +501,7 @@ function run(args: string[], env: Record<string, string>, timeoutMs: number): Pr
 
 async function runRow(row: Row, debug: boolean): Promise<{ ctx: Ctx; result: Result }> {
   const dir = mkdtempSync(join(tmpdir(), 'kh-hostile-'));
-  const server = await hostileServer(row.route ?? fakeCluster(), { tls: row.tls });
+  const server = await hostileServer(row.route ?? fakeCluster(), { tls: row.tls, h2: row.h2 });
   const proxy = row.proxy ? await connectProxy() : undefined;
   const ctx: Ctx = { dir, server, proxy, kubeconfig: join(dir, 'kubeconfig') };
   try {
@@ -536,6 +538,74 @@ function assertRow(row: Row, ctx: Ctx, r: Result, debug: boolean): void {
   if (debug && first.startsWith('error:')) expect(r.stderr, where).toMatch(/\n\s+at /);
   row.check?.(ctx, r);
 }
+
+/**
+ * The answers and transports a real API server would carry over HTTP/2 (kube-apiserver offers h2 by ALPN, and the
+ * plugin takes it): the same rows against a server that speaks it, each request checked to have come in HTTP/2.
+ */
+const OVER_HTTP2 = [
+  '200 with an HTML body',
+  '200 with {} for a list (not "not found")',
+  'a body that stalls, with --request-timeout 2s',
+  'a body that trickles past --request-timeout',
+  'no answer at all, with --request-timeout 1s',
+  'a body that stalls, without --request-timeout (default 30 s read timeout)',
+  'a 300 MiB body',
+  'a Content-Length of 1 GiB',
+  'the connection closed without an answer',
+  'a redirect to another host, not followed',
+  '429 with Retry-After, retried like kubectl until it passes',
+  '503 with Retry-After past --request-timeout',
+  '401',
+  "500 whose text echoes the request's token and password URL",
+  'https server signed by an unknown CA',
+  'tls-server-name that the certificate does not name',
+  'insecure-skip-tls-verify without a CA',
+  'client certificate from files relative to the kubeconfig, over TLS',
+  'exec plugin: relative command, KUBERNETES_EXEC_INFO, env',
+  'enable-gate whose PATCH times out',
+  'status --wait --drained while every pods list answers 401',
+];
+const https = (pattern: string | RegExp): string | RegExp => (typeof pattern === 'string' ? pattern.replaceAll('http://', 'https://') : new RegExp(pattern.source.replaceAll('http:\\/\\/', 'https:\\/\\/'), pattern.flags));
+rows.push(
+  ...OVER_HTTP2.map((name): Row => {
+    const row = rows.find((r) => r.name === name);
+    if (!row) throw new Error(`no row named ${name}`);
+    return {
+      ...row,
+      name: `${name} (HTTP/2)`,
+      tls: false,
+      h2: true,
+      stderr: https(row.stderr),
+      check: (ctx, r) => {
+        expect(ctx.server.received.map((q) => q.httpVersion)).toEqual(ctx.server.received.map(() => '2.0'));
+        row.check?.(ctx, r);
+      },
+    };
+  }),
+  {
+    name: 'an https server without HTTP/2 is spoken to in HTTP/1.1',
+    args: ['status', 'web', '-o', 'json'],
+    tls: true,
+    code: 0,
+    stderr: '',
+    check: (ctx, r) => {
+      expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Rollout', name: 'web' });
+      expect(new Set(ctx.server.received.map((q) => q.httpVersion))).toEqual(new Set(['1.1']));
+    },
+  },
+  {
+    name: 'one HTTP/2 connection carries every request of a command',
+    args: ['why-stalled', 'web'],
+    h2: true,
+    code: 0,
+    stderr: '',
+    check: (ctx) => {
+      expect(ctx.server.received.length).toBeGreaterThan(5);
+      expect(ctx.server.connections()).toBe(1);
+    },
+  },
+);
 
 describe.concurrent('hostile inputs: exit code, first stderr line, no secret, no control sequence', () => {
   it('has at least 40 rows', () => {

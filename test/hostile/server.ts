@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createSecureServer as createHttp2Server } from 'node:http2';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ export interface Received {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: string;
+  /** the HTTP version the request came in: '1.1' or '2.0' */
+  httpVersion: string;
 }
 
 /** One answer. Without `status` it is 200; `json` is sent as JSON, `body` as it is. */
@@ -45,6 +48,8 @@ export interface HostileServer {
   received: Received[];
   /** requests whose path matched, for assertions */
   count(path: string | RegExp): number;
+  /** TCP connections accepted */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -101,8 +106,11 @@ export function testPki(): Pki {
   return pki;
 }
 
-/** Starts a server on 127.0.0.1 that answers each request with what `route` returns. */
-export async function hostileServer(route: Route, options: { tls?: boolean } = {}): Promise<HostileServer> {
+/**
+ * Starts a server on 127.0.0.1 that answers each request with what `route` returns. `h2`: TLS offering HTTP/2 by
+ * ALPN (and HTTP/1.1 to clients that do not ask for h2), as a kube-apiserver does; `tls`: HTTPS with HTTP/1.1 only.
+ */
+export async function hostileServer(route: Route, options: { tls?: boolean; h2?: boolean } = {}): Promise<HostileServer> {
   const received: Received[] = [];
   const sockets = new Set<Socket>();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -110,7 +118,7 @@ export async function hostileServer(route: Route, options: { tls?: boolean } = {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const r: Received = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+      const r: Received = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, httpVersion: req.httpVersion };
       received.push(r);
       Promise.resolve(route(r, received.length, received))
         .then((reply) => answer(res, reply))
@@ -120,8 +128,12 @@ export async function hostileServer(route: Route, options: { tls?: boolean } = {
         });
     });
   };
-  const server: Server = options.tls ? createHttpsServer({ cert: testPki().serverCert, key: testPki().serverKey }, handle) : createHttpServer(handle);
+  const certificate = () => ({ cert: testPki().serverCert, key: testPki().serverKey });
+  // the HTTP/2 compatibility API hands the same request and response methods to `handle`
+  const server = (options.h2 ? createHttp2Server({ ...certificate(), allowHTTP1: true }, handle as never) : options.tls ? createHttpsServer(certificate(), handle) : createHttpServer(handle)) as Server;
+  let accepted = 0;
   server.on('connection', (s: Socket) => {
+    accepted++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -132,12 +144,14 @@ export async function hostileServer(route: Route, options: { tls?: boolean } = {
   // a TLS client that gives up, or a plain-HTTP client, must not crash the test process
   server.on('tlsClientError', () => {});
   server.on('clientError', (_err, socket: Socket) => socket.destroy());
+  server.on('sessionError', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${options.tls || options.h2 ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     received,
     count: (path) => received.filter((r) => (typeof path === 'string' ? r.path === path : path.test(r.path))).length,
+    connections: () => accepted,
     close: () => {
       for (const s of sockets) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -173,7 +187,8 @@ async function answer(res: ServerResponse, reply: Reply): Promise<void> {
   }
   if (reply.stallAfterHeaders) {
     res.writeHead(reply.status ?? 200, headers);
-    res.flushHeaders();
+    // HTTP/2's compatibility response sends its headers with writeHead and has no flushHeaders
+    if (typeof res.flushHeaders === 'function') res.flushHeaders();
     if (body) res.write(body);
     return;
   }
@@ -182,7 +197,7 @@ async function answer(res: ServerResponse, reply: Reply): Promise<void> {
     const data = Buffer.from(body);
     let at = 0;
     const next = () => {
-      if (res.destroyed) return;
+      if (res.destroyed || (res as { stream?: { destroyed: boolean } }).stream?.destroyed) return;
       if (at >= data.length) return void res.end();
       res.write(data.subarray(at, at + (reply.trickle as { bytes: number }).bytes));
       at += (reply.trickle as { bytes: number }).bytes;
