@@ -1,4 +1,3 @@
-import { zstdDecompressSync } from 'node:zlib';
 import type { HAProxyCfg } from '../types/haptic.ts';
 
 export interface RenderedServer {
@@ -14,7 +13,8 @@ export interface RenderedServer {
 export function configText(cfg: HAProxyCfg): string {
   const content = cfg.spec?.content ?? '';
   if (!cfg.spec?.compressed) return content;
-  return zstdDecompressSync(Buffer.from(content, 'base64')).toString('utf8');
+  // zlib loads when a config is compressed, not on every start (most HAPTIC installations store plain text)
+  return process.getBuiltinModule('node:zlib').zstdDecompressSync(Buffer.from(content, 'base64')).toString('utf8');
 }
 
 /** Backend servers of a rendered haproxy.cfg. HAPTIC keeps not-ready and terminating endpoints as `disabled`. */
