@@ -18,7 +18,9 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * - @kubernetes/client-node is plain ESM without side effects (its only one, a `File` polyfill for Node 18, is moot
  *   on Node ≥ 22), but does not say so in package.json; told, esbuild drops the generated API and model classes
  *   (≈0.9 MB) that KubeConfig's import of `./gen/index.js` would otherwise keep.
- * - the bare import "undici" resolves to scripts/undici-lean.js, which loads only fetch, Agent and ProxyAgent.
+ * - the bare import "undici" resolves to scripts/undici-lean.js, which loads only fetch, Agent and ProxyAgent (and
+ *   only when a request goes over HTTP/1.1: src/kube/h2.ts speaks HTTP/2 to an API server itself).
+ * - the bare import "wsl-utils" resolves to scripts/wsl-utils-lean.js: is-wsl alone, which oclif asks on every start.
  * - an `import … from 'node:…'` of a Node built-in becomes a require() where the importing module is initialised.
  *   esbuild hoists the static imports of every bundled ES module to the top of its output file, so a command's
  *   module would otherwise load tls, net, https, zlib, child_process… before any code runs, whatever the command
@@ -62,6 +64,8 @@ const leanDependencies = {
     });
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
+    const wslUtilsLean = fileURLToPath(new URL('./wsl-utils-lean.js', import.meta.url));
+    build.onResolve({ filter: /^wsl-utils$/ }, (args) => (args.importer === wslUtilsLean ? undefined : { path: wslUtilsLean }));
     build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (args.importer.includes('/node_modules/ink/') ? { path: args.path, external: true } : undefined));
     build.onResolve({ filter: /^[a-z_]+(\/[a-z_]+)?$|^node:/ }, (args) => {
       if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined;
