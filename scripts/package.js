@@ -211,29 +211,25 @@ export function zip(entries, mtime) {
     const name = Buffer.from(e.name);
     const data = deflateRawSync(e.data, { level: 9 });
     const crc = crc32(e.data);
+    // from "version needed" to the name's length, a local header and its central directory entry say the same
+    const common = (header, at) => {
+      header.writeUInt16LE(20, at);
+      header.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+      header.writeUInt16LE(8, at + 4); // deflate
+      header.writeUInt16LE(dosTime, at + 6);
+      header.writeUInt16LE(dosDate, at + 8);
+      header.writeUInt32LE(crc, at + 10);
+      header.writeUInt32LE(data.length, at + 14);
+      header.writeUInt32LE(e.data.length, at + 18);
+      header.writeUInt16LE(name.length, at + 22);
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    common(local, 4);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, so the mode below is read
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(dosTime, 12);
-    central.writeUInt16LE(dosDate, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(e.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    common(central, 6);
     central.writeUInt32LE(((e.mode & 0o777) | 0o100000) << 16 >>> 0, 38);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, data);
