@@ -16,11 +16,10 @@
 // So the files are read here with js-yaml and resolved with client-go's rules and error wording (validation.go,
 // client_config.go, loader.go, the exec authenticator). client-node is still used for one thing only, the `oidc`
 // auth-provider's token refresh, loaded when a kubeconfig needs it (see authProvider below).
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { createSecureContext } from 'node:tls';
 import { load } from 'js-yaml';
 import { rememberSecret } from '../lib/redact.ts';
 import { execCredential, type ExecConfig, type ExecResult } from './exec-credential.ts';
@@ -288,9 +287,14 @@ function planAuth(user: Named): AuthPlan {
     plan.key = keyData ? base64Field(keyData, `users "${name}" client-key-data`, f) : readFileRef(keyFile as string, `client-key`);
     rememberSecret(plan.key);
     rememberSecret(plan.cert);
+    // as tls.createSecureContext would load them, without building a TLS context and its root store just to check
+    let matches = false;
     try {
-      createSecureContext({ cert: plan.cert, key: plan.key });
+      matches = new X509Certificate(plan.cert).checkPrivateKey(createPrivateKey(plan.key));
     } catch {
+      // not PEM, or not a certificate and a private key
+    }
+    if (!matches) {
       throw new KubeConfigError(`invalid configuration: the client certificate and key of user "${name}" do not load as a PEM certificate and its private key`);
     }
   }

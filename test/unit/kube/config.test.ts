@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../../src/kube/config.ts';
 import { CredentialError, KubeConfigError } from '../../../src/kube/errors.ts';
 import { redact } from '../../../src/lib/redact.ts';
+import { testPki } from '../../hostile/server.ts';
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 function kubeconfig(dir: string, file: string, body: { contexts: { name: string; cluster: string; namespace?: string }[]; current?: string; clusters: { name: string; server: string }[] }): string {
   const path = join(dir, file);
@@ -109,6 +112,9 @@ describe('connect', () => {
       [config({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1' } }), 'invalid configuration: command must be specified for u to use exec authentication plugin'],
       [config({}, { 'auth-provider': { name: 'azure' } }), /^The azure auth plugin has been removed\./],
       [config({ server: 'https://[::1' }), 'invalid configuration: server "https://[::1" of cluster "k" is not a URL (host must be a URL or a host:port pair)'],
+      // a certificate and a key that do not belong together (the server's key beside the client's certificate)
+      [config({}, { 'client-certificate-data': b64(testPki().clientCert), 'client-key-data': b64(testPki().serverKey) }), 'invalid configuration: the client certificate and key of user "u" do not load as a PEM certificate and its private key'],
+      [config({}, { 'client-certificate-data': b64('not a certificate'), 'client-key-data': b64(testPki().clientKey) }), 'invalid configuration: the client certificate and key of user "u" do not load as a PEM certificate and its private key'],
     ];
     for (const [c, message] of cases) {
       const err = (() => {
