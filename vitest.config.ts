@@ -39,8 +39,9 @@ export default defineConfig({
         test: {
           name: 'lab',
           include: ['test/lab/**/*.test.ts'],
-          // after the other projects, not beside them: two clusters at once on a 2-core machine slow the timed
-          // end-to-end scenarios
+          // in a group of its own, never beside the e2e project (which vitest, as it runs one file at a time, puts
+          // in a last group of its own): two busy clusters at once on a 2-core machine slow the timed end-to-end
+          // scenarios. Both clusters start before the first test, as every global setup does.
           sequence: { groupOrder: 1 },
           globalSetup: ['test/lab/global-setup.ts'],
           setupFiles: ['test/lab/setup-netns.ts', 'test/e2e/setup-each.ts'],
