@@ -4,6 +4,7 @@ import { findCondition } from './conditions.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
 import { buildHaptic, type ConfigMemory, type HapticModel, type Installation } from './haptic.ts';
 import { buildPodView, type PodView } from './pod.ts';
+import type { RenderedServer } from './haptic-config.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
@@ -57,6 +58,7 @@ export interface RolloutModel {
   oldReplicaSets: ReplicaSetView[];
   newPods: PodView[];
   oldPods: PodView[];
+  /** HAPTIC's installations; in a one-shot answer (status, why-stalled) their configs list this rollout's servers only */
   installations: Installation[];
   hapticUnreadable?: string | undefined;
   /** events of the Deployment and its ReplicaSets (pods carry their own) */
@@ -131,6 +133,24 @@ function withGateProof(installations: Installation[], pods: Pod[], gateType: str
       ? { ...i, gateFeature: { state: 'on', proof: `pod ${proof.metadata.name} carries ${proven}=True`, clusterRoles: i.gateFeature.state === 'allowed' ? i.gateFeature.clusterRoles : [] } }
       : i,
   );
+}
+
+/**
+ * The model with each installation's servers (of its live config and of its retained ones) cut to those of the
+ * rollout's own pods, for a one-shot answer: HAPTIC's config holds a server for every endpoint of every Service it
+ * renders, thousands on a big cluster, which the answer about one Deployment would otherwise carry, redact and print.
+ * The pods' routing, built from all of them, stays as it is; a follower keeps every server (it compares configs from
+ * one update to the next).
+ */
+export function withOwnServers(model: RolloutModel): RolloutModel {
+  const mine = new Set([...model.newPods, ...model.oldPods].map((p) => p.name));
+  const own = (servers: RenderedServer[]) => servers.filter((s) => mine.has(s.pod));
+  return {
+    ...model,
+    installations: model.installations.map((i) =>
+      i.config ? { ...i, config: { ...i.config, servers: own(i.config.servers), retained: i.config.retained.map((r) => (r.servers ? { ...r, servers: own(r.servers) } : r)) } } : i,
+    ),
+  };
 }
 
 export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildOptions = {}): RolloutModel {

@@ -2,7 +2,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { loadRollouts } from '../kube/rollout-snapshot.ts';
 import { trimObject } from '../kube/trim.ts';
 import { buildHaptic } from '../model/haptic.ts';
-import { buildRollout, type RolloutModel } from '../model/rollout.ts';
+import { buildRollout, withOwnServers, type RolloutModel } from '../model/rollout.ts';
 import { splitRollouts } from '../model/rollout-inputs.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
 import { resolveDeployments, type TargetSelection } from './targets.ts';
@@ -17,8 +17,11 @@ export async function rolloutSnapshots(client: KubeClient, selection: TargetSele
   return splitRollouts(deployments, await loadRollouts(client, deployments));
 }
 
-/** One model per snapshot; HAPTIC's part, built from objects they all share, is built once for all of them. */
+/**
+ * One model per snapshot, for a one-shot answer; HAPTIC's part, built from objects they all share, is built once for
+ * all of them, and each model keeps the servers of its own pods only (withOwnServers).
+ */
 export function rolloutModels(snapshots: RolloutSnapshot[], now: number, gateType: string): RolloutModel[] {
   const haptic = snapshots[0] && buildHaptic(snapshots[0].haptic, now);
-  return snapshots.map((s) => buildRollout(s, now, { gateType, haptic: s.haptic === snapshots[0]?.haptic ? haptic : undefined }));
+  return snapshots.map((s) => withOwnServers(buildRollout(s, now, { gateType, haptic: s.haptic === snapshots[0]?.haptic ? haptic : undefined })));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildHaptic } from '../../../src/model/haptic.ts';
-import { buildRollout } from '../../../src/model/rollout.ts';
+import { buildRollout, withOwnServers } from '../../../src/model/rollout.ts';
 import { CHECKSUM, deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice, snapshot } from '../fixtures/rollout.ts';
 
 const haptic = (o: Parameters<typeof hapticInputs>[0] = {}) => hapticInputs(o);
@@ -48,6 +48,22 @@ describe('buildRollout: new pods and the gate', () => {
       ['one rejected the plan', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'current', mode: 'rejected', reasons: ['config check failed'] }] }, { runningOn: 1, unknown: 0 }],
       ['one was never deployed to', { fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'none' }] }, { runningOn: 1, unknown: 0 }],
     ])('%s', (_, o, want) => expect(route(o)).toMatchObject({ ...want, of: 2 }));
+
+    it("a one-shot answer keeps its own pods' servers only, live and retained, and the routing built from all", () => {
+      const others = [{ pod: 'api-1', ip: '10.0.1.1', disabled: false }, { pod: 'api-2', ip: '10.0.1.2', disabled: true }];
+      const m = buildRollout(
+        snapshot({ pods: [newPod()], haptic: haptic({ servers: [...others, ...routes.servers], oldServers: [others[0]!, { pod: 'web-new-1', ip: '10.0.0.3', disabled: true }], fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'retained' }] }) }),
+        NOW,
+      );
+      expect(m.installations[0]!.config!.servers.map((s) => s.pod)).toEqual(['api-1', 'api-2', 'web-new-1']);
+      const own = withOwnServers(m);
+      expect(own.installations[0]!.config!.servers.map((s) => s.pod)).toEqual(['web-new-1']);
+      expect(own.installations[0]!.config!.retained.map((r) => r.servers?.map((s) => `${s.pod}${s.disabled ? ' disabled' : ''}`))).toEqual([['web-new-1 disabled']]);
+      expect(own.newPods).toBe(m.newPods);
+      expect(own.newPods[0]!.haproxy[0]).toMatchObject({ inConfig: true, runningOn: 1, of: 2 });
+      // the model it came from is untouched (a follower's, or another model's in -A, may share its installations)
+      expect(m.installations[0]!.config!.servers).toHaveLength(3);
+    });
 
     it('remembers configs it saw: an older config read earlier in watch mode still tells', () => {
       const seen = buildHaptic(haptic({ ...routes, fleet: [{ name: 'a', runs: 'current' }, { name: 'b', runs: 'old' }] }), NOW);
