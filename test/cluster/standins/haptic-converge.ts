@@ -46,7 +46,10 @@ export function planID(generation: number, checksum: string): string {
 /** Lines that a runtime API update cannot change: everything but server lines and their comments. */
 const structure = (content: string) => content.split('\n').filter((l) => !/^\s+(server |# Pod: )/.test(l)).join('\n');
 
-/** How HAProxy takes the change: servers only → runtime API; anything structural → reload. */
+/**
+ * How HAProxy takes the change: servers only → runtime API; anything structural → reload (the agent generation's
+ * deployedToPods[].mode and its free-text reasons, crd-reference.md; docs/haptic-compat.md).
+ */
 export function deployMode(previous: string | undefined, next: string): { mode: string; reasons: string[] } {
   if (previous === undefined) return { mode: 'reload', reasons: ['initial configuration'] };
   if (structure(previous) === structure(next)) return { mode: 'runtime', reasons: ['server changes applied through the runtime API'] };

@@ -43,7 +43,11 @@ export type RealHAProxy = {
   guid: boolean;
 };
 
-/** The lab's agent reloads HAProxy for every change (it has no runtime API path). */
+/**
+ * The lab's agent reloads HAProxy for every change (it has no runtime API path). `mode` is one of the agent
+ * generation's enum (runtime, file_only, reload, scheduled, noop, rejected) and `reasons` free text, most significant
+ * first (HAProxyCfg status.deployedToPods[], crd-reference.md; docs/haptic-compat.md).
+ */
 const LAB_RELOAD = { mode: 'reload', reasons: ['the lab agent reloads HAProxy for every change'] };
 
 const RETRY_MS = 2000;
