@@ -47,6 +47,24 @@ export function clustersDir(): string {
   return join(cacheRoot(), 'clusters');
 }
 
+/**
+ * Clusters named `<prefix>-<pid>` (a test run's, named after its vitest process) whose process is gone: killed
+ * before its teardown ran, they are left to the next run to stop.
+ */
+export function abandonedClusters(prefix: string): string[] {
+  if (!existsSync(clustersDir())) return [];
+  return readdirSync(clustersDir()).filter((name) => {
+    const pid = new RegExp(`^${prefix}-(\\d+)$`).exec(name)?.[1];
+    if (!pid) return false;
+    try {
+      process.kill(Number(pid), 0);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
 function log(message: string): void {
   process.stderr.write(`[cluster] ${message}\n`);
 }

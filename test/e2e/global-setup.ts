@@ -1,8 +1,7 @@
 // vitest global setup of the e2e project: one fresh local cluster per run, stopped at the end (kept with
 // KEEP_CLUSTER=1, e.g. to look around with kubectl after a failure).
-import { existsSync, readdirSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { clustersDir, startCluster, stopCluster, type ClusterState } from '../cluster/cluster.ts';
+import { abandonedClusters, startCluster, stopCluster, type ClusterState } from '../cluster/cluster.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,18 +26,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
 /** Clusters of test runs whose vitest process is gone (killed before its teardown ran). */
 async function stopAbandonedTestClusters(): Promise<void> {
-  if (!existsSync(clustersDir())) return;
-  for (const name of readdirSync(clustersDir())) {
-    const pid = /^test-(\d+)$/.exec(name)?.[1];
-    if (pid && !isAlive(Number(pid))) await stopCluster(name);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  for (const name of abandonedClusters('test')) await stopCluster(name);
 }

@@ -2,10 +2,10 @@
 // run (test/cluster/lab/); the test workers run inside the namespace too (pool.ts). Stopped and removed at the
 // end (kept with KEEP_CLUSTER=1). The lab needs root: without it the project fails at once, saying so.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { clustersDir, repoRoot, stopCluster, type ClusterState } from '../cluster/cluster.ts';
+import { abandonedClusters, repoRoot, stopCluster, type ClusterState } from '../cluster/cluster.ts';
 import { createLabNetns, deleteLabNetns, inNetns, labNetnsName, labUnavailable } from '../cluster/lab/netns.ts';
 
 declare module 'vitest' {
@@ -57,20 +57,8 @@ function startInside(name: string, netns: string): Promise<ClusterState> {
 
 /** Labs of test runs whose vitest process is gone (killed before its teardown ran). */
 async function stopAbandonedLabs(): Promise<void> {
-  if (!existsSync(clustersDir())) return;
-  for (const name of readdirSync(clustersDir())) {
-    const pid = /^lab-(\d+)$/.exec(name)?.[1];
-    if (!pid || isAlive(Number(pid))) continue;
+  for (const name of abandonedClusters('lab')) {
     await stopCluster(name);
     deleteLabNetns(labNetnsName(name));
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
