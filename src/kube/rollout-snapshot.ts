@@ -1,9 +1,9 @@
-import type { RolloutLists } from '../types/snapshot.ts';
+import type { HapticInputs, RolloutLists } from '../types/snapshot.ts';
 import type { KubeClient } from './client.ts';
 import { loadHaptic } from './haptic-snapshot.ts';
 import { R } from './resources.ts';
-import { fetchAll, type Query } from './snapshot.ts';
-import type { Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../types/kube.ts';
+import { fetchAll, type Fetched, type Query } from './snapshot.ts';
+import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Pod, ReplicaSet, Service } from '../types/kube.ts';
 import { unionSelector } from './selector-query.ts';
 import { trimEvent, trimObject, trimPod, trimSlice } from './trim.ts';
 
@@ -47,6 +47,18 @@ export function rolloutQueries(deployments: Deployment[], deploymentSelector?: s
     deployments: { resource: R.deployments, namespace, ...(one ? { fieldSelector: `metadata.name=${one}` } : { labelSelector: deploymentSelector }), trim: trimObject },
     replicaSets: { resource: R.replicasets, namespace, labelSelector, trim: trimObject },
     pods: { resource: R.pods, namespace, labelSelector, trim: trimPod },
+    ...scopeQueries(namespace, one),
+  };
+}
+
+type ScopeQueries = Pick<RolloutQueries, 'services' | 'slices' | 'warnings' | 'deploymentEvents'>;
+
+/**
+ * The lists that depend only on where the Deployments are and, for one, its name — not on their selectors — so a
+ * command that names its Deployments can send them before it has read them (prefetchRollouts).
+ */
+function scopeQueries(namespace: string | undefined, one: string | undefined): ScopeQueries {
+  return {
     services: { resource: R.services, namespace, trim: trimObject },
     slices: { resource: R.endpointslices, namespace, trim: trimSlice },
     warnings: { resource: R.events, namespace, fieldSelector: 'type=Warning', optional: true, trim: trimEvent },
@@ -60,16 +72,42 @@ export function rolloutQueries(deployments: Deployment[], deploymentSelector?: s
   };
 }
 
+/** Lists sent before the Deployments they are for have been read (prefetchRollouts). */
+export interface RolloutPrefetch {
+  scope: Promise<Record<keyof ScopeQueries, Fetched<KubeObject>>>;
+  haptic: Promise<HapticInputs>;
+}
+
+/**
+ * For Deployments named in one namespace: HAPTIC's objects and the lists that do not need their selectors, sent at
+ * once, beside the GETs of the Deployments themselves, instead of one round after them — the same requests
+ * rolloutQueries makes for these names, a round trip sooner. Their failures wait for loadRollouts to be asked: a
+ * Deployment that turns out missing is the error reported, as before.
+ */
+export function prefetchRollouts(client: KubeClient, namespace: string, names: string[]): RolloutPrefetch {
+  const early: RolloutPrefetch = {
+    scope: fetchAll(client, scopeQueries(namespace, names.length === 1 ? names[0] : undefined)),
+    haptic: loadHaptic(client),
+  };
+  // settled unread when the command stops at a missing Deployment
+  early.scope.catch(() => {});
+  early.haptic.catch(() => {});
+  return early;
+}
+
 /**
  * Everything the rollout model needs for some Deployments, in one parallel round: rolloutQueries' lists and
- * HAPTIC's objects. Events are optional: a user who may not list them gets the rest.
+ * HAPTIC's objects, or what of them prefetchRollouts sent already for these Deployments. Events are optional: a
+ * user who may not list them gets the rest.
  */
-export async function loadRollouts(client: KubeClient, deployments: Deployment[]): Promise<RolloutLists> {
+export async function loadRollouts(client: KubeClient, deployments: Deployment[], early?: RolloutPrefetch): Promise<RolloutLists> {
   const q = rolloutQueries(deployments);
-  const [lists, haptic] = await Promise.all([
-    fetchAll(client, { replicaSets: q.replicaSets, pods: q.pods, services: q.services, slices: q.slices, warnings: q.warnings, deploymentEvents: q.deploymentEvents }),
-    loadHaptic(client),
+  const [selected, scope, haptic] = await Promise.all([
+    fetchAll(client, { replicaSets: q.replicaSets, pods: q.pods }),
+    early?.scope ?? fetchAll(client, { services: q.services, slices: q.slices, warnings: q.warnings, deploymentEvents: q.deploymentEvents }),
+    early?.haptic ?? loadHaptic(client),
   ]);
+  const lists = { ...selected, ...scope };
   return {
     replicaSets: lists.replicaSets.items as ReplicaSet[],
     pods: lists.pods.items as Pod[],

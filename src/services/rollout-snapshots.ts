@@ -1,5 +1,5 @@
 import type { KubeClient } from '../kube/client.ts';
-import { loadRollouts } from '../kube/rollout-snapshot.ts';
+import { loadRollouts, prefetchRollouts } from '../kube/rollout-snapshot.ts';
 import { trimObject } from '../kube/trim.ts';
 import { buildHaptic } from '../model/haptic.ts';
 import { buildRollout, withOwnServers, type RolloutModel } from '../model/rollout.ts';
@@ -9,12 +9,15 @@ import { resolveDeployments, type TargetSelection } from './targets.ts';
 
 /**
  * The Deployments a selection names and, for all of them at once, the objects their rollouts are made of, split
- * into one snapshot each: one round of a constant number of lists (rolloutQueries), whatever their number.
+ * into one snapshot each: one round of a constant number of lists (rolloutQueries), whatever their number; for
+ * named Deployments, those lists that do not need their selectors go out with the Deployments' own GETs.
  */
 export async function rolloutSnapshots(client: KubeClient, selection: TargetSelection): Promise<RolloutSnapshot[]> {
+  // named Deployments must all exist: what does not need their selectors is sent beside their GETs
+  const early = selection.names.length && selection.namespace !== undefined ? prefetchRollouts(client, selection.namespace, selection.names) : undefined;
   const deployments = await resolveDeployments(client, selection, trimObject);
   if (!deployments.length) return [];
-  return splitRollouts(deployments, await loadRollouts(client, deployments));
+  return splitRollouts(deployments, await loadRollouts(client, deployments, early));
 }
 
 /**
