@@ -10,12 +10,13 @@ import { fileURLToPath } from 'node:url';
  */
 export const LAYERS: Record<string, { may: string[]; typeOnly?: string[] }> = {
   types: { may: [] },
-  // leaf helpers that know nothing of Kubernetes: redaction of printed text, timers longer than setTimeout's limit
+  // leaf helpers that know nothing of Kubernetes: redaction of printed text, timers longer than setTimeout's limit,
+  // the order of names (which the pure model and the diagnosis use too)
   lib: { may: [] },
   haptic: { may: ['types'] },
   kube: { may: ['types', 'haptic', 'lib'] },
-  model: { may: ['types', 'haptic'] },
-  diagnose: { may: ['types', 'haptic', 'model'] },
+  model: { may: ['types', 'haptic', 'lib/order.ts'] },
+  diagnose: { may: ['types', 'haptic', 'model', 'lib/order.ts'] },
   ui: { may: ['types', 'haptic', 'model', 'diagnose', 'lib'], typeOnly: ['services'] },
   services: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'lib', 'cli/errors.ts', 'cli/completion.ts'] },
   cli: { may: ['types', 'haptic', 'kube', 'model', 'diagnose', 'services', 'ui', 'lib'] },

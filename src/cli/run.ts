@@ -5,6 +5,7 @@ import { arch, platform } from 'node:os';
 import type { Command, Config, Interfaces, Plugin } from '@oclif/core';
 import { redact } from '../lib/redact.ts';
 import { ExitCode } from './errors.ts';
+import { compareText } from '../lib/order.ts';
 
 export interface Embedded {
   /** package.json's name, version and oclif settings */
@@ -49,7 +50,7 @@ export async function embeddedPlugin(embedded: Embedded): Promise<Plugin> {
     commandIDs: Object.keys(manifest.commands),
     commands: Object.entries(manifest.commands)
       .map(([id, cached]) => ({ ...cached, pluginAlias: pjson.name, pluginType: 'core', load: () => load(id) }))
-      .sort((a, b) => a.id.localeCompare(b.id)),
+      .sort((a, b) => compareText(a.id, b.id)),
   });
   return plugin;
 }

@@ -6,6 +6,7 @@ import { buildHaptic, type ConfigMemory, type HapticModel, type Installation } f
 import { buildPodView, type PodView } from './pod.ts';
 import type { RenderedServer } from './haptic-config.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
+import { compareText } from '../lib/order.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
 
@@ -174,7 +175,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const available = findCondition(s.conditions, 'Available');
   const replicaFailure = findCondition(s.conditions, 'ReplicaFailure');
   const rsNames = new Set(owned.map((rs) => rs.metadata.name));
-  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+  const byName = (a: { name: string }, b: { name: string }) => compareText(a.name, b.name);
   return {
     apiVersion: MODEL_VERSION,
     kind: 'Rollout',

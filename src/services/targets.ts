@@ -4,6 +4,7 @@ import { UserError } from '../cli/errors.ts';
 import { objectNameProblem, parseTargetName, R } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
 import type { Deployment, KubeObject } from '../types/kube.ts';
+import { compareText } from '../lib/order.ts';
 
 export interface TargetSelection {
   /** undefined: every namespace (-A) */
@@ -46,7 +47,7 @@ export async function resolveDeployments(client: KubeClient, sel: TargetSelectio
   const where = namespace === undefined ? 'any namespace' : `namespace "${namespace}"`;
   if (found.length === 0 && sel.allowNone) return [];
   if (found.length === 0) throw new UserError(sel.selector ? `no Deployments in ${where} match -l ${sel.selector}` : `no Deployments in ${where}`);
-  return found.map((f) => f.item as Deployment).sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+  return found.map((f) => f.item as Deployment).sort((a, b) => compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`));
 }
 
 async function assertNamespaceExists(client: KubeClient, namespace: string): Promise<void> {

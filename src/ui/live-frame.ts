@@ -8,6 +8,7 @@ import { duration, shortPod } from './report-text.ts';
 import { bar, drainProgress, newPodStages, oldPodStages, rolloutProgress, type Stage, type StageState } from './stages.ts';
 import { headline, installationLine, type Tone } from './status-rows.ts';
 import type { Color } from './style.ts';
+import { compareText } from '../lib/order.ts';
 
 // The live view of status --watch as lines of coloured segments, laid out for a terminal of a given size: pure, so
 // every frame a person can see is pinned by a test, and Ink only draws what this returns.
@@ -104,7 +105,7 @@ function podLine(p: PodView, role: 'new' | 'old', s: LiveState, nameWidth: numbe
 function fitRows(pods: PodView[], rows: number, selected: string | undefined): { shown: PodView[]; hidden: number; hiddenReady: number; hiddenDraining: number } {
   if (pods.length <= rows) return { shown: pods, hidden: 0, hiddenReady: 0, hiddenDraining: 0 };
   const urgency = (p: PodView) => (p.name === selected ? -1 : p.terminating ? 0 : p.ready.status === 'True' ? 2 : 1);
-  const kept = new Set([...pods].sort((a, b) => urgency(a) - urgency(b) || a.name.localeCompare(b.name)).slice(0, Math.max(1, rows - 1)));
+  const kept = new Set([...pods].sort((a, b) => urgency(a) - urgency(b) || compareText(a.name, b.name)).slice(0, Math.max(1, rows - 1)));
   const hidden = pods.filter((p) => !kept.has(p));
   return {
     shown: pods.filter((p) => kept.has(p)),

@@ -16,6 +16,7 @@ import { rolloutRules } from './rollout.ts';
 import { shutdownRules } from './shutdown.ts';
 import { applySuppression, type DoctorFinding } from './suppress.ts';
 import { plainHAProxyInFront, tierTemplates, tiersInFront } from './tier.ts';
+import { compareText } from '../../lib/order.ts';
 
 export { IGNORE_ANNOTATION, type DoctorFinding } from './suppress.ts';
 
@@ -49,7 +50,7 @@ export function checksNotRun(mode: 'static' | 'live', helmHistory: boolean): Doc
 }
 
 const RANK = { blocker: 0, error: 1, warning: 2, info: 3, ok: 4 } as const;
-const ordered = (fs: DoctorFinding[]) => [...fs].sort((a, b) => RANK[a.severity] - RANK[b.severity] || a.id.localeCompare(b.id));
+const ordered = (fs: DoctorFinding[]) => [...fs].sort((a, b) => RANK[a.severity] - RANK[b.severity] || compareText(a.id, b.id));
 
 type Rule<T> = (facts: T, env: DoctorEnv) => Located[];
 
