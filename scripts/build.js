@@ -30,11 +30,13 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * - oclif's modules require, as they load, what only paths of oclif this plugin never takes use: file globbing and
  *   plugin matching (commands and plugins found on disk), semver (its Node version check, which reads a package.json
  *   the bundle does not have), spinners, ESM detection and package.json reading of files, child_process (Windows
- *   shell detection). Those requires get a stand-in that requires the module on first use (LAZY_IN_OCLIF).
+ *   shell detection), readline (arguments piped on stdin), perf_hooks (its timings under DEBUG) and fs/promises
+ *   (which loads readline's and fs.watch's internals too). Those requires get a stand-in that requires the module on
+ *   first use (LAZY_IN_OCLIF).
  * And Ink's React DevTools bridge (ink/build/devtools.js) stays out: Ink imports it only when DEV=true and the
  * react-devtools-core package resolves, which it never does here; left a dynamic import, it is never reached.
  */
-const LAZY_IN_OCLIF = new Set(['tinyglobby', 'minimatch', 'semver', 'cli-spinners', 'get-package-type', 'lilconfig', 'node:child_process']);
+const LAZY_IN_OCLIF = new Set(['tinyglobby', 'minimatch', 'semver', 'cli-spinners', 'get-package-type', 'lilconfig', 'node:child_process', 'node:readline', 'node:perf_hooks', 'node:fs/promises']);
 
 /** The exports of a module, loaded when first read. `__esModule` is answered without loading (oclif's interop reads it). */
 function lazyModule(specifier, esModule) {

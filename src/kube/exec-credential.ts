@@ -2,7 +2,6 @@
 // KUBERNETES_EXEC_INFO, read an ExecCredential from its stdout, cache it until its expirationTimestamp. Errors follow
 // client-go's wording, but never carry what the plugin printed: its stdout holds the credential, and its stderr may
 // too, so neither is shown (client-go passes stderr to the terminal; this plugin cannot tell a prompt from a token).
-import { spawn } from 'node:child_process';
 import { rememberSecret } from '../lib/redact.ts';
 import { CredentialError } from './errors.ts';
 
@@ -58,7 +57,8 @@ function run(config: ExecConfig, options: { signal?: AbortSignal | undefined; cl
   return new Promise<ExecResult>((resolvePromise, reject) => {
     const signal = options.signal;
     if (signal?.aborted) return reject(abortError(signal, config, who));
-    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // child_process loads when a kubeconfig names a credential plugin, not on every start (most use certificates or tokens)
+    const child = process.getBuiltinModule('node:child_process').spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     let size = 0;
     let settled = false;
