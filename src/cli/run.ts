@@ -67,8 +67,13 @@ export async function run(embedded: Embedded, argv = process.argv.slice(2)): Pro
   const { Config, Errors, flush } = await oclif();
   try {
     const plugin = await embeddedPlugin(embedded);
-    const config = await Config.load({ root: embedded.root, pjson: embedded.pjson, plugins: new Map([[plugin.name, plugin]]) });
-    await dispatch(config, argv);
+    const help = wantsHelp(embedded.pjson, argv);
+    // Config.load, but help alone is drawn in oclif's theme: a command does not read the user's theme.json (nor load
+    // node:fs/promises to read it) on every start
+    const config = new Config({ root: embedded.root, pjson: embedded.pjson, plugins: new Map([[plugin.name, plugin]]) });
+    if (!help) config.loadTheme = () => Promise.resolve(undefined);
+    await config.load();
+    await dispatch(config, argv, help);
     await flush();
   } catch (error) {
     await Errors.handle(error instanceof Error ? error : new Error(String(error)));
@@ -81,14 +86,19 @@ export async function userAgent(pjson: Pick<Interfaces.PJSON, 'name' | 'version'
   return `${pjson.name}/${pjson.version} ${isWsl ? 'wsl' : platform()}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`;
 }
 
-/** As oclif's main (after --version): help, then the command; an unknown command is a usage error like kubectl's. */
-async function dispatch(config: Config, argv: string[]): Promise<void> {
-  const { Errors } = await oclif();
-  const { loadHelpClass, normalizeArgv } = (await import('@oclif/core/help')).default;
-  const helpFlags = ['--help', ...(config.pjson.oclif.additionalHelpFlags ?? [])];
+/** No arguments, or a help flag before `--`: oclif's help, not a command. */
+function wantsHelp(pjson: Interfaces.PJSON, argv: string[]): boolean {
+  const helpFlags = ['--help', ...(pjson.oclif.additionalHelpFlags ?? [])];
   const end = argv.indexOf('--');
   const beforeEnd = end === -1 ? argv : argv.slice(0, end);
-  if (argv.length === 0 || beforeEnd.some((a) => helpFlags.includes(a))) {
+  return argv.length === 0 || beforeEnd.some((a) => helpFlags.includes(a));
+}
+
+/** As oclif's main (after --version): help, then the command; an unknown command is a usage error like kubectl's. */
+async function dispatch(config: Config, argv: string[], help: boolean): Promise<void> {
+  const { Errors } = await oclif();
+  const { loadHelpClass, normalizeArgv } = (await import('@oclif/core/help')).default;
+  if (help) {
     const Help = await loadHelpClass(config);
     await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv);
     return;

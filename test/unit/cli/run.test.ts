@@ -1,8 +1,8 @@
 // src/cli/run.ts starts oclif from the embedded manifest; --version answers before oclif loads, with oclif's line.
 import { readFileSync } from 'node:fs';
 import { Config } from '@oclif/core';
-import { describe, expect, it } from 'vitest';
-import { embeddedPlugin, userAgent } from '../../../src/cli/run.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { embeddedPlugin, run, userAgent } from '../../../src/cli/run.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
 const pjson = { name: pkg.name as string, version: pkg.version as string, oclif: { bin: pkg.oclif.bin as string, topicSeparator: ' ' as const } };
@@ -37,5 +37,27 @@ describe('the embedded oclif start', () => {
     expect(loaded).toEqual([]);
     expect(await config.runCommand('hello', [])).toBe('hi');
     expect(loaded).toEqual(['hello']);
+  });
+
+  afterEach(() => vi.restoreAllMocks());
+
+  it("reads the user's help theme for help only, not on a command's start", async () => {
+    const loadTheme = vi.spyOn(Config.prototype, 'loadTheme');
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    const themes: unknown[] = [];
+    class Hello {
+      static async run(_argv: string[], config: Config) {
+        themes.push(config.theme);
+      }
+    }
+    const manifest = { version: pkg.version, commands: { hello: { id: 'hello', aliases: [], args: {}, flags: {}, hidden: false, summary: 'Say hello.' } } };
+    const embedded = { pjson, manifest: manifest as never, root: '/nowhere', load: async () => Hello as never };
+    await run(embedded, ['hello']);
+    expect(themes).toEqual([undefined]);
+    expect(loadTheme).not.toHaveBeenCalled();
+    await run(embedded, ['hello', '--help']);
+    expect(loadTheme).toHaveBeenCalledTimes(1);
+    expect(themes).toHaveLength(1);
   });
 });
