@@ -107,6 +107,7 @@ export class H2Origin {
     const port = Number(this.origin.port) || 443;
     // SNI carries a host name, never an address (RFC 6066 §3); tls-server-name overrides both
     const servername = this.tls.servername ?? (isIP(host) ? undefined : host);
+    let http2: Promise<typeof import('node:http2')> | undefined;
     const socket = await new Promise<TLSSocket>((resolve, reject) => {
       const s = tlsConnect({
         host,
@@ -117,6 +118,8 @@ export class H2Origin {
         rejectUnauthorized: this.tls.rejectUnauthorized,
         ALPNProtocols: ['h2', 'http/1.1'],
       });
+      // node:http2 loads (several ms) while the server answers the ClientHello, sent as the connection opened
+      s.once('connect', () => (http2 ??= import('node:http2')));
       s.once('secureConnect', () => {
         s.off('error', reject);
         resolve(s);
@@ -128,7 +131,7 @@ export class H2Origin {
       this.http1 = true;
       return undefined;
     }
-    const { connect } = await import('node:http2');
+    const { connect } = await (http2 ?? import('node:http2'));
     const session = connect(this.origin, { createConnection: () => socket, settings: { initialWindowSize: STREAM_WINDOW }, maxSessionMemory: 64 });
     session.setLocalWindowSize(SESSION_WINDOW);
     // an idle session must not keep a finished command alive; a stream in flight does (hold)
