@@ -163,7 +163,9 @@ export function bundleOptions(embedded) {
  */
 export async function buildSeaMain(outfile, embedded) {
   await build({ ...bundleOptions(embedded), entryPoints: ['src/entry.ts'], outfile, splitting: false, sourcemap: false });
-  writeFileSync(outfile, eagerModules(asciiOnly(readFileSync(outfile, 'utf8'))));
+  const { text, made } = eagerModules(asciiOnly(readFileSync(outfile, 'utf8')));
+  assertEager(made);
+  writeFileSync(outfile, text);
 }
 
 /**
@@ -176,10 +178,12 @@ const NOT_ON_A_START = /^"node_modules\/(?:undici|socks|ip-address|smart-buffer|
 /**
  * esbuild wraps each bundled module's body in a function that runs when the module is first required or imported
  * (`__commonJS({ "path"(exports, module) {…} })`, `__esm({ "path"() {…} })`). Written as methods, V8 compiles them
- * lazily: not at build time, so the single executable's code cache lacks them, and every start compiled the
- * bodies of oclif's ~70 modules and the plugin's own again. In parentheses, V8 compiles them eagerly and the code
- * cache holds them (status 5 ms sooner, --help 3 ms); packages no start runs stay lazy, so the cache does not
- * grow by what is never used (all of them made it 13 ms slower).
+ * lazily: not when --build-sea makes the single executable's code cache, so every start compiled the bodies of
+ * oclif's ~70 modules and the plugin's own again. In parentheses V8 compiles them eagerly and the cache holds them:
+ * status and --help each about 20 ms sooner (25 interleaved runs). Packages no start runs stay lazy, so the cache
+ * does not grow by what is never used (making every body eager was slower than none). The npm bundle gained
+ * nothing measurable from the same (Node's compile cache), so it keeps esbuild's text. Returns the text and how many
+ * bodies it made eager.
  */
 export function eagerModules(text) {
   let made = 0;
@@ -188,9 +192,12 @@ export function eagerModules(text) {
     made++;
     return `${head}${key}: (function(${params}) {\n${body}  })\n});\n`;
   });
-  // esbuild's wrappers changed shape: fail the build rather than ship a slower executable unnoticed
+  return { text: out, made };
+}
+
+/** esbuild's wrappers changed shape: fail the build rather than ship a slower plugin unnoticed. */
+function assertEager(made) {
   if (made < 100) throw new Error(`eagerModules: only ${made} module bodies found in esbuild's output`);
-  return out;
 }
 
 /** JavaScript text with every UTF-16 unit beyond ASCII written as a \uXXXX escape. */
