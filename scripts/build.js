@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -155,17 +155,55 @@ export function bundleOptions(embedded) {
 }
 
 /**
- * The single executable's main: src/entry.ts and everything it may load, in one file, in ASCII alone. esbuild
- * escapes what is not ASCII in strings and names, not in comments or regular expressions (undici's comments, a
- * regular expression of ansis): one such character made V8 hold the whole 3 MB main as a two-byte string, converted
- * from UTF-8 at every start — 15 ms of each (`--version`: 1.28× a single executable that only prints a line, 1.09×
- * in ASCII). `\uXXXX` means the same in comments, strings and regular expressions.
+ * Modules the single executable keeps out of its main, as files of their own among the executable's assets, each
+ * compiled when first imported: undici, which only proxies, http:// servers and servers without HTTP/2 use, and
+ * client-node's OIDC auth-provider (which imports undici too), together 1.2 of the main's 3.3 MB. Every start reads
+ * and checks the whole main, about 6 ms per MB here.
+ */
+const SEA_ASSETS = {
+  undici: { asset: 'undici.cjs', entry: fileURLToPath(new URL('./undici-lean.js', import.meta.url)) },
+  '@kubernetes/client-node/dist/oidc_auth.js': { asset: 'oidc.cjs', entry: '@kubernetes/client-node/dist/oidc_auth.js' },
+};
+
+/** The plugin's imports of SEA_ASSETS' modules become loaders of the asset, in the single executable's main. */
+const seaAssetLoaders = {
+  name: 'sea-assets',
+  setup(build) {
+    build.onResolve({ filter: /./ }, (args) => (Object.hasOwn(SEA_ASSETS, args.path) && args.importer.includes('/src/') ? { path: args.path, namespace: 'sea-asset' } : undefined));
+    // CommonJS compiled as Node compiles a module; its require reaches Node's built-ins (all the bundle needs)
+    build.onLoad({ filter: /.*/, namespace: 'sea-asset' }, (args) => ({
+      contents: `const { getAsset } = require('node:sea');
+const { compileFunction } = require('node:vm');
+const { createRequire } = require('node:module');
+const name = ${JSON.stringify(SEA_ASSETS[args.path].asset)};
+const loaded = { exports: {} };
+compileFunction(getAsset(name, 'utf8'), ['exports', 'require', 'module'], { filename: name })(loaded.exports, createRequire(process.execPath), loaded);
+module.exports = loaded.exports;`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * The single executable's main: src/entry.ts and everything it may load but SEA_ASSETS, in one file, in ASCII
+ * alone. esbuild escapes what is not ASCII in strings and names, not in comments or regular expressions (undici's
+ * comments, a regular expression of ansis): one such character made V8 hold the whole 3 MB main as a two-byte
+ * string, converted from UTF-8 at every start — 15 ms of each (`--version`: 1.28× a single executable that only
+ * prints a line, 1.09× in ASCII). `\uXXXX` means the same in comments, strings and regular expressions. Writes
+ * SEA_ASSETS' bundles beside it and returns them, as --build-sea's `assets` takes them.
  */
 export async function buildSeaMain(outfile, embedded) {
-  await build({ ...bundleOptions(embedded), entryPoints: ['src/entry.ts'], outfile, splitting: false, sourcemap: false });
+  const options = bundleOptions(embedded);
+  await build({ ...options, plugins: [seaAssetLoaders, ...options.plugins], entryPoints: ['src/entry.ts'], outfile, splitting: false, sourcemap: false });
   const { text, made } = eagerModules(asciiOnly(readFileSync(outfile, 'utf8')));
   assertEager(made);
   writeFileSync(outfile, text);
+  const assets = {};
+  for (const { asset, entry } of Object.values(SEA_ASSETS)) {
+    assets[asset] = join(dirname(outfile), asset);
+    await build({ ...bundleOptions(), format: 'cjs', banner: {}, entryPoints: [entry], outfile: assets[asset], splitting: false, sourcemap: false });
+  }
+  return assets;
 }
 
 /**

@@ -102,21 +102,24 @@ export function pinnedRuntime() {
   return runtime;
 }
 
-/** The single executable's main (the bundle of src/entry.ts, oclif's manifest embedded), written into `dir`. */
+/**
+ * The single executable's main (the bundle of src/entry.ts, oclif's manifest embedded) and the assets it loads on
+ * demand, written into `dir`: { main, assets }.
+ */
 export async function seaMain(dir) {
   const main = join(dir, 'main.mjs');
-  await buildSeaMain(main, { pjson: embeddedPjson(), manifest: await oclifManifest() });
-  return main;
+  const assets = await buildSeaMain(main, { pjson: embeddedPjson(), manifest: await oclifManifest() });
+  return { main, assets };
 }
 
 const isHostPlatform = (platform) => platform.host[0] === process.platform && platform.host[1] === process.arch;
 
 /**
- * Writes the plugin's single executable for `platform` to `output` with `node --build-sea`, from the SEA main `main`
- * and Node's executable of version `runtime` (fetched into `dir`). Returns { output, codeCache }, or undefined when
+ * Writes the plugin's single executable for `platform` to `output` with `node --build-sea`, from `main` (seaMain's
+ * main and assets) and Node's executable of version `runtime` (fetched into `dir`). Returns { output, codeCache }, or undefined when
  * Node is not published for that platform at that version.
  */
-export function buildExecutable({ platform, runtime, main, dir, output }) {
+export function buildExecutable({ platform, runtime, main: { main, assets }, dir, output }) {
   mkdirSync(dir, { recursive: true });
   mkdirSync(dirname(output), { recursive: true });
   const base = nodeExecutable(platform, runtime, dir);
@@ -124,7 +127,7 @@ export function buildExecutable({ platform, runtime, main, dir, output }) {
   const codeCache = isHostPlatform(platform);
   const config = join(dir, 'sea.json');
   // V8's code cache only loads on the platform that made it (Node's SEA docs: off when building for another)
-  writeFileSync(config, JSON.stringify({ main, mainFormat: 'module', executable: base, output, disableExperimentalSEAWarning: true, useCodeCache: codeCache }));
+  writeFileSync(config, JSON.stringify({ main, mainFormat: 'module', assets, executable: base, output, disableExperimentalSEAWarning: true, useCodeCache: codeCache }));
   execFileSync(process.execPath, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   chmodSync(output, 0o755);
   rmSync(base);

@@ -3,16 +3,17 @@
 // executable for its platform, kubectl_complete-haptic and LICENSE. Then the linux/amd64 executable, unpacked into a
 // folder with no `node` on PATH and no node_modules, passes the smoke subset of the end-to-end scenarios: --version,
 // --help, the golden scenarios (why-stalled, enable-gate --dry-run=client, one-shot status), completion, and
-// kubectl's own plugin dispatch.
+// kubectl's own plugin dispatch; and it loads the modules its main leaves out (undici, OIDC) from its assets.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
+import { fakeCluster, hostileServer, NS } from '../hostile/server.ts';
 import { goldenScenarios } from './golden-scenarios.ts';
 import { adminApi, gatedDeployment, newNamespace, runExecutable, runPlugin, service, waitFor } from './support.ts';
 
@@ -167,6 +168,30 @@ describe('the release: npm run package', () => {
     });
 
     describe('golden scenarios', () => goldenScenarios((args) => run(args)));
+
+    it('loads what its main leaves out from its assets: undici for an http:// server, the OIDC auth-provider', async () => {
+      const server = await hostileServer(fakeCluster(), { tls: false });
+      try {
+        // an id-token client-node's OpenIDConnectAuth takes as it is: a JWT whose exp is an hour away
+        const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        const idToken = `${b64({ alg: 'none' })}.${b64({ iss: 'https://issuer.example', exp: Math.floor(Date.now() / 1000) + 3600 })}.c2ln`;
+        const users = { token: { token: 'release-token' }, oidc: { 'auth-provider': { name: 'oidc', config: { 'id-token': idToken, 'idp-issuer-url': 'https://issuer.example', 'client-id': 'kh' } } } };
+        for (const [name, user] of Object.entries(users)) {
+          const kubeconfig = join(dir, `${name}.kubeconfig`);
+          const config = { apiVersion: 'v1', kind: 'Config', 'current-context': 'c', clusters: [{ name: 'k', cluster: { server: server.url } }], users: [{ name: 'u', user }], contexts: [{ name: 'c', context: { cluster: 'k', user: 'u', namespace: NS } }] };
+          writeFileSync(kubeconfig, JSON.stringify(config));
+          const first = server.received.length;
+          const result = await runExecutable(exe(), ['status', 'web', '-o', 'json'], { cwd: dir, env: { PATH }, kubeconfig });
+          expect(result.stderr, name).toBe('');
+          expect(JSON.parse(result.stdout), name).toMatchObject({ kind: 'Rollout', name: 'web', namespace: NS });
+          const sent = server.received.slice(first);
+          expect(sent.length, name).toBeGreaterThan(0);
+          expect(new Set(sent.map((r) => `${r.httpVersion} ${r.headers.authorization}`)), name).toEqual(new Set([`1.1 Bearer ${name === 'oidc' ? idToken : 'release-token'}`]));
+        }
+      } finally {
+        await server.close();
+      }
+    });
 
     it("completes through kubectl_complete-haptic and runs through kubectl's plugin dispatch", async () => {
       const ns = await newNamespace('exe');
