@@ -116,8 +116,8 @@ const isHostPlatform = (platform) => platform.host[0] === process.platform && pl
 
 /**
  * Writes the plugin's single executable for `platform` to `output` with `node --build-sea`, from `main` (seaMain's
- * main and assets) and Node's executable of version `runtime` (fetched into `dir`). Returns { output, codeCache }, or undefined when
- * Node is not published for that platform at that version.
+ * main and assets) and Node's executable of version `runtime` (fetched into `dir`). Returns { output, codeCache },
+ * or undefined when Node is not published for that platform at that version.
  */
 export function buildExecutable({ platform, runtime, main: { main, assets }, dir, output }) {
   mkdirSync(dir, { recursive: true });

@@ -34,10 +34,10 @@ const modules = [
   wrapper('commonJS', 'node_modules/@oclif/core/lib/args.js', 'exports, module', '    "use strict";\n    exports.args = (n) => ({ n, self: typeof this });\n    module.exports.kind = "cjs";\n'),
   wrapper('esm', 'src/model/pod.ts', '', '    ready = "ready";\n'),
   wrapper('esm', 'node_modules/wsl-utils/utilities.js', '', ''),
-  wrapper('commonJS', 'node_modules/undici/index.js', 'exports', '    exports.fetch = () => "fetched";\n'),
+  wrapper('commonJS', 'node_modules/ink/build/index.js', 'exports', '    exports.render = () => "rendered";\n'),
 ].join('');
 const use = `var ready;
-return [require_node_modules__oclif_core_lib_args_js().args(1), require_node_modules__oclif_core_lib_args_js().kind, (init_src_model_pod_ts(), ready), init_node_modules_wsl_utils_utilities_js(), require_node_modules_undici_index_js().fetch()];`;
+return [require_node_modules__oclif_core_lib_args_js().args(1), require_node_modules__oclif_core_lib_args_js().kind, (init_src_model_pod_ts(), ready), init_node_modules_wsl_utils_utilities_js(), require_node_modules_ink_build_index_js().render()];`;
 
 describe('eagerModules', () => {
   it('puts the module bodies a start runs in parentheses, so V8 compiles them with the code cache, and runs them the same', () => {
@@ -47,10 +47,10 @@ describe('eagerModules', () => {
     expect(eager).toContain('"node_modules/@oclif/core/lib/args.js": (function(exports, module) {');
     expect(eager).toContain('"src/model/pod.ts": (function() {');
     expect(eager).toContain('"node_modules/wsl-utils/utilities.js": (function() {\n  })\n});');
-    expect(eager).toContain('"node_modules/undici/index.js"(exports) {');
+    expect(eager).toContain('"node_modules/ink/build/index.js"(exports) {');
     expect(eager.split('\n')).toHaveLength(program.split('\n').length);
     const run = (text: string) => new Function(text)();
     expect(run(eager)).toEqual(run(program));
-    expect(run(eager)).toEqual([{ n: 1, self: 'undefined' }, 'cjs', 'ready', undefined, 'fetched']);
+    expect(run(eager)).toEqual([{ n: 1, self: 'undefined' }, 'cjs', 'ready', undefined, 'rendered']);
   });
 });
