@@ -207,11 +207,11 @@ export async function buildSeaMain(outfile, embedded) {
 }
 
 /**
- * Packages in the single executable's main that no one-shot start runs: the watch UI (Ink, React), the gate's
- * patches, and what oclif loads on first use (LAZY_IN_OCLIF). Their module bodies stay lazily compiled
+ * Packages in the single executable's main that no one-shot start runs: the watch UI (Ink, React), SOCKS proxies,
+ * the gate's patches, and what oclif loads on first use (LAZY_IN_OCLIF). Their module bodies stay lazily compiled
  * (eagerModules). SEA_ASSETS are not in the main at all.
  */
-const NOT_ON_A_START = /^"node_modules\/(?:ink|react|react-reconciler|scheduler|yoga-layout|@alcalzone|slice-ansi|cli-boxes|fast-json-patch|semver|minimatch|picomatch|tinyglobby|fdir|lilconfig|cli-spinners|get-package-type)\//;
+const NOT_ON_A_START = /^"node_modules\/(?:socks|ip-address|smart-buffer|ink|react|react-reconciler|scheduler|yoga-layout|@alcalzone|slice-ansi|cli-boxes|fast-json-patch|semver|minimatch|picomatch|tinyglobby|fdir|lilconfig|cli-spinners|get-package-type)\//;
 
 /**
  * esbuild wraps each bundled module's body in a function that runs when the module is first required or imported
