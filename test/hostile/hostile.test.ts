@@ -21,7 +21,8 @@ const EXEC_TOKEN = 'exec-token-7a9b1c3d5e7f';
 const EXEC_STDERR = 'exec-stderr-secret-4c6e8a0b';
 const EXEC_ENV = 'exec-env-secret-1f3e5d7c';
 const ENV_VALUE = 'env-value-secret-8d6b4f2a';
-const OIDC_TOKEN = 'oidc-id-token-3a5c7e9b1d';
+// an id-token client-node's OpenIDConnectAuth sends as it is: a JWT whose exp is a day away
+const OIDC_TOKEN = `${[{ alg: 'none' }, { sub: 'oidc-id-token-3a5c7e9b1d', exp: Math.floor(Date.now() / 1000) + 86_400 }].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.')}.c2ln`;
 
 function secrets(): string[] {
   const pki = testPki();
@@ -291,6 +292,14 @@ const rows: Row[] = [
     files: () => ({ 'sa-token': `${TOKEN_FILE_TOKEN}\n` }),
     config: (ctx) => kubeconfig(ctx, { user: { tokenFile: 'sa-token' } }),
     route: requireToken(TOKEN_FILE_TOKEN, fakeCluster()),
+    code: 0,
+    stderr: '',
+  },
+  {
+    name: "an oidc auth-provider's unexpired id-token is sent",
+    args: ['status', 'web', '-o', 'json'],
+    config: (ctx) => kubeconfig(ctx, { user: { 'auth-provider': { name: 'oidc', config: { 'id-token': OIDC_TOKEN, 'idp-issuer-url': 'https://issuer.example', 'client-id': 'kubectl' } } } }),
+    route: requireToken(OIDC_TOKEN, fakeCluster()),
     code: 0,
     stderr: '',
   },
