@@ -47,8 +47,11 @@ export function planID(generation: number, checksum: string): string {
 const structure = (content: string) => content.split('\n').filter((l) => !/^\s+(server |# Pod: )/.test(l)).join('\n');
 
 /**
- * How HAProxy takes the change: servers only → runtime API; anything structural → reload (the agent generation's
- * deployedToPods[].mode and its free-text reasons, crd-reference.md; docs/haptic-compat.md).
+ * How HAProxy takes the change: servers only → runtime API; anything structural → reload, as HAPTIC's comparator
+ * counts them (pkg/dataplane/comparator/diff.go, StructuralOperations: server modifications are runtime-eligible).
+ * Written as the agent generation's deployedToPods[].mode and free-text reasons (HAPTIC's
+ * pkg/apis/haproxytemplate/v1alpha1/types_haproxycfg.go and docs/controller/docs/crd-reference.md; the fields as
+ * docs/haptic-compat.md records them).
  */
 export function deployMode(previous: string | undefined, next: string): { mode: string; reasons: string[] } {
   if (previous === undefined) return { mode: 'reload', reasons: ['initial configuration'] };

@@ -46,7 +46,8 @@ export type RealHAProxy = {
 /**
  * The lab's agent reloads HAProxy for every change (it has no runtime API path). `mode` is one of the agent
  * generation's enum (runtime, file_only, reload, scheduled, noop, rejected) and `reasons` free text, most significant
- * first (HAProxyCfg status.deployedToPods[], crd-reference.md; docs/haptic-compat.md).
+ * first: HAProxyCfg status.deployedToPods[] in HAPTIC's pkg/apis/haproxytemplate/v1alpha1/types_haproxycfg.go and
+ * docs/controller/docs/crd-reference.md (the fields as docs/haptic-compat.md records them).
  */
 const LAB_RELOAD = { mode: 'reload', reasons: ['the lab agent reloads HAProxy for every change'] };
 
