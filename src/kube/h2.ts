@@ -31,6 +31,11 @@ export interface Exchange {
 const STREAM_WINDOW = 4 * 1024 * 1024;
 const SESSION_WINDOW = 16 * 1024 * 1024;
 
+/** RST_STREAM's REFUSED_STREAM (RFC 9113 §7): the server did not process the stream (node:http2 loads lazily). */
+const NGHTTP2_REFUSED_STREAM = 7;
+/** How often a refused request is sent (a server that refuses every stream of a new connection is answered by its error). */
+const REFUSED_ATTEMPTS = 3;
+
 /** Connection-specific headers HTTP/2 forbids (RFC 9113 §8.2.2); the server knows the host from :authority. */
 const FORBIDDEN = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
 
@@ -50,8 +55,23 @@ export class H2Origin {
     this.tls = tls;
   }
 
-  /** Sends one request; undefined when the server does not speak HTTP/2 (nothing was sent). */
+  /**
+   * Sends one request; undefined when the server does not speak HTTP/2 (nothing was sent). A stream the server
+   * refused was not processed (RFC 9113 §8.7): it is sent again on a new connection, as Go's HTTP/2 transport does.
+   * kube-apiserver refuses streams when it closes the connection of a client it could not authenticate: the
+   * streams it answered get their 401, the others REFUSED_STREAM and the GOAWAY.
+   */
   async request(url: URL, exchange: Exchange): Promise<Answer | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.send(url, exchange);
+      } catch (error) {
+        if (!(error as { refusedStream?: boolean }).refusedStream || attempt >= REFUSED_ATTEMPTS || exchange.signal.aborted) throw error;
+      }
+    }
+  }
+
+  private async send(url: URL, exchange: Exchange): Promise<Answer | undefined> {
     const session = await abortable(this.connect(), exchange.signal);
     if (!session) return undefined;
     const headers: OutgoingHttpHeaders = { ':method': exchange.method, ':path': `${url.pathname}${url.search}` };
@@ -61,7 +81,14 @@ export class H2Origin {
       const had = headers[key];
       headers[key] = had === undefined ? value : ([] as string[]).concat(had as string | string[], value);
     }
-    const stream = session.request(headers, { endStream: exchange.body === undefined });
+    let stream: ClientHttp2Stream;
+    try {
+      stream = session.request(headers, { endStream: exchange.body === undefined });
+    } catch (error) {
+      // the session went away (GOAWAY) between connect() and now: nothing was sent
+      if (session.closed || session.destroyed) throw Object.assign(error as Error, { refusedStream: true });
+      throw error;
+    }
     this.hold(stream);
     if (exchange.body !== undefined) stream.end(exchange.body);
     return new Promise<Answer>((resolve, reject) => {
@@ -69,10 +96,11 @@ export class H2Origin {
       if (exchange.signal.aborted) onAbort();
       else exchange.signal.addEventListener('abort', onAbort, { once: true });
       stream.once('close', () => exchange.signal.removeEventListener('abort', onAbort));
+      const refused = () => (stream.rstCode === NGHTTP2_REFUSED_STREAM ? { refusedStream: true } : {});
       // before the headers an error fails the request; after them, it surfaces where the body is read
-      stream.on('error', reject);
+      stream.on('error', (error) => reject(Object.assign(error, refused())));
       // a stream closed before its headers (the session went away, the server reset it) never answered
-      stream.once('close', () => reject(Object.assign(new Error(`the server closed the stream without an answer (HTTP/2 code ${stream.rstCode ?? 0})`), { code: 'ECONNRESET' })));
+      stream.once('close', () => reject(Object.assign(new Error(`the server closed the stream without an answer (HTTP/2 code ${stream.rstCode ?? 0})`), { code: 'ECONNRESET' }, refused())));
       stream.once('response', (received: IncomingHttpHeaders) => {
         resolve({
           status: Number(received[':status']),

@@ -1,7 +1,7 @@
 // HTTP/2 to the API server (src/kube/h2.ts) against a local node:http2 server: every request on one connection,
-// a new connection once the server sends GOAWAY, HTTP/1.1 servers told apart by ALPN, and cancelled or aborted
-// streams that let the process exit.
-import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
+// a new connection once the server sends GOAWAY, refused streams sent again, HTTP/1.1 servers told apart by ALPN,
+// and cancelled or aborted streams that let the process exit.
+import { constants, createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,6 +65,51 @@ describe('H2Origin', () => {
     });
     expect(await text((await h2.request(new URL('/2', origin), exchange()))!)).toBe('ok');
     expect(sessions.size).toBe(2);
+    h2.close();
+  });
+
+  it("sends refused streams again on a new connection, as kube-apiserver refuses them when it drops a client it could not authenticate", async () => {
+    // kube-apiserver: the first stream of a connection gets its 401, the connection a GOAWAY, every other stream
+    // REFUSED_STREAM (not processed: safe to send again, RFC 9113 §8.7)
+    const sessions = new Set<Http2Session>();
+    const server = createSecureServer({ cert: testPki().serverCert, key: testPki().serverKey });
+    server.on('stream', (stream: ServerHttp2Stream, headers) => {
+      stream.on('error', () => {}); // the refusal, as the server's side sees it
+      const session = stream.session!;
+      if (sessions.has(session)) {
+        stream.close(constants.NGHTTP2_REFUSED_STREAM);
+        return;
+      }
+      sessions.add(session);
+      stream.respond({ ':status': 401, 'x-path': headers[':path'] });
+      stream.end('{"kind":"Status","code":401}');
+      session.goaway(constants.NGHTTP2_NO_ERROR, stream.id);
+    });
+    const origin = await listen(server);
+    const h2 = new H2Origin(origin, tls());
+    // each body read as it arrives, as the client reads it
+    const answers = await Promise.all(['/a', '/b', '/c'].map(async (path) => {
+      const answer = (await h2.request(new URL(path, origin), exchange()))!;
+      return [answer.status, answer.header('x-path'), await text(answer)];
+    }));
+    const status = '{"kind":"Status","code":401}';
+    expect(answers).toEqual([[401, '/a', status], [401, '/b', status], [401, '/c', status]]);
+    expect(sessions.size).toBe(3);
+    h2.close();
+  });
+
+  it('gives up on a server that refuses every stream after three sends, with the refusal', async () => {
+    let streams = 0;
+    const server = createSecureServer({ cert: testPki().serverCert, key: testPki().serverKey });
+    server.on('stream', (stream) => {
+      stream.on('error', () => {});
+      streams++;
+      stream.close(constants.NGHTTP2_REFUSED_STREAM);
+    });
+    const origin = await listen(server);
+    const h2 = new H2Origin(origin, tls());
+    await expect(h2.request(new URL('/', origin), exchange())).rejects.toMatchObject({ code: 'ERR_HTTP2_STREAM_ERROR' });
+    expect(streams).toBe(3);
     h2.close();
   });
 
