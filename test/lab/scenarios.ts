@@ -5,9 +5,11 @@
 // - ungated / gated: one replica of the lab's HTTP server behind HAPTIC's HAProxy (its pods run real HAProxy), a
 //   rolling update that starts the new pod before stopping the old one (maxSurge 1, maxUnavailable 0). Without the
 //   gate the old pod is stopped as soon as the new one is Ready, while HAProxy still routes only to the old one;
-//   with it, only once every HAProxy pod routes to the new one. HAPTIC takes 2 s to bring a change to each HAProxy
-//   pod here (the deployDelayMs knob): HAPTIC's ADR-0022 measured a route's propagation at about 1 s tuned and
-//   "seconds by default"; the stand-in's own default, 0.5–1 s, races the Deployment controller's scale-down.
+//   with it, only once every HAProxy pod routes to the new one. A deploy to a HAProxy pod takes 2 s here (the
+//   deployDelayMs knob; HAPTIC's ADR-0022 measured a route's propagation at about 1 s tuned and "seconds by
+//   default"). The deploy that starts when the new pod is created lands a config with its server disabled; the one
+//   enabling it starts once that one landed or, if the pod was Ready later, when it was Ready: either way HAProxy
+//   routes to the new pod at least 2 s after it is Ready, and the old one is stopped well within that.
 // - haproxy-trap / haproxy-fixed: seed 004's HAProxy tier, two replicas of a plain HAProxy (master-worker, an image
 //   that stops on SIGTERM, config from a ConfigMap) in front of the lab's server, rolled while the load goes through its
 //   Service. The trap: no preStop, so SIGTERM hard-stops HAProxy (connections in flight are reset) while

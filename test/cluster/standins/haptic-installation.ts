@@ -82,7 +82,12 @@ export class HapticController {
   private refusal: { checksum: string; error: string; knob: boolean } | undefined;
   private validatedAt = '';
   private readonly entries = new Map<string, DeployEntry>();
-  private readonly due = new Map<string, number>();
+  /**
+   * The deploy in flight to each HAProxy pod: when it lands and the render it started with. HAPTIC's deployer
+   * deploys the config it was scheduled with; a newer render waits for the next deploy, latest wins
+   * (pkg/controller/deployer/scheduler_logic.go, scheduleOrQueue).
+   */
+  private readonly due = new Map<string, { at: number; render: Render }>();
   private readonly reloads = new Map<string, number>();
   private readonly foreignSince = new Map<string, number>();
   /** retained checkpoints, newest first: what status.retainedConfigs lists */
@@ -232,22 +237,26 @@ export class HapticController {
         this.due.delete(pod.name);
         continue;
       }
-      const dueAt = this.due.get(pod.name) ?? now + (this.knobs.deployDelayMs ?? 500 + Math.random() * 500);
-      this.due.set(pod.name, dueAt);
-      if (now < dueAt) {
-        wake = minTime(wake, dueAt);
+      const due: { at: number; render: Render } = this.due.get(pod.name) ?? { at: now + (this.knobs.deployDelayMs ?? 500 + Math.random() * 500), render: target };
+      this.due.set(pod.name, due);
+      if (now < due.at) {
+        wake = minTime(wake, due.at);
         continue;
       }
       this.due.delete(pod.name);
+      // the deploy lands what it started with, even if a newer render came meanwhile; the pod catches up with that
+      // one in a deploy of its own
+      const landed: Render = due.render;
+      if (landed !== target) wake = minTime(wake, now);
       const error = failing
         ? `failed to sync configuration to pod ${pod.name}: dataplane API: POST /v3/services/haproxy/configuration/raw: 503 Service Unavailable: agent not reachable`
-        : await this.real?.apply(`${this.inst.namespace}/${pod.name}`, target.content).then((e) => e && `failed to apply configuration to pod ${pod.name}: ${e}`);
-      let next = deployOutcome(entry, pod, target, this.renders.get(entry?.checksum ?? '')?.content, error, this.shape, rfc3339(now), this.real && !error ? LAB_RELOAD : undefined);
+        : await this.real?.apply(`${this.inst.namespace}/${pod.name}`, landed.content).then((e) => e && `failed to apply configuration to pod ${pod.name}: ${e}`);
+      let next = deployOutcome(entry, pod, landed, this.renders.get(entry?.checksum ?? '')?.content, error, this.shape, rfc3339(now), this.real && !error ? LAB_RELOAD : undefined);
       // a real reload is done when apply returns: the worker runs the plan
       if (this.real && !error && this.shape !== 'dataplane') next = finishReload(next);
       this.entries.set(pod.name, next);
       if (error !== undefined) {
-        this.due.set(pod.name, now + RETRY_MS);
+        this.due.set(pod.name, { at: now + RETRY_MS, render: target });
         wake = minTime(wake, now + RETRY_MS);
       } else if (next.appliedPlanID !== undefined && next.runningPlanID !== next.appliedPlanID) {
         this.reloads.set(pod.name, now + RELOAD_MS);
