@@ -122,6 +122,13 @@ describe('the test cluster is faithful to Kubernetes and HAPTIC', () => {
     await availableDeployment(ns, 'web', 2);
     const oldNames = (await podsOf(ns, 'web')).map((p) => p.metadata.name).sort();
     expect(oldNames).toHaveLength(2);
+    // the Deployment counts a pod available from its Ready condition, the EndpointSlice controller marks it ready
+    // from the same condition on its own time: the recording starts once both have seen it
+    await waitFor(() => api().list<any>('discovery.k8s.io/v1', 'EndpointSlice', { namespace: ns, labelSelector: 'kubernetes.io/service-name=web' }), {
+      what: "both pods ready in the Service's EndpointSlice",
+      intervalMs: 100,
+      until: (list) => oldNames.every((n) => list.some((s) => (s.endpoints ?? []).some((e: any) => e.targetRef?.name === n && e.conditions?.ready === true))),
+    });
 
     const kube = api();
     const [pods, slices, deployments, cfgs] = await Promise.all([
