@@ -261,7 +261,7 @@ export const CATALOGUE = {
   },
   HS208: {
     severity: 'warning',
-    summary: 'Old pods are stuck terminating past their grace period (finalizers named).',
+    summary: 'Old pods are stuck terminating over 15 s past their grace period (finalizers named); the seconds a kubelet takes to kill and delete a pod are not a stall.',
     title: 'pod {pod} is still terminating {age} past its grace period',
     fix: {
       finalizers: `find the controller that owns the finalizer; as a last resort: kubectl -n {namespace} patch pod {pod} --type=merge -p '{"metadata":{"finalizers":null}}'`,

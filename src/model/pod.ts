@@ -72,6 +72,7 @@ export interface PodView {
     since?: string | undefined;
     deadline?: string | undefined;
     graceRemainingMs?: number | undefined;
+    /** still here OVERDUE_MS after the deadline: longer than a kubelet takes to kill the pod and have it deleted */
     pastDeadline: boolean;
     finalizers: string[];
   } | undefined;
@@ -167,6 +168,15 @@ export interface PodContext {
 }
 
 /** Everything a person checks by hand about one pod of a gated rollout, from objects already fetched. */
+/**
+ * How long after its deletionTimestamp a terminating pod may still exist before it counts as stuck. The deadline is
+ * the API server's request time plus the grace period, truncated to the second (metav1.Time); the kubelet starts
+ * the grace period only when it sees the deletion, sends SIGKILL at its end, notices the exit at its next PLEG
+ * relist (1 s), and its status manager deletes the pod once its volumes are gone, retrying on its 10 s sync
+ * (pkg/kubelet/status/status_manager.go, syncPeriod). Seconds past the deadline are a healthy drain, not a stall.
+ */
+export const OVERDUE_MS = 15_000;
+
 export function buildPodView(pod: Pod, ctx: PodContext): PodView {
   const conditions = pod.status?.conditions;
   const containersReady = view(findCondition(conditions, 'ContainersReady'), ctx.now);
@@ -204,7 +214,7 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
       since: new Date(deadlineMs - grace * 1000).toISOString(),
       deadline: deletion,
       graceRemainingMs: Math.max(0, deadlineMs - ctx.now),
-      pastDeadline: ctx.now > deadlineMs,
+      pastDeadline: ctx.now > deadlineMs + OVERDUE_MS,
       finalizers: pod.metadata.finalizers ?? [],
     },
     events: ctx.events

@@ -575,6 +575,13 @@ describe('generic rollout rules (HS2xx)', () => {
   it('HS208 does not fire while an old pod is within its grace period', () => {
     expect(ids({ deployment: complete(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: 12, finalizers: ['example.com/cleanup'] }), ...newPodsReady()] })).toEqual(['HS902']);
   });
+
+  it('HS208 waits out the seconds a kubelet takes to kill a pod and have it deleted after its deadline', () => {
+    const at = (s: number) => ids({ deployment: complete(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: s }), ...newPodsReady()] });
+    expect(at(0)).toEqual(['HS902']);
+    expect(at(-14)).toEqual(['HS902']);
+    expect(at(-16)).toEqual(['HS208', 'HS902']);
+  });
 });
 
 describe('progress notes (HS9xx): no false alarms', () => {
