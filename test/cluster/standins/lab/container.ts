@@ -16,8 +16,23 @@ export function nanoTime(ms = performance.timeOrigin + performance.now()): strin
   return new Date(whole).toISOString().replace(/\.(\d{3})Z$/, (_, milli: string) => `.${milli}${String(nanos).padStart(6, '0')}Z`);
 }
 
-/** The shell line that prepares the container's private mounts, then becomes the program (exec keeps PID 1). */
-const PREPARE = 'mount -t tmpfs tmpfs /run && mkdir -p /run/haproxy && mount -t tmpfs tmpfs /tmp && exec "$@"';
+/**
+ * The shell line that prepares the container's private mounts, then becomes the program (exec keeps PID 1). The
+ * node's folders the container runs from (the programs, the pod's files: its image and volumes) stay visible when
+ * they lie under /tmp (a clone in /tmp): bound aside before the private /tmp hides them, then moved back in place.
+ */
+export function prepareLine(keep: string[]): string {
+  const quote = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
+  const under = keep.filter((p) => p.startsWith('/tmp/'));
+  return [
+    'mount -t tmpfs tmpfs /run',
+    'mkdir -p /run/haproxy',
+    ...under.map((p, i) => `mkdir -p /run/.keep${i} && mount --bind ${quote(p)} /run/.keep${i}`),
+    'mount -t tmpfs tmpfs /tmp',
+    ...under.map((p, i) => `mkdir -p ${quote(p)} && mount --move /run/.keep${i} ${quote(p)}`),
+    'exec "$@"',
+  ].join(' && ');
+}
 
 export class ContainerProcess {
   readonly name: string;
@@ -32,10 +47,10 @@ export class ContainerProcess {
   /** unshare could not re-raise SIGKILL on itself (signal(SIGKILL) fails) and exited 1 instead: see exitCode */
   private reraiseFailed = false;
 
-  constructor(opts: { name: string; netns: string; argv: string[]; env: Record<string, string>; logFile: string; cwd: string }) {
+  constructor(opts: { name: string; netns: string; argv: string[]; env: Record<string, string>; logFile: string; cwd: string; keep: string[] }) {
     this.name = opts.name;
     this.log = createWriteStream(opts.logFile, { flags: 'a' });
-    const argv = ['netns', 'exec', opts.netns, 'unshare', '--pid', '--fork', '--mount', '--propagation', 'private', '--mount-proc', 'sh', '-c', PREPARE, 'sh', ...opts.argv];
+    const argv = ['netns', 'exec', opts.netns, 'unshare', '--pid', '--fork', '--mount', '--propagation', 'private', '--mount-proc', 'sh', '-c', prepareLine(opts.keep), 'sh', ...opts.argv];
     this.child = spawn('ip', argv, { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.pipe(this.child.stdout!, 'stdout');
     this.pipe(this.child.stderr!, 'stderr');

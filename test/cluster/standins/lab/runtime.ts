@@ -120,8 +120,12 @@ export class LabRuntime implements PodRuntime {
     const view = runtimeView(pod, ctx, lab.runs);
     await io.show({ ...view, events: [...lab.events.values()] });
     const ended = [...lab.runs.values()].every((r) => r.state === 'exited');
-    if (ended && lab.sandbox) {
-      // CNI DEL once no container is left: the pod IP stops answering
+    // A container that exited while this pass wrote the status is restarted on the next one, in the same sandbox.
+    const restarting = !lab.stopping && [...lab.runs.values()].some((r) => r.ended && restarts(pod.spec.restartPolicy, r.ended.exitCode));
+    if (ended && !restarting && lab.sandbox) {
+      // CNI DEL once no container is left and none will be restarted: the kubelet keeps a pod's sandbox while
+      // restartPolicy restarts its containers (kuberuntime_manager.go computePodActions) and kills it with a pod
+      // that is terminal or deleted (kubelet.go SyncTerminatingPod → killPod); the pod IP then stops answering
       await destroySandbox(lab.sandbox);
       lab.sandbox = undefined;
     }
@@ -193,7 +197,7 @@ export class LabRuntime implements PodRuntime {
 
   private async launch(lab: LabPod, run: Run, podIP: string): Promise<void> {
     const plan = run.plan!;
-    const proc = new ContainerProcess({ name: run.name, netns: lab.sandbox!.netns, argv: plan.argv, env: plan.env, logFile: this.logFile(lab, run.name, run.restarts), cwd: lab.dir });
+    const proc = new ContainerProcess({ name: run.name, netns: lab.sandbox!.netns, argv: plan.argv, env: plan.env, logFile: this.logFile(lab, run.name, run.restarts), cwd: lab.dir, keep: [this.opts.repoRoot, this.opts.labDir] });
     run.proc = proc;
     run.state = 'running';
     run.startedAt = Date.now();
