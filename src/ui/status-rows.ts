@@ -80,7 +80,9 @@ export function oldPodRow(p: PodView, now: number): Cell[] {
     const t = p.terminating;
     state = t.pastDeadline
       ? cell(`✗ Terminating, ${since(t.deadline, now)} past its grace period${t.finalizers.length ? ` (finalizers: ${t.finalizers.join(', ')})` : ''}`, 'bad')
-      : cell(`↓ Terminating, ${formatAge(t.graceRemainingMs ?? 0)} of grace left`, 'wait');
+      : t.graceRemainingMs
+        ? cell(`↓ Terminating, ${formatAge(t.graceRemainingMs)} of grace left`, 'wait')
+        : cell(`↓ Terminating, grace period ended ${since(t.deadline, now)} ago`, 'wait');
   } else {
     state = p.ready.status === 'True' ? cell('● Running, Ready', 'good') : cell(`● ${p.phase}, not Ready`, 'wait');
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildRollout } from '../../../src/model/rollout.ts';
+import { oldPodRow } from '../../../src/ui/status-rows.ts';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
@@ -34,5 +35,15 @@ describe('statusText', () => {
       HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d
       "
     `);
+  });
+
+  it("says an old pod's grace period ended before it calls the pod stuck (the kubelet's seconds to kill and delete it)", () => {
+    const state = (deadlineIn: number) => {
+      const m = buildRollout(snapshot({ pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: deadlineIn })], haptic: hapticInputs() }), NOW);
+      return oldPodRow(m.oldPods[0]!, NOW)[1];
+    };
+    expect(state(9)).toMatchObject({ text: '↓ Terminating, 9s of grace left', tone: 'wait' });
+    expect(state(-5)).toMatchObject({ text: '↓ Terminating, grace period ended 5s ago', tone: 'wait' });
+    expect(state(-40)).toMatchObject({ text: '✗ Terminating, 40s past its grace period', tone: 'bad' });
   });
 });
