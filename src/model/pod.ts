@@ -167,7 +167,6 @@ export interface PodContext {
   configsUnreadable?: string | undefined;
 }
 
-/** Everything a person checks by hand about one pod of a gated rollout, from objects already fetched. */
 /**
  * How long after its deletionTimestamp a terminating pod may still exist before it counts as stuck. The deadline is
  * the API server's request time plus the grace period, truncated to the second (metav1.Time); the kubelet starts
@@ -177,6 +176,7 @@ export interface PodContext {
  */
 export const OVERDUE_MS = 15_000;
 
+/** Everything a person checks by hand about one pod of a gated rollout, from objects already fetched. */
 export function buildPodView(pod: Pod, ctx: PodContext): PodView {
   const conditions = pod.status?.conditions;
   const containersReady = view(findCondition(conditions, 'ContainersReady'), ctx.now);
