@@ -8,6 +8,7 @@ import { CATALOGUE, describeFinding } from '../../../src/diagnose/catalogue.ts';
 import type { FindingText } from '../../../src/diagnose/finding.ts';
 import { diagnose, topFinding } from '../../../src/diagnose/index.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
+import { OVERDUE_MS } from '../../../src/model/pod.ts';
 import type { Condition, Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../../../src/types/kube.ts';
 import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import { buildRollout } from '../../../src/model/rollout.ts';
@@ -581,6 +582,8 @@ describe('generic rollout rules (HS2xx)', () => {
     expect(at(0)).toEqual(['HS902']);
     expect(at(-14)).toEqual(['HS902']);
     expect(at(-16)).toEqual(['HS208', 'HS902']);
+    // the catalogue (and docs/checks.md, made from it) says how long that is
+    expect(CATALOGUE.HS208.summary).toContain(`over ${OVERDUE_MS / 1000} s past their grace period`);
   });
 });
 
