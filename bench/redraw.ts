@@ -11,7 +11,7 @@ import { KubeClient } from '../src/kube/client.ts';
 import { connect } from '../src/kube/config.ts';
 import { followRollout } from '../src/services/live-rollout.ts';
 import type { Deployment } from '../src/types/kube.ts';
-import type { RolloutModel } from '../src/model/rollout.ts';
+import type { RolloutModel } from '../src/model/rollout/rollout.ts';
 import { KUBECTL, sleep, summarize, table, waitFor, type BenchContext, type Summary } from './lib.ts';
 
 export const PROBE_APP = { name: 'probe', replicas: 1 };

@@ -4,7 +4,8 @@
 // files drift from the catalogue.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CATALOGUE, type CatalogueEntry, type Template } from '../src/diagnose/catalogue.ts';
+import { CATALOGUE } from '../src/diagnose/catalogue.ts';
+import type { CatalogueEntry, Template } from '../src/types/finding.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,8 +27,10 @@ const FAMILIES: { name: string; title: string; prefix: RegExp; intro: string }[]
   },
 ];
 
-/** Where each doctor check runs (the issue's table): live-only checks need cluster state; the rest run on manifests too. */
-const DOCTOR_MODE: Record<string, string> = { DR102: 'live', DR403: 'static/live', DR404: 'live, with --helm-history', DR502: 'live', DR602: 'live' };
+/** Where a doctor check runs, from what its catalogue entry needs. */
+function doctorMode(entry: CatalogueEntry): string {
+  return entry.needs === 'cluster' ? 'live' : entry.needs === 'helm-history' ? 'live, with --helm-history' : 'static and live';
+}
 
 function severityLine(entry: CatalogueEntry): string {
   const forms = Object.entries(entry.severityOf ?? {}).map(([form, severity]) => `**${severity}** for the ${form} form`);
@@ -61,7 +64,7 @@ export function checksPage(): string {
   for (const family of FAMILIES) {
     lines.push('', `## ${family.title}`, '', family.intro);
     for (const [id, entry] of entries().filter(([id]) => family.prefix.test(id))) {
-      const mode = id.startsWith('DR') ? ` Mode: ${DOCTOR_MODE[id] ?? 'static and live'}.` : '';
+      const mode = id.startsWith('DR') ? ` Mode: ${doctorMode(entry)}.` : '';
       lines.push('', `### ${id}`, '', `${entry.summary} ${severityLine(entry)}${mode}`, '', ...templateLines('title', entry.title), ...templateLines('fix', entry.fix));
     }
   }
@@ -77,7 +80,7 @@ export function readmeTable(family: string): string {
     .filter(([id]) => f.prefix.test(id))
     .map(([id, e]) => {
       const severity = [e.severity, ...Object.values(e.severityOf ?? {})].filter((v, i, all) => all.indexOf(v) === i).join(' / ');
-      return `| [${id}](docs/checks.md#${id.toLowerCase()}) | ${severity} |${doctor ? ` ${DOCTOR_MODE[id] ?? 'static'} |` : ''} ${e.summary.replace(/\|/g, '\\|')} |`;
+      return `| [${id}](docs/checks.md#${id.toLowerCase()}) | ${severity} |${doctor ? ` ${doctorMode(e)} |` : ''} ${e.summary.replace(/\|/g, '\\|')} |`;
     });
   const head = doctor ? ['| id | severity | mode | what it finds |', '|---|---|---|---|'] : ['| id | severity | what it finds |', '|---|---|---|'];
   return [...head, ...rows].join('\n');

@@ -4,8 +4,10 @@ import { connect } from '../kube/config.ts';
 import { namespaceNameProblem } from '../kube/resources.ts';
 import { redact, redactDeep } from '../lib/redact.ts';
 import { parseDuration } from './duration.ts';
-import { exitCodeOf, ExitCode, hintOf, isKnownError, oneLine, UserError } from './errors.ts';
+import { exitCodeOf, hintOf, isKnownError } from './errors.ts';
+import { ExitCode, oneLine, UserError } from '../lib/errors.ts';
 import { kubeFlags, type KubeFlags } from './flags.ts';
+import { colorEnabled, painter, type Painter } from '../ui/style.ts';
 
 /**
  * KUBECTL_HAPTIC_PAGE_SIZE: objects per list page instead of 500 (kubectl's --chunk-size default). The end-to-end
@@ -46,6 +48,11 @@ export abstract class KubeCommand extends Command {
   /** Data from the API server or a file, made safe to render: redact() over every string. */
   protected safe<T>(data: T): T {
     return redactDeep(data);
+  }
+
+  /** Colours for stdout: --no-color, FORCE_COLOR, NO_COLOR, a terminal (ui/style.ts). */
+  protected paint(flags: Pick<KubeFlags, 'no-color'>): Painter {
+    return painter(colorEnabled(flags['no-color']));
   }
 
   /** Ends the command with this code (0 returns normally). */

@@ -1,4 +1,4 @@
-import { UserError } from './errors.ts';
+import { UserError } from '../lib/errors.ts';
 
 const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** Go's time.Duration holds at most 2^63-1 ns (about 292 years): kubectl refuses longer ones, so does this. */

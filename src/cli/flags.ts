@@ -17,7 +17,7 @@ export const kubeFlags = {
 
 export type KubeFlags = Interfaces.InferredFlags<typeof kubeFlags>;
 
-export const outputFlag = Flags.string({ char: 'o', summary: 'Output format.', options: ['json', 'yaml'] });
+export const outputFlag = Flags.option({ char: 'o', summary: 'Output format.', options: ['json', 'yaml'] as const })();
 
 export const conditionTypeFlag = Flags.string({ summary: 'Readiness gate condition type.', default: GATE_CONDITION });
 
@@ -42,11 +42,11 @@ export const gateFlags = {
   selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to act on (e.g. app=web,tier!=db).' }),
   all: Flags.boolean({ summary: 'Act on every Deployment in the namespace.' }),
   'condition-type': conditionTypeFlag,
-  'dry-run': Flags.string({
+  'dry-run': Flags.option({
     summary: 'client: print the patch and the pod template before/after; server: let the API server validate the patch. Neither writes.',
-    options: ['none', 'client', 'server'],
-    default: 'none',
-  }),
+    options: ['none', 'client', 'server'] as const,
+    default: 'none' as const,
+  })(),
   output: outputFlag,
   wait: Flags.boolean({ summary: 'After the write, follow the rollout it started until it completes (as status --wait).' }),
   timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 5m; 0 = no limit).', default: '0' }),

@@ -1,15 +1,14 @@
 import { KubeCommand } from './base-command.ts';
 import { parseDuration } from './duration.ts';
-import { ExitCode, UserError } from './errors.ts';
+import { ExitCode, UserError } from '../lib/errors.ts';
 import type { KubeFlags } from './flags.ts';
 import { gateExitCode, waitExitCode } from './outcomes.ts';
-import type { GateAction } from '../model/gate-plan.ts';
-import { applyGate, type DryRun, type GateRecord } from '../services/gate.ts';
-import { deploymentNames, resolveDeployments } from '../services/targets.ts';
-import { waitForRollouts } from '../services/wait.ts';
+import { applyGate } from '../services/gate.ts';
+import type { DryRun, GateAction, GateRecord } from '../model/gate-plan.ts';
+import { waitStatus } from '../services/status.ts';
+import { deploymentNames } from '../services/targets.ts';
 import { gateOutput, gateText } from '../ui/gate-text.ts';
 import { formatStructured } from '../ui/output.ts';
-import { colorEnabled, painter } from '../ui/style.ts';
 import { reportText } from '../ui/report-text.ts';
 import { waitLines } from '../ui/wait-text.ts';
 
@@ -17,8 +16,8 @@ export type GateFlags = KubeFlags & {
   selector?: string | undefined;
   all: boolean;
   'condition-type': string;
-  'dry-run': string;
-  output?: string | undefined;
+  'dry-run': DryRun;
+  output?: 'json' | 'yaml' | undefined;
   wait: boolean;
   timeout: string;
 };
@@ -39,23 +38,21 @@ export abstract class GateCommand extends KubeCommand {
       all: flags.all,
       action: this.action,
       conditionType: flags['condition-type'],
-      dryRun: flags['dry-run'] as DryRun,
+      dryRun: flags['dry-run'],
       force,
     }));
-    const output = flags.output as 'json' | 'yaml' | undefined;
-    process.stdout.write(output ? formatStructured(gateOutput(records), output) : gateText(records, painter(colorEnabled(flags['no-color']))));
+    process.stdout.write(flags.output ? formatStructured(gateOutput(records), flags.output) : gateText(records, this.paint(flags)));
     const code = gateExitCode(records);
     this.finish(code);
     const started = records.filter((r) => r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed'));
     if (flags.wait && started.length) {
-      const deployments = await resolveDeployments(client, { namespace: client.connection.namespace, names: started.map((r) => r.name) });
-      const { outcome, reports } = await waitForRollouts(client, deployments, {
+      const { outcome, reports } = await waitStatus(client, { namespace: client.connection.namespace, names: started.map((r) => r.name) }, {
         conditionType: flags['condition-type'],
         drained: false,
         timeoutMs,
         onEntry: (entry) => process.stdout.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
       });
-      const paint = painter(colorEnabled(flags['no-color']));
+      const paint = this.paint(flags);
       for (const report of this.safe(reports)) process.stdout.write(`\n${reportText(report, paint)}`);
       this.finish(waitExitCode(outcome));
     }

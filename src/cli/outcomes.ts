@@ -1,10 +1,11 @@
 // Results of services, mapped to the documented exit codes: the one place that decides them.
 import { countingFindings } from '../diagnose/doctor/counting.ts';
 import type { DoctorReport } from '../diagnose/doctor/index.ts';
-import type { DrillReport } from '../model/drill.ts';
-import type { GateRecord } from '../services/gate.ts';
+import type { DrillReport } from '../model/drill/probe-log.ts';
+import type { GateRecord } from '../model/gate-plan.ts';
 import type { WaitOutcome } from '../services/wait.ts';
-import { ExitCode, exitCodeOf } from './errors.ts';
+import { exitCodeOf } from './errors.ts';
+import { ExitCode } from '../lib/errors.ts';
 
 export function waitExitCode(outcome: WaitOutcome): ExitCode {
   return outcome === 'complete' ? ExitCode.ok : outcome === 'failed' ? ExitCode.failed : ExitCode.timeout;

@@ -4,7 +4,7 @@
 import { arch, platform } from 'node:os';
 import type { Command, Config, Interfaces, Plugin } from '@oclif/core';
 import { redact } from '../lib/redact.ts';
-import { ExitCode } from './errors.ts';
+import { ExitCode } from '../lib/errors.ts';
 import { compareText } from '../lib/order.ts';
 
 export interface Embedded {

@@ -1,6 +1,6 @@
 import { Command } from '@oclif/core';
-import type { CommandSpec } from '../cli/completion.ts';
-import { completeWords } from '../services/complete.ts';
+import type { CommandSpec } from '../services/completion/protocol.ts';
+import { completeWords } from '../services/completion/complete.ts';
 import { redact } from '../lib/redact.ts';
 
 /** Hidden: answers kubectl's plugin completion (bin/kubectl_complete-haptic). Never fails loudly: a shell is waiting. */

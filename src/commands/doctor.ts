@@ -1,18 +1,18 @@
 import { Args, Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
-import { UserError } from '../cli/errors.ts';
+import { UserError } from '../lib/errors.ts';
 import { EXIT_CODES_HELP } from '../cli/flags.ts';
 import { doctorExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
-import { CATALOGUE, type CatalogueEntry } from '../diagnose/catalogue.ts';
+import { CATALOGUE } from '../diagnose/catalogue.ts';
+import type { CatalogueEntry } from '../types/finding.ts';
 import { IGNORE_ANNOTATION } from '../diagnose/doctor/index.ts';
-import { doctorLive, doctorStatic } from '../services/doctor.ts';
+import { doctorLive, doctorStatic } from '../services/doctor/doctor.ts';
 import { deploymentNames, noneFound } from '../services/targets.ts';
-import { doctorOutput } from '../ui/doctor-output.ts';
-import { doctorText } from '../ui/doctor-text.ts';
+import { doctorOutput } from '../ui/doctor/output.ts';
+import { doctorText } from '../ui/doctor/text.ts';
 import { formatStructured } from '../ui/output.ts';
-import { sarifLog } from '../ui/sarif.ts';
-import { colorEnabled, painter } from '../ui/style.ts';
+import { sarifLog } from '../ui/doctor/sarif.ts';
 
 const checks = (Object.entries(CATALOGUE) as [string, CatalogueEntry][])
   .filter(([id]) => id.startsWith('DR'))
@@ -42,14 +42,14 @@ ${EXIT_CODES_HELP} Here 1 means an error was found (with --strict, a warning too
     filename: Flags.string({ char: 'f', summary: 'Check manifests instead of the cluster: a file, a folder, or - for standard input (repeatable).', multiple: true }),
     selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to check.' }),
     'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
-    output: Flags.string({ char: 'o', summary: 'Output format.', options: ['json', 'yaml', 'sarif'] }),
+    output: Flags.option({ char: 'o', summary: 'Output format.', options: ['json', 'yaml', 'sarif'] as const })(),
     strict: Flags.boolean({ summary: 'Exit 1 on warnings too.' }),
     'helm-history': Flags.boolean({ summary: "DR404: compare PodDisruptionBudgets across the Helm release's revisions (needs read on its Secrets; prints none of their content)." }),
   };
 
   async run(): Promise<void> {
     const { flags, args } = await this.parse(Doctor);
-    const output = flags.output as 'json' | 'yaml' | 'sarif' | undefined;
+    const output = flags.output;
     let report;
     if (flags.filename?.length) {
       if (flags['all-namespaces']) throw new UserError('-A reads the cluster; with -f every Deployment of the manifests is checked');
@@ -67,7 +67,7 @@ ${EXIT_CODES_HELP} Here 1 means an error was found (with --strict, a warning too
     }
     if (output === 'sarif') process.stdout.write(`${JSON.stringify(sarifLog(report, this.config.version), null, 2)}\n`);
     else if (output) process.stdout.write(formatStructured(doctorOutput(report), output));
-    else process.stdout.write(doctorText(report, painter(colorEnabled(flags['no-color']))));
+    else process.stdout.write(doctorText(report, this.paint(flags)));
     this.finish(doctorExitCode(report, flags.strict));
   }
 }

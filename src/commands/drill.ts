@@ -1,15 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { parseDuration } from '../cli/duration.ts';
-import { ExitCode, UserError } from '../cli/errors.ts';
+import { ExitCode, UserError } from '../lib/errors.ts';
 import { conditionTypeFlag, EXIT_CODES_HELP, outputFlag } from '../cli/flags.ts';
 import { drillExitCode } from '../cli/outcomes.ts';
-import { DEFAULT_PROBE_IMAGE, permissionText } from '../model/drill-plan.ts';
+import { DEFAULT_PROBE_IMAGE, permissionText } from '../model/drill/plan.ts';
 import { checkPermissions, Interrupted, planDrill, runDrill } from '../services/drill.ts';
 import { deploymentNames } from '../services/targets.ts';
 import { drillText } from '../ui/drill-text.ts';
 import { formatStructured, toYaml } from '../ui/output.ts';
-import { colorEnabled, painter } from '../ui/style.ts';
 import { waitLines } from '../ui/wait-text.ts';
 
 export default class Drill extends KubeCommand {
@@ -72,7 +71,7 @@ Exit codes: 0 no request failed; 1 a request failed, or the rollout failed (prog
     await checkPermissions(client, plan);
     if (flags['dry-run']) {
       const shown = { pod: plan.pod, restartPatch: plan.restart ?? null, permissions: plan.permissions.map(permissionText) };
-      process.stdout.write(this.safe(flags.output ? formatStructured(shown, flags.output as 'json' | 'yaml') : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch deployment/${name} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of deployment/${name} (--no-restart)\n`}`));
+      process.stdout.write(this.safe(flags.output ? formatStructured(shown, flags.output) : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch deployment/${name} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of deployment/${name} (--no-restart)\n`}`));
       return;
     }
     const interrupt = new AbortController();
@@ -88,7 +87,7 @@ Exit codes: 0 no request failed; 1 a request failed, or the rollout failed (prog
           for (const text of update.transitions) process.stderr.write(`${waitLines(this.safe({ at, kind: 'transition', text }))[0]}\n`);
         },
       }));
-      process.stdout.write(flags.output ? formatStructured(report, flags.output as 'json' | 'yaml') : drillText(report, painter(colorEnabled(flags['no-color']))));
+      process.stdout.write(flags.output ? formatStructured(report, flags.output) : drillText(report, this.paint(flags)));
       this.finish(drillExitCode(report));
     } catch (error) {
       if (error instanceof Interrupted) {

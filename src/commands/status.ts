@@ -1,15 +1,14 @@
 import { Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { parseDuration } from '../cli/duration.ts';
-import { ExitCode, UserError } from '../cli/errors.ts';
+import { ExitCode, UserError } from '../lib/errors.ts';
 import { EXIT_CODES_HELP, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
 import { waitExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
-import { loadStatus } from '../services/status.ts';
-import { noneFound, resolveDeployments } from '../services/targets.ts';
+import { followStatus, loadStatus, waitStatus } from '../services/status.ts';
+import { noneFound } from '../services/targets.ts';
 import { formatStructured } from '../ui/output.ts';
 import { rolloutOutput, statusText } from '../ui/status-text.ts';
-import { colorEnabled, painter } from '../ui/style.ts';
 
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
@@ -41,47 +40,28 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
     const selection = rolloutSelection(client, args.name, flags);
     const conditionType = flags['condition-type'];
     if (flags.watch) {
-      const deployments = await resolveDeployments(client, selection);
-      if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
-      // what following a rollout needs loads only then: a one-shot status reads once and prints
-      const [{ watchRollout }, { followRollout }, { reportText }] = await Promise.all([import('../ui/ink/watch.tsx'), import('../services/live-rollout.ts'), import('../ui/report-text.ts')]);
-      let fatal: { error: unknown } | undefined;
-      let endView!: () => void;
-      const ended = new Promise<void>((resolve) => (endView = resolve));
-      const watched = await watchRollout((onUpdate) => {
-        const follower = followRollout(client, deployments[0]!, {
-          conditionType,
-          drained: flags.drained,
-          onUpdate: (update) => onUpdate(this.safe(update)),
-          onFatal: (error) => {
-            fatal = { error };
-            endView();
-          },
-        });
-        follower.start();
-        return () => follower.stop();
-      }, ended);
-      if (fatal) throw fatal.error;
+      const [feed, { watchRollout }, { reportText }] = await Promise.all([
+        followStatus(client, selection, { conditionType, drained: flags.drained, map: (update) => this.safe(update) }),
+        import('../ui/ink/watch.tsx'),
+        import('../ui/report-text.ts'),
+      ]);
+      const watched = await watchRollout(feed.subscribe, feed.ended);
+      if (feed.failure() !== undefined) throw feed.failure();
       // the last frame stays on screen; the report follows it
-      if (watched.report) process.stdout.write(`\n${reportText(watched.report, painter(colorEnabled(flags['no-color'])))}`);
+      if (watched.report) process.stdout.write(`\n${reportText(watched.report, this.paint(flags))}`);
       this.finish(watched.result === 'done' ? ExitCode.ok : ExitCode.interrupted);
       return;
     }
     if (flags.wait) {
-      const [deployments, { waitForRollouts }, { waitLines }, { reportText }] = await Promise.all([
-        resolveDeployments(client, selection),
-        import('../services/wait.ts'),
-        import('../ui/wait-text.ts'),
-        import('../ui/report-text.ts'),
-      ]);
+      const [{ waitLines }, { reportText }] = await Promise.all([import('../ui/wait-text.ts'), import('../ui/report-text.ts')]);
       // with -o the log goes to stderr, so stdout holds only the report, parseable
       const log = flags.output ? process.stderr : process.stdout;
-      const { outcome, reports: raw } = await waitForRollouts(client, deployments, { conditionType, drained: flags.drained, timeoutMs, selector: selection.selector, onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });
+      const { outcome, reports: raw } = await waitStatus(client, selection, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });
       const reports = this.safe(raw);
       if (flags.output) {
-        if (reports.length) process.stdout.write(formatStructured(reports.length === 1 ? reports[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports }, flags.output as 'json' | 'yaml'));
+        if (reports.length) process.stdout.write(formatStructured(reports.length === 1 ? reports[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports }, flags.output));
       } else {
-        const paint = painter(colorEnabled(flags['no-color']));
+        const paint = this.paint(flags);
         for (const report of reports) process.stdout.write(`\n${reportText(report, paint)}`);
       }
       this.finish(waitExitCode(outcome));
@@ -94,10 +74,10 @@ ${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
       return;
     }
     if (flags.output) {
-      process.stdout.write(formatStructured(rolloutOutput(models, selection.names.length > 0), flags.output as 'json' | 'yaml'));
+      process.stdout.write(formatStructured(rolloutOutput(models, selection.names.length > 0), flags.output));
       return;
     }
-    const paint = painter(colorEnabled(flags['no-color']));
+    const paint = this.paint(flags);
     process.stdout.write(models.map((m) => statusText(m, now, paint)).join('\n'));
   }
 }

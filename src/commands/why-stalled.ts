@@ -1,12 +1,11 @@
 import { KubeCommand } from '../cli/base-command.ts';
-import { ExitCode } from '../cli/errors.ts';
+import { ExitCode } from '../lib/errors.ts';
 import { EXIT_CODES_HELP, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
 import { whyStalled } from '../services/why-stalled.ts';
 import { noneFound } from '../services/targets.ts';
 import { formatStructured } from '../ui/output.ts';
-import { colorEnabled, painter } from '../ui/style.ts';
 import { diagnosisOutput, whyText } from '../ui/why-text.ts';
 
 const catalogue = Object.entries(CATALOGUE)
@@ -38,8 +37,8 @@ ${EXIT_CODES_HELP} Here 1 means a stall cause was found.`;
       process.stderr.write(`${this.safe(noneFound(selection))}\n`);
       return;
     }
-    if (flags.output) process.stdout.write(formatStructured(diagnosisOutput(results), flags.output as 'json' | 'yaml'));
-    else process.stdout.write(whyText(results, painter(colorEnabled(flags['no-color']))));
+    if (flags.output) process.stdout.write(formatStructured(diagnosisOutput(results), flags.output));
+    else process.stdout.write(whyText(results, this.paint(flags)));
     this.finish(results.some((r) => r.diagnosis.stalled) ? ExitCode.failed : ExitCode.ok);
   }
 }

@@ -1,22 +1,7 @@
 import { GATE_FEATURE_HELM_VALUE } from '../haptic/names.ts';
 import { DOCTOR_CATALOGUE } from './doctor/catalogue.ts';
-import type { Finding, FindingText, Severity } from './finding.ts';
+import type { CatalogueEntry, Finding, FindingText, Severity, Template } from '../types/finding.ts';
 
-/**
- * A title or fix: text with `{name}` placeholders filled from the finding's args, or one such text per variant
- * (the rule names the variant). Placeholders are identifiers in braces, so JSON in a fix (`'{"spec":…}'`) is text.
- */
-export type Template = string | Readonly<Record<string, string>>;
-
-export interface CatalogueEntry {
-  severity: Severity;
-  /** for checks whose form decides how bad it is: the severity of a variant, where it differs from `severity` */
-  severityOf?: Readonly<Record<string, Severity>>;
-  /** one line: what the check finds (help, README, docs/checks.md) */
-  summary: string;
-  title: Template;
-  fix?: Template | undefined;
-}
 
 /** Where the checks are documented, one section per id (generated from this file by scripts/catalogue-docs.ts). */
 export const DOCS_PAGE = 'docs/checks.md';

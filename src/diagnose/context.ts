@@ -1,7 +1,7 @@
 import type { KubeEvent, Pod, Service } from '../types/kube.ts';
-import type { Installation } from '../model/haptic.ts';
-import type { PodView } from '../model/pod.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { Installation } from '../model/haptic/haptic.ts';
+import type { PodView } from '../model/rollout/pod.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
 
 /** What the rules read: the model, plus the raw objects behind a few pieces of evidence (probes, selectors). */

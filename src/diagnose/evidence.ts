@@ -1,5 +1,5 @@
 import { formatAge } from '../model/time.ts';
-import type { Installation } from '../model/haptic.ts';
+import type { Installation } from '../model/haptic/haptic.ts';
 
 /** The Lease and controller facts behind a leader verdict, as evidence lines. */
 export function leaderEvidence(inst: Installation): string[] {

@@ -1,6 +1,7 @@
 import { CATALOGUE } from './catalogue.ts';
 import type { DiagnoseContext } from './context.ts';
-import type { Finding } from './finding.ts';
+import type { Finding } from '../types/finding.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { progressNote } from './progress.ts';
 import { containerRules } from './rules/containers.ts';
 import { hapticRules } from './rules/haptic.ts';
@@ -55,3 +56,9 @@ export function topFinding(ctx: DiagnoseContext) {
 }
 
 export { CATALOGUE };
+
+/** A rollout and what why-stalled found in it. */
+export interface WhyStalledResult {
+  model: RolloutModel;
+  diagnosis: Diagnosis;
+}

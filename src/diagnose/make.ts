@@ -1,5 +1,5 @@
-import { CATALOGUE, severityOf, type CatalogueEntry, type FindingId } from './catalogue.ts';
-import type { Finding, FindingArgs } from './finding.ts';
+import { CATALOGUE, severityOf, type FindingId } from './catalogue.ts';
+import type { CatalogueEntry, Finding, FindingArgs } from '../types/finding.ts';
 
 /**
  * Builds a finding whose severity comes from the catalogue (by id, or by id and form where the catalogue says so),

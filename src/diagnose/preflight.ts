@@ -1,13 +1,13 @@
 import type { Deployment, Service } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
-import type { HapticModel, Installation } from '../model/haptic.ts';
+import type { HapticModel, Installation } from '../model/haptic/haptic.ts';
 import { formatSelector } from '../model/selectors.ts';
-import { resolveStrategy } from '../model/strategy.ts';
+import { resolveStrategy } from '../model/rollout/strategy.ts';
 import { foreignGateTypes, gateFeatureOff, installationId, leaderProblem, leaderUnknown, noInstallation, standaloneControllerDown } from './checks/haptic.ts';
 import { serviceSelection } from './checks/services.ts';
 import { gateWarnings } from './doctor/gate-warnings.ts';
 import { leaderEvidence } from './evidence.ts';
-import type { Finding } from './finding.ts';
+import type { Finding } from '../types/finding.ts';
 import { finding } from './make.ts';
 
 export interface PreflightInput {

@@ -1,7 +1,7 @@
 import { formatAge } from '../model/time.ts';
-import type { PodView } from '../model/pod.ts';
+import type { PodView } from '../model/rollout/pod.ts';
 import { blockingPods, type DiagnoseContext } from './context.ts';
-import type { Finding } from './finding.ts';
+import type { Finding } from '../types/finding.ts';
 import { finding } from './make.ts';
 
 /** When no rule found a fault: what a healthy rollout is waiting for, or that it is done. */

@@ -4,7 +4,13 @@ import { setLongTimeout, timeoutSignal } from '../lib/timers.ts';
 import type { Connection, TlsSettings } from './config.ts';
 import { H2Origin, type Answer } from './h2.ts';
 import { ApiError, apiErrorFromStatus, badResponse, CredentialError, KubeConfigError, readTimedOut, requestTimedOut, unreachable, type RequestTarget } from './errors.ts';
-import { PAGE_SIZE } from './pager.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * Objects per list response: kubectl get's `--chunk-size` default and client-go's pager's `defaultPageSize`
+ * (k8s.io/client-go/tools/pager/pager.go), so no single answer holds a whole namespace of pods.
+ */
+export const PAGE_SIZE = 500;
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryParams = Record<string, string | number | boolean | undefined>;
@@ -354,19 +360,10 @@ function retryAfterMs(status: number, header: string | null): number | undefined
   return Math.min(Number(header) * 1000, MAX_RETRY_WAIT_MS);
 }
 
-/** Resolves after `ms`, or rejects when `signal` aborts. */
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+  return delay(ms, undefined, { signal }).catch(() => {
+    throw signal?.reason;
   });
 }
 

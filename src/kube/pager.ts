@@ -2,12 +2,6 @@ import type { KubeClient } from './client.ts';
 import { badResponse, isApiError, type RequestTarget } from './errors.ts';
 import type { KubeObject, List } from '../types/kube.ts';
 
-/**
- * Objects per list response: kubectl get's `--chunk-size` default and client-go's pager's `defaultPageSize`
- * (k8s.io/client-go/tools/pager/pager.go), so no single answer holds a whole namespace of pods.
- */
-export const PAGE_SIZE = 500;
-
 export interface ListQuery {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;

@@ -1,5 +1,6 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
-import type { Deployment } from '../types/kube.ts';
+import type { Finding } from '../types/finding.ts';
+import type { Deployment, PodTemplate } from '../types/kube.ts';
 
 export type GateAction = 'enable' | 'disable';
 
@@ -35,4 +36,29 @@ export function planGate(deployment: Deployment, action: GateAction, conditionTy
   const guards: Operation[] = [{ op: 'test', path: '/metadata/generation', value: deployment.metadata.generation }];
   if (gates) guards.push({ op: 'test', path: '/spec/template/spec/readinessGates', value: gates });
   return { changed: true, gatesBefore, gatesAfter, patch: [...guards, ...diff] };
+}
+
+export type DryRun = 'none' | 'client' | 'server';
+export type GateResult = 'added' | 'removed' | 'unchanged' | 'refused' | 'failed';
+
+export interface GateRecord {
+  name: string;
+  namespace: string;
+  action: GateAction;
+  result: GateResult;
+  dryRun: DryRun;
+  conditionType: string;
+  /** the Deployment's revision after the write (a new one when the write started a rollout) */
+  revision?: string | undefined;
+  gatesBefore: string[];
+  gatesAfter: string[];
+  patch: Operation[];
+  findings: Finding[];
+  templateBefore?: PodTemplate | undefined;
+  templateAfter?: PodTemplate | undefined;
+  error?: string | undefined;
+  /** what went wrong after a write that succeeded (the write stands; the exit code does not change) */
+  warnings?: string[] | undefined;
+  /** what failed, for the exit code: the error itself (not printed in -o, see GateRecordOutput) */
+  cause?: unknown;
 }

@@ -1,17 +1,19 @@
-import { UserError, ExitCode } from '../cli/errors.ts';
+import { UserError, ExitCode } from '../lib/errors.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError } from '../kube/errors.ts';
 import { R, resourcePath } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
 import { COMPONENT_LOADBALANCER, HAPTIC_PODS_SELECTOR, LABEL_COMPONENT } from '../haptic/names.ts';
-import { buildDrillReport, type DrillOutcome, type DrillReport, type DrillTarget } from '../model/drill.ts';
-import { drillPermissions, type Permission, permissionText, probePod, type ProbePodManifest, PROBE_CONTAINER, restartPatch, servicePort, servicesOf } from '../model/drill-plan.ts';
-import type { RolloutHistory } from '../model/history.ts';
-import type { RolloutReport } from '../model/report.ts';
+import { buildDrillReport, type DrillOutcome, type DrillReport, type DrillTarget } from '../model/drill/probe-log.ts';
+import { drillPermissions, type Permission, permissionText, probePod, type ProbePodManifest, PROBE_CONTAINER, restartPatch, servicePort, servicesOf } from '../model/drill/plan.ts';
+import type { RolloutHistory } from '../model/rollout/history.ts';
+import type { RolloutReport } from '../model/rollout/report.ts';
 import { mapSelects } from '../model/selectors.ts';
 import type { Deployment, Pod, Service } from '../types/kube.ts';
-import { followRollout, type RolloutUpdate } from './live-rollout.ts';
+import { followRollout } from './live-rollout.ts';
+import { type RolloutUpdate } from '../model/rollout/report.ts';
 import { resolveDeployments } from './targets.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 
 // kubectl haptic drill: a probe pod sends requests to the Deployment's Service (or through HAPTIC's HAProxy) while
 // its rollout runs; its log says how each request ended. The plan is made and the permissions checked before
@@ -148,18 +150,10 @@ export class Interrupted extends Error {
   }
 }
 
+/** Resolves after `ms`; rejects with Interrupted when `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Interrupted());
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(new Interrupted());
-    };
-    signal.addEventListener('abort', stop, { once: true });
+  return delay(ms, undefined, { signal }).catch(() => {
+    throw new Interrupted();
   });
 }
 

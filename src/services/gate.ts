@@ -5,43 +5,18 @@ import { R, resourcePath } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
 import type { Deployment, PodTemplate, Service } from '../types/kube.ts';
 import { preflight } from '../diagnose/preflight.ts';
-import type { Finding } from '../diagnose/finding.ts';
-import { buildHaptic } from '../model/haptic.ts';
-import { planGate, type GateAction } from '../model/gate-plan.ts';
+import type { Finding } from '../types/finding.ts';
+import { buildHaptic } from '../model/haptic/haptic.ts';
+import { planGate, type DryRun, type GateAction, type GateRecord, type GateResult } from '../model/gate-plan.ts';
 import { resolveDeployments, type TargetSelection } from './targets.ts';
 import { isApiError } from '../kube/errors.ts';
-import { oneLine } from '../cli/errors.ts';
-
-export type DryRun = 'none' | 'client' | 'server';
-export type GateResult = 'added' | 'removed' | 'unchanged' | 'refused' | 'failed';
+import { oneLine } from '../lib/errors.ts';
 
 export interface GateOptions extends TargetSelection {
   action: GateAction;
   conditionType: string;
   dryRun: DryRun;
   force: boolean;
-}
-
-export interface GateRecord {
-  name: string;
-  namespace: string;
-  action: GateAction;
-  result: GateResult;
-  dryRun: DryRun;
-  conditionType: string;
-  /** the Deployment's revision after the write (a new one when the write started a rollout) */
-  revision?: string | undefined;
-  gatesBefore: string[];
-  gatesAfter: string[];
-  patch: Operation[];
-  findings: Finding[];
-  templateBefore?: PodTemplate | undefined;
-  templateAfter?: PodTemplate | undefined;
-  error?: string | undefined;
-  /** what went wrong after a write that succeeded (the write stands; the exit code does not change) */
-  warnings?: string[] | undefined;
-  /** what failed, for the exit code: the error itself (not printed in -o, see GateRecordOutput) */
-  cause?: unknown;
 }
 
 /** enable-gate / disable-gate: resolve every target first, then plan, check and patch each on its own. */

@@ -1,6 +1,6 @@
 import { diagnose } from '../diagnose/index.ts';
 import { diagnoseContext } from '../diagnose/context.ts';
-import type { Finding } from '../diagnose/finding.ts';
+import type { Finding } from '../types/finding.ts';
 import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { Informer, type InformerOptions } from '../kube/informer.ts';
@@ -8,37 +8,19 @@ import { R } from '../kube/resources.ts';
 import { rolloutQueries } from '../kube/rollout-snapshot.ts';
 import type { Query } from '../kube/snapshot.ts';
 import { trimObject } from '../kube/trim.ts';
-import { splitRollouts } from '../model/rollout-inputs.ts';
-import { rememberConfigs, type ConfigMemory } from '../model/haptic.ts';
-import { observe, type RolloutHistory } from '../model/history.ts';
-import { buildReport, type RolloutReport } from '../model/report.ts';
-import { buildRollout, type RolloutModel } from '../model/rollout.ts';
-import { transitions } from '../model/transitions.ts';
+import { splitRollouts } from '../model/rollout/inputs.ts';
+import { rememberConfigs, type ConfigMemory } from '../model/haptic/haptic.ts';
+import { observe, type RolloutHistory } from '../model/rollout/history.ts';
+import { buildReport, type RolloutReport, type RolloutUpdate } from '../model/rollout/report.ts';
+import { buildRollout, type RolloutModel } from '../model/rollout/rollout.ts';
+import { transitions } from '../model/rollout/transitions.ts';
 import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Lease, Pod, ReplicaSet, Service } from '../types/kube.ts';
 import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
 import type { HapticInputs, Read, RolloutSnapshot } from '../types/snapshot.ts';
-import { oneLine } from '../cli/errors.ts';
+import { oneLine } from '../lib/errors.ts';
 import { isApiError } from '../kube/errors.ts';
 import { keepHeapSmall } from '../lib/heap.ts';
 
-/** What a follower of a rollout sees after each change: the model, its top stall finding, and any retrying read. */
-export interface RolloutUpdate {
-  model: RolloutModel;
-  /** what happened since the previous update, as --wait prints it */
-  transitions: string[];
-  /** when each pod reached each stage, and each config every HAProxy pod, as seen since the follower started */
-  history: RolloutHistory;
-  /** once done: the rollout report */
-  report?: RolloutReport | undefined;
-  /** the first finding of a stalled rollout (why-stalled's answer), none while it progresses normally */
-  finding?: Finding | undefined;
-  /** every finding of the diagnosis (the live view shows those about a selected pod) */
-  findings: Finding[];
-  /** one line about a read that is failing and being retried (API server gone, watch forbidden) */
-  problem?: string | undefined;
-  /** the rollout is complete (and drained, when asked) */
-  done: boolean;
-}
 
 /** One kept-current list of objects: an informer, or a fake in tests. */
 export interface Store<T extends KubeObject = KubeObject> {

@@ -1,9 +1,9 @@
 import type { KubeClient } from '../kube/client.ts';
 import { loadRollouts, prefetchRollouts } from '../kube/rollout-snapshot.ts';
 import { trimObject } from '../kube/trim.ts';
-import { buildHaptic } from '../model/haptic.ts';
-import { buildRollout, withOwnServers, type RolloutModel } from '../model/rollout.ts';
-import { splitRollouts } from '../model/rollout-inputs.ts';
+import { buildHaptic } from '../model/haptic/haptic.ts';
+import { buildRollout, withOwnServers, type RolloutModel } from '../model/rollout/rollout.ts';
+import { splitRollouts } from '../model/rollout/inputs.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
 import { resolveDeployments, type TargetSelection } from './targets.ts';
 

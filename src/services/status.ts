@@ -1,7 +1,10 @@
 import type { KubeClient } from '../kube/client.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import { UserError } from '../lib/errors.ts';
+import type { RolloutUpdate, WaitEntry } from '../model/rollout/report.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
-import { type TargetSelection } from './targets.ts';
+import { resolveDeployments, type TargetSelection } from './targets.ts';
+import type { WaitResult } from './wait.ts';
 
 export interface StatusOptions extends TargetSelection {
   conditionType: string;
@@ -10,4 +13,63 @@ export interface StatusOptions extends TargetSelection {
 /** One snapshot, one model per Deployment. */
 export async function loadStatus(client: KubeClient, options: StatusOptions, now = Date.now()): Promise<RolloutModel[]> {
   return rolloutModels(await rolloutSnapshots(client, options), now, options.conditionType);
+}
+
+export interface FollowStatusOptions {
+  conditionType: string;
+  drained: boolean;
+  /** applied to every update before a view sees it (the CLI's redaction) */
+  map?: (update: RolloutUpdate) => RolloutUpdate;
+}
+
+/** The updates of one followed rollout, for a view to subscribe to while it is shown. */
+export interface RolloutFeed {
+  subscribe(onUpdate: (update: RolloutUpdate) => void): () => void;
+  /** settles when a read the model cannot do without is refused for good (`failure()` then says why) */
+  ended: Promise<void>;
+  failure(): unknown;
+}
+
+/**
+ * status --watch: the one Deployment the selection names, followed with informers. What following needs loads only
+ * here: a one-shot status reads once and prints.
+ */
+export async function followStatus(client: KubeClient, selection: TargetSelection, options: FollowStatusOptions): Promise<RolloutFeed> {
+  const deployments = await resolveDeployments(client, selection);
+  if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
+  const { followRollout } = await import('./live-rollout.ts');
+  const map = options.map ?? ((update: RolloutUpdate) => update);
+  let failure: unknown;
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  return {
+    ended,
+    failure: () => failure,
+    subscribe(onUpdate) {
+      const follower = followRollout(client, deployments[0]!, {
+        conditionType: options.conditionType,
+        drained: options.drained,
+        onUpdate: (update) => onUpdate(map(update)),
+        onFatal: (error) => {
+          failure = error;
+          end();
+        },
+      });
+      follower.start();
+      return () => follower.stop();
+    },
+  };
+}
+
+export interface WaitStatusOptions {
+  conditionType: string;
+  drained: boolean;
+  timeoutMs: number;
+  onEntry: (entry: WaitEntry) => void;
+}
+
+/** status --wait (and enable-gate --wait): follows every Deployment the selection names until each completes. */
+export async function waitStatus(client: KubeClient, selection: TargetSelection, options: WaitStatusOptions): Promise<WaitResult> {
+  const [deployments, { waitForRollouts }] = await Promise.all([resolveDeployments(client, selection), import('./wait.ts')]);
+  return waitForRollouts(client, deployments, { ...options, selector: selection.selector });
 }

@@ -1,6 +1,6 @@
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError } from '../kube/errors.ts';
-import { UserError } from '../cli/errors.ts';
+import { UserError } from '../lib/errors.ts';
 import { objectNameProblem, parseTargetName, R } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
 import type { Deployment, KubeObject } from '../types/kube.ts';

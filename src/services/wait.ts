@@ -1,6 +1,5 @@
-import type { Finding } from '../diagnose/finding.ts';
 import type { KubeClient } from '../kube/client.ts';
-import type { RolloutReport } from '../model/report.ts';
+import type { RolloutReport, WaitEntry } from '../model/rollout/report.ts';
 import type { Deployment } from '../types/kube.ts';
 import { setLongTimeout } from '../lib/timers.ts';
 import { Informer } from '../kube/informer.ts';
@@ -14,14 +13,6 @@ export interface WaitResult {
   /** one per Deployment that completed: how long each step took */
   reports: RolloutReport[];
 }
-
-/** What status --wait reports, as it happens; `deployment` is set when several are followed. */
-export type WaitEntry = { at: number; deployment?: string | undefined } & (
-  | { kind: 'transition'; text: string }
-  | { kind: 'stalled'; finding: Finding }
-  | { kind: 'retrying'; text: string }
-  | { kind: 'timeout'; afterMs: number }
-);
 
 export interface WaitOptions {
   conditionType: string;

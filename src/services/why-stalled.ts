@@ -1,17 +1,12 @@
 import type { KubeClient } from '../kube/client.ts';
-import { diagnose, type Diagnosis } from '../diagnose/index.ts';
+import { diagnose, type WhyStalledResult } from '../diagnose/index.ts';
 import { diagnoseContext } from '../diagnose/context.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
 import { type TargetSelection } from './targets.ts';
 
 export interface WhyStalledOptions extends TargetSelection {
   conditionType: string;
-}
-
-export interface WhyStalledResult {
-  model: RolloutModel;
-  diagnosis: Diagnosis;
 }
 
 /** Same snapshot and model as status (one parallel round), then the ordered rule catalogue. */

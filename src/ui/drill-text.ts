@@ -1,4 +1,4 @@
-import { CLASS_WORDS, type DrillReport, FAILURE_CLASSES } from '../model/drill.ts';
+import { CLASS_WORDS, type DrillReport, FAILURE_CLASSES } from '../model/drill/probe-log.ts';
 import { duration, shortPod } from './report-text.ts';
 import type { Painter } from './style.ts';
 

@@ -1,5 +1,5 @@
 import { describeFinding } from '../diagnose/catalogue.ts';
-import type { Finding, FindingText } from '../diagnose/finding.ts';
+import type { Finding, FindingText } from '../types/finding.ts';
 import { severityIcon, type Color, type Painter } from './style.ts';
 
 /** A finding as every view shows it: icon and colour of its severity, `[ID] title`, evidence lines, the fix. */

@@ -1,4 +1,4 @@
-import type { GateRecord } from '../services/gate.ts';
+import type { GateRecord } from '../model/gate-plan.ts';
 import type { PodTemplate } from '../types/kube.ts';
 import { lineDiff } from './diff.ts';
 import { findingLines, findingsOutput } from './findings.ts';

@@ -1,7 +1,7 @@
-import type { Finding } from '../diagnose/finding.ts';
-import type { RolloutHistory } from '../model/history.ts';
-import type { PodView } from '../model/pod.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { Finding } from '../types/finding.ts';
+import type { RolloutHistory } from '../model/rollout/history.ts';
+import type { PodView } from '../model/rollout/pod.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { formatAge } from '../model/time.ts';
 import { findingView } from './findings.ts';
 import { duration, shortPod } from './report-text.ts';

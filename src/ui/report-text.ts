@@ -1,4 +1,4 @@
-import { spread, type RolloutReport, type Spread } from '../model/report.ts';
+import { spread, type RolloutReport, type Spread } from '../model/rollout/report.ts';
 import type { Painter } from './style.ts';
 
 /** Configs listed one by one in the text report: the last few (-o json|yaml has them all). */

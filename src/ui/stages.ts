@@ -1,6 +1,6 @@
-import type { PodHistory, RolloutHistory } from '../model/history.ts';
-import type { PodView } from '../model/pod.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { PodHistory, RolloutHistory } from '../model/rollout/history.ts';
+import type { PodView } from '../model/rollout/pod.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 
 // A pod's way into or out of a gated rollout as stages a person reads at a glance, for the live view: each stage
 // done, in progress, not reached yet, or stuck, with how long it took once done.

@@ -1,7 +1,7 @@
 import { formatAge } from '../model/time.ts';
-import type { Installation } from '../model/haptic.ts';
-import type { PodView } from '../model/pod.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { Installation } from '../model/haptic/haptic.ts';
+import type { PodView } from '../model/rollout/pod.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 
 /** How a cell should look; the text and Ink views map tones to colours. */
 export type Tone = 'good' | 'wait' | 'bad' | 'muted' | 'plain';

@@ -1,5 +1,5 @@
-import type { Finding } from '../diagnose/finding.ts';
-import type { RolloutModel } from '../model/rollout.ts';
+import type { Finding } from '../types/finding.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { findingLines } from './findings.ts';
 import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from './status-rows.ts';
 import type { Color, Painter } from './style.ts';

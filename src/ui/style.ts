@@ -1,4 +1,4 @@
-import type { Severity } from '../diagnose/finding.ts';
+import type { Severity } from '../types/finding.ts';
 
 /** Colour: off with --no-color; else FORCE_COLOR decides, then NO_COLOR, then whether the stream is a terminal. */
 export function colorEnabled(noColorFlag = false, stream: { isTTY?: boolean } = process.stdout): boolean {

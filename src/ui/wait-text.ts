@@ -1,4 +1,4 @@
-import type { WaitEntry } from '../services/wait.ts';
+import type { WaitEntry } from '../model/rollout/report.ts';
 import { findingView } from './findings.ts';
 
 /** status --wait's log: one line per entry, UTC time first (a CI log's own clock may differ), indented details. */

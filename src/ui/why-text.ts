@@ -1,4 +1,4 @@
-import type { WhyStalledResult } from '../services/why-stalled.ts';
+import type { WhyStalledResult } from '../diagnose/index.ts';
 import { findingLines, findingsOutput } from './findings.ts';
 import type { Painter } from './style.ts';
 

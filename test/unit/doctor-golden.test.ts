@@ -7,11 +7,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { doctorExitCode } from '../../src/cli/outcomes.ts';
-import { doctorStatic } from '../../src/services/doctor.ts';
-import { doctorOutput } from '../../src/ui/doctor-output.ts';
-import { doctorText } from '../../src/ui/doctor-text.ts';
+import { doctorStatic } from '../../src/services/doctor/doctor.ts';
+import { doctorOutput } from '../../src/ui/doctor/output.ts';
+import { doctorText } from '../../src/ui/doctor/text.ts';
 import { formatStructured } from '../../src/ui/output.ts';
-import { sarifLog } from '../../src/ui/sarif.ts';
+import { sarifLog } from '../../src/ui/doctor/sarif.ts';
 import { painter } from '../../src/ui/style.ts';
 import { NOW } from './fixtures/doctor.ts';
 

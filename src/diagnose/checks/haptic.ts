@@ -1,5 +1,5 @@
 import { GATE_CONDITION, HAPTIC_DOMAIN } from '../../haptic/names.ts';
-import type { Installation, Validation } from '../../model/haptic.ts';
+import type { Installation, Validation } from '../../model/haptic/haptic.ts';
 import { leaderEvidence } from '../evidence.ts';
 
 // Checks of HAPTIC that enable-gate's preflight and why-stalled share: each says what is wrong and proves it; the

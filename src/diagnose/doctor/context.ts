@@ -4,10 +4,10 @@
 import type { DoctorInputs } from '../../types/doctor.ts';
 import type { Deployment, HorizontalPodAutoscaler, PodSpec, Service } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
-import { parseHAProxyConfig } from '../../model/haproxy-cfg.ts';
-import { haproxyFacts, type HAProxyFacts } from '../../model/haproxy-servers.ts';
-import { haproxyConfigSource } from '../../model/haproxy-source.ts';
-import { containerViews, gracePeriod, type ContainerView } from '../../model/pod-template.ts';
+import { parseHAProxyConfig } from '../../model/doctor/haproxy-cfg.ts';
+import { haproxyFacts, type HAProxyFacts } from '../../model/doctor/haproxy-servers.ts';
+import { haproxyConfigSource } from '../../model/doctor/haproxy-source.ts';
+import { containerViews, gracePeriod, type ContainerView } from '../../model/doctor/pod-template.ts';
 import { servicesSelecting } from '../../model/services.ts';
 import { refOf, type ObjectRef } from './located.ts';
 

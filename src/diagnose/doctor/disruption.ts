@@ -3,9 +3,9 @@
 // The disruption controller's arithmetic: minAvailable and maxUnavailable percentages round up against the pods
 // it expects (here the replica count: spec.replicas, 1 when unset, or the autoscaler's minimum).
 import type { PodDisruptionBudget } from '../../types/kube.ts';
-import { helmReleaseOf, helmRevision, type HelmRevision } from '../../model/helm-release.ts';
+import { helmReleaseOf, helmRevision, type HelmRevision } from '../../model/doctor/helm-release.ts';
 import { formatSelector, selectorMatches } from '../../model/selectors.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 import type { DeploymentFacts, DoctorEnv } from './context.ts';
 import { locate, refOf, type Located } from './located.ts';

@@ -3,8 +3,8 @@
 // start without an address, and only a `resolvers` section looks the name up again at run time — with the name as
 // written, since HAProxy's resolver does not apply resolv.conf's search domains. HAProxy 2.6 and later declare a
 // `resolvers default` section (parse-resolv-conf) themselves.
-import { toleratesUnresolved, type ServerView } from '../../model/haproxy-servers.ts';
-import { isShortName, serviceOfHost } from '../../model/service-dns.ts';
+import { toleratesUnresolved, type ServerView } from '../../model/doctor/haproxy-servers.ts';
+import { isShortName, serviceOfHost } from '../../model/doctor/service-dns.ts';
 import type { FindingId } from '../catalogue.ts';
 import { finding } from '../make.ts';
 import type { DoctorEnv, HAProxyConfigView, TemplateFacts } from './context.ts';

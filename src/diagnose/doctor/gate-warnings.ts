@@ -5,7 +5,7 @@
 // HAProxy only) and DR501 (publishNotReadyAddresses: clients get the pods before the gate).
 import type { Deployment, Service } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { deploymentFacts, type DoctorEnv } from './context.ts';
 import { endpointRules } from './endpoints.ts';
 import { probeRules } from './probes.ts';

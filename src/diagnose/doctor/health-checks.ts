@@ -3,11 +3,11 @@
 // HAPTIC's HAProxy is not checked: HAPTIC disables a terminating pod's server itself when its endpoint turns
 // terminating, so its health checks are not what takes the server out.
 import type { Deployment, StatefulSet } from '../../types/kube.ts';
-import { detectionMs, type ServerView } from '../../model/haproxy-servers.ts';
-import { containerViews } from '../../model/pod-template.ts';
-import { preStopPlan } from '../../model/prestop.ts';
+import { detectionMs, type ServerView } from '../../model/doctor/haproxy-servers.ts';
+import { containerViews } from '../../model/doctor/pod-template.ts';
+import { preStopPlan } from '../../model/doctor/prestop.ts';
 import { mapSelects } from '../../model/selectors.ts';
-import { serviceOfHost } from '../../model/service-dns.ts';
+import { serviceOfHost } from '../../model/doctor/service-dns.ts';
 import { finding } from '../make.ts';
 import type { DeploymentFacts, DoctorEnv } from './context.ts';
 import { locate, refName, refOf, type Located, type ObjectRef } from './located.ts';

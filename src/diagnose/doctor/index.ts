@@ -3,7 +3,7 @@
 import type { DoctorInputs, SourceRef, UnreadList } from '../../types/doctor.ts';
 import type { HAProxyTemplateConfig } from '../../types/haptic.ts';
 import type { KubeObject } from '../../types/kube.ts';
-import { buildHaptic } from '../../model/haptic.ts';
+import { buildHaptic } from '../../model/haptic/haptic.ts';
 import { deploymentFacts, type DeploymentFacts, type DoctorEnv, type TemplateFacts } from './context.ts';
 import { dnsRules } from './dns.ts';
 import { disruptionRules } from './disruption.ts';
@@ -17,6 +17,8 @@ import { shutdownRules } from './shutdown.ts';
 import { applySuppression, type DoctorFinding } from './suppress.ts';
 import { plainHAProxyInFront, tierTemplates, tiersInFront } from './tier.ts';
 import { compareText } from '../../lib/order.ts';
+import type { CatalogueEntry } from '../../types/finding.ts';
+import { DOCTOR_CATALOGUE } from './catalogue.ts';
 
 export { IGNORE_ANNOTATION, type DoctorFinding } from './suppress.ts';
 
@@ -36,17 +38,20 @@ export interface DoctorReport {
   notes: string[];
 }
 
-const NEEDS_CLUSTER = 'needs a cluster';
+/** Why a check cannot run on these inputs (what its catalogue entry `needs` and they lack), or undefined. */
+function missing(id: string, mode: 'static' | 'live', helmHistory: boolean): string | undefined {
+  const needs = (DOCTOR_CATALOGUE as Record<string, CatalogueEntry>)[id]?.needs;
+  if (!needs) return undefined;
+  if (mode === 'static') return needs === 'cluster' ? 'needs a cluster' : 'needs a cluster and --helm-history';
+  return needs === 'helm-history' && !helmHistory ? 'needs --helm-history' : undefined;
+}
 
-/** The checks a mode cannot run. Static mode says so once per report instead of guessing (docs/checks.md). */
+/** The checks these inputs cannot run. The report says so once instead of guessing (docs/checks.md). */
 export function checksNotRun(mode: 'static' | 'live', helmHistory: boolean): DoctorReport['notRun'] {
-  if (mode === 'live') return helmHistory ? [] : [{ id: 'DR404', reason: 'needs --helm-history' }];
-  return [
-    { id: 'DR102', reason: NEEDS_CLUSTER },
-    { id: 'DR404', reason: `${NEEDS_CLUSTER} and --helm-history` },
-    { id: 'DR502', reason: NEEDS_CLUSTER },
-    { id: 'DR602', reason: NEEDS_CLUSTER },
-  ];
+  return Object.keys(DOCTOR_CATALOGUE).flatMap((id) => {
+    const reason = missing(id, mode, helmHistory);
+    return reason ? [{ id, reason }] : [];
+  });
 }
 
 const RANK = { blocker: 0, error: 1, warning: 2, info: 3, ok: 4 } as const;
@@ -54,11 +59,14 @@ const ordered = (fs: DoctorFinding[]) => [...fs].sort((a, b) => RANK[a.severity]
 
 type Rule<T> = (facts: T, env: DoctorEnv) => Located[];
 
-/** Runs rules, turning a rule's failure on a malformed object into a note instead of a crash. */
+/**
+ * Runs rules, turning a rule's failure on a malformed object into a note instead of a crash; a finding of a check
+ * these inputs cannot run (its catalogue entry `needs` what they lack) is not one.
+ */
 function run<T extends { ref: ObjectRef }>(facts: T, env: DoctorEnv, rules: Rule<T>[]): Located[] {
   return rules.flatMap((rule) => {
     try {
-      return rule(facts, env);
+      return rule(facts, env).filter((f) => !missing(f.id, env.inputs.mode, !!env.inputs.helm));
     } catch (err) {
       env.notes.push(`${refName(facts.ref)} -n ${facts.ref.namespace}: a check failed on this object (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); its other checks ran`);
       return [];
@@ -113,4 +121,3 @@ export function runDoctor(inputs: DoctorInputs, now: number): DoctorReport {
   return { mode: inputs.mode, subjects, notRun: checksNotRun(inputs.mode, !!inputs.helm), notes: [...new Set(env.notes)] };
 }
 
-export { countingFindings } from './counting.ts';

@@ -1,7 +1,7 @@
 // A doctor finding is about one object (a Deployment, the PodDisruptionBudget around it, the ConfigMap holding
 // haproxy.cfg): `object` names it, so reports can point at it and -o sarif can name its file and line.
 import type { KubeObject } from '../../types/kube.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 
 export interface ObjectRef {
   /** the Kubernetes kind, e.g. Deployment */

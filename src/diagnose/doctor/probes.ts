@@ -4,8 +4,8 @@
 // them as 0 = 0), and a shared endpoint whose liveness fires later than readiness is a warning, not an error
 // (kube-score issues #296, #339).
 import type { Container, Probe } from '../../types/kube.ts';
-import { resolveContainerPort } from '../../model/pod-template.ts';
-import type { Finding } from '../finding.ts';
+import { resolveContainerPort } from '../../model/doctor/pod-template.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 import type { DeploymentFacts } from './context.ts';
 import { locate, type Located } from './located.ts';

@@ -3,9 +3,9 @@
 // Meanwhile endpoints drop the pod asynchronously, so a hook should wait before anything stops listening. HAProxy
 // hard-stops on SIGTERM and soft-stops on SIGUSR1 (unbind, drain, exit when idle or at hard-stop-after); in
 // master-worker mode the master forwards both to its workers unchanged (src/mworker.c, mworker_catch_sigterm).
-import { firstSignal, preStopPlan, signalAt, totalSleep, type PreStopPlan } from '../../model/prestop.ts';
-import { masterWorkerFlag, stopSignalOf, type ContainerView, type StopSignal } from '../../model/pod-template.ts';
-import type { Finding } from '../finding.ts';
+import { firstSignal, preStopPlan, signalAt, totalSleep, type PreStopPlan } from '../../model/doctor/prestop.ts';
+import { masterWorkerFlag, stopSignalOf, type ContainerView, type StopSignal } from '../../model/doctor/pod-template.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 import type { DoctorEnv, TemplateFacts } from './context.ts';
 import { locate, type Located } from './located.ts';

@@ -4,10 +4,10 @@
 import type { HAProxyTemplateConfig } from '../../types/haptic.ts';
 import type { Deployment, Pod } from '../../types/kube.ts';
 import { liveHAProxyCfgName } from '../../haptic/names.ts';
-import { configText } from '../../model/haptic-config.ts';
-import { parseHAProxyConfig } from '../../model/haproxy-cfg.ts';
-import { haproxyFacts } from '../../model/haproxy-servers.ts';
-import { containerViews, gracePeriod, isHAProxyImage } from '../../model/pod-template.ts';
+import { configText } from '../../model/haptic/haptic-config.ts';
+import { parseHAProxyConfig } from '../../model/doctor/haproxy-cfg.ts';
+import { haproxyFacts } from '../../model/doctor/haproxy-servers.ts';
+import { containerViews, gracePeriod, isHAProxyImage } from '../../model/doctor/pod-template.ts';
 import { selectorMatches } from '../../model/selectors.ts';
 import { deploymentFacts, type DeploymentFacts, type DoctorEnv, type HAProxyConfigView, type TemplateFacts } from './context.ts';
 import { backendsOf } from './health-checks.ts';

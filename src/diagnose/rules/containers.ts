@@ -1,8 +1,8 @@
 import { formatAge } from '../../model/time.ts';
 import type { Probe } from '../../types/kube.ts';
-import type { PodView } from '../../model/pod.ts';
+import type { PodView } from '../../model/rollout/pod.ts';
 import { blockingPods, rawPod, type DiagnoseContext } from '../context.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 
 // Generic causes: the gate is innocent when the containers never become ready or the pod never runs.

@@ -1,8 +1,8 @@
 import { formatAge } from '../../model/time.ts';
-import type { HAProxyPodInfo, Installation } from '../../model/haptic.ts';
+import type { HAProxyPodInfo, Installation } from '../../model/haptic/haptic.ts';
 import { gateFeatureOff, installationId as id, leaderProblem, noInstallation, renderProblem, standaloneControllerDown } from '../checks/haptic.ts';
 import { podList, relevantInstallations, waitingForGate, type DiagnoseContext } from '../context.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 
 /** How long a new HAProxy pod may run without a deploy status before its missing entry counts as a failure. */

@@ -1,8 +1,8 @@
 import type { Container, Probe } from '../../types/kube.ts';
 import { formatAge } from '../../model/time.ts';
-import type { PodView } from '../../model/pod.ts';
+import type { PodView } from '../../model/rollout/pod.ts';
 import { blockingPods, rawPod, type DiagnoseContext } from '../context.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 
 // A pod can stay not Ready for reasons neither HAPTIC nor a failing probe report. These rules name them once the

@@ -1,6 +1,6 @@
 import { formatAge } from '../../model/time.ts';
 import type { DiagnoseContext } from '../context.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 
 /** ReplicaSet cannot create pods (quota, admission), and a paused Deployment. */

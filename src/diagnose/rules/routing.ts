@@ -4,7 +4,7 @@ import { formatSelector } from '../../model/selectors.ts';
 import { foreignGateTypes } from '../checks/haptic.ts';
 import { serviceSelection } from '../checks/services.ts';
 import { blockingPods, podList, rawPod, waitingForGate, type DiagnoseContext } from '../context.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 
 /** How long the EndpointSlice controller may take to list a new pod before its absence counts. */

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { RolloutUpdate } from '../../services/live-rollout.ts';
+import type { RolloutUpdate } from '../../model/rollout/report.ts';
 
 /** Subscribes to a rollout's updates while the component is mounted; `subscribe` returns how to stop. */
 export type RolloutSubscription = (onUpdate: (update: RolloutUpdate) => void) => () => void;

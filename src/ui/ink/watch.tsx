@@ -1,6 +1,6 @@
 import { render, useApp, useInput } from 'ink';
 import { useEffect, useState } from 'react';
-import type { RolloutReport } from '../../model/report.ts';
+import type { RolloutReport } from '../../model/rollout/report.ts';
 import { selectablePods, type Mode } from '../live-frame.ts';
 import { LiveView } from './LiveView.tsx';
 import { useRollout, type RolloutSubscription } from './use-rollout.ts';

@@ -15,20 +15,8 @@ import { Leader } from './haptic-leader.ts';
 import { fullname, HAPROXY_CFG_NAME, type Installation, selectorLabels, TEMPLATE_CONFIG_NAME } from './haptic-manifests.ts';
 import { haproxyCfgConditions, refusedRender, templateConfigStatus } from './haptic-status.ts';
 import { backendsFor, checksumOf, renderConfig, routedPods } from './haproxy-render.ts';
-import type { StatusShape } from './knobs.ts';
+import type { InstallationKnobs, StatusShape } from './knobs.ts';
 
-export type InstallationKnobs = {
-  leader: boolean;
-  failDeployTo: string;
-  refuseRender: boolean;
-  gateFeature: boolean;
-  deployDelayMs?: number;
-  statusShape: StatusShape;
-  leaderElection: boolean;
-  compressed: boolean;
-  retainConfigs: number;
-  podComment: 'end' | 'before';
-};
 export type SharedCaches = { pods: Informer<Obj>; services: Informer<Obj>; slices: Informer<Obj>; templateConfigs: Informer<Obj> };
 
 /**

@@ -4,9 +4,9 @@
 import type { Kube } from '../kube.ts';
 import { errorText, informerLog, log, type Obj, sleep } from './common.ts';
 import { hapticCrds } from './haptic-crds.ts';
-import { HapticController, type InstallationKnobs, type RealHAProxy, type SharedCaches } from './haptic-installation.ts';
+import { HapticController, type RealHAProxy, type SharedCaches } from './haptic-installation.ts';
 import { type ChartSettings, clusterRole, controllerDeployment, DEFAULT_CHART, fullname, type Installation, installationObjects, templateConfig } from './haptic-manifests.ts';
-import { APPLIED_ANNOTATION, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs, type StatusShape } from './knobs.ts';
+import { APPLIED_ANNOTATION, type InstallationKnobs, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs, type StatusShape } from './knobs.ts';
 import { Reconciler } from './reconciler.ts';
 
 export const PRIMARY: Installation = { release: 'haptic', namespace: 'haptic' };

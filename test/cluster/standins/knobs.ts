@@ -4,7 +4,6 @@
 import { isApiError } from '../../../src/kube/errors.ts';
 import { Kube } from '../kube.ts';
 import { type Obj, sha256Hex, sleep, STANDIN_ANNOTATION } from './common.ts';
-import type { InstallationKnobs } from './haptic-installation.ts';
 
 export type Knobs = {
   /** "false": the leader stops renewing its Lease (it goes stale); nothing is rendered, deployed or gated. */
@@ -40,6 +39,20 @@ export type Knobs = {
 };
 
 export type StatusShape = 'gate' | 'agent' | 'dataplane';
+
+/** What one HAPTIC installation of the stand-in is told to do. */
+export type InstallationKnobs = {
+  leader: boolean;
+  failDeployTo: string;
+  refuseRender: boolean;
+  gateFeature: boolean;
+  deployDelayMs?: number;
+  statusShape: StatusShape;
+  leaderElection: boolean;
+  compressed: boolean;
+  retainConfigs: number;
+  podComment: 'end' | 'before';
+};
 
 export type ParsedKnobs = InstallationKnobs & { secondInstallation: boolean };
 

@@ -2,7 +2,8 @@
 // tables) in step with it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, describeFinding, fill, placeholders, variants, type CatalogueEntry } from '../../../src/diagnose/catalogue.ts';
+import { CATALOGUE, describeFinding, fill, placeholders, variants } from '../../../src/diagnose/catalogue.ts';
+import type { CatalogueEntry } from '../../../src/types/finding.ts';
 import { finding } from '../../../src/diagnose/make.ts';
 import { checksPage, readmeWithTables } from '../../../scripts/catalogue-docs.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeFinding } from '../../../src/diagnose/catalogue.ts';
 import { diagnose } from '../../../src/diagnose/index.ts';
-import { buildRollout } from '../../../src/model/rollout.ts';
+import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import type { Pod } from '../../../src/types/kube.ts';
 import { hapticInputs, NOW, pod, snapshot } from '../fixtures/rollout.ts';
 

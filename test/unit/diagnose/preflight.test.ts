@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/diagnose/preflight.ts';
 import { describeFinding } from '../../../src/diagnose/catalogue.ts';
 import type { Deployment } from '../../../src/types/kube.ts';
-import { buildHaptic } from '../../../src/model/haptic.ts';
+import { buildHaptic } from '../../../src/model/haptic/haptic.ts';
 import { deployment, GATE, hapticInputs, NOW, service } from '../fixtures/rollout.ts';
 
 const ids = (d: Deployment, o: { services?: ReturnType<typeof service>[]; haptic?: Parameters<typeof hapticInputs>[0]; type?: string } = {}) =>

@@ -5,13 +5,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE, describeFinding } from '../../../src/diagnose/catalogue.ts';
-import type { FindingText } from '../../../src/diagnose/finding.ts';
+import type { FindingText } from '../../../src/types/finding.ts';
 import { diagnose, topFinding } from '../../../src/diagnose/index.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
-import { OVERDUE_MS } from '../../../src/model/pod.ts';
+import { OVERDUE_MS } from '../../../src/model/rollout/pod.ts';
 import type { Condition, Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../../../src/types/kube.ts';
 import type { HapticInputs } from '../../../src/types/snapshot.ts';
-import { buildRollout } from '../../../src/model/rollout.ts';
+import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import {
   at, CHECKSUM, deployment, GATE, hapticInputs, type HapticOptions, mergeHapticInputs, NOW, pod, podEvent, replicaSet, replicaSetEvent, service, slice, snapshot,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, exitCodeOf } from '../../../src/cli/errors.ts';
+import { exitCodeOf } from '../../../src/cli/errors.ts';
+import { ExitCode } from '../../../src/lib/errors.ts';
 import { parseDuration } from '../../../src/cli/duration.ts';
 import { apiErrorFromStatus, unreachable } from '../../../src/kube/errors.ts';
 import { formatAge } from '../../../src/model/time.ts';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isApiError } from '../../../src/kube/errors.ts';
 import { Informer } from '../../../src/kube/informer.ts';
-import { isExpired, listPaged, PAGE_SIZE } from '../../../src/kube/pager.ts';
+import { isExpired, listPaged } from '../../../src/kube/pager.ts';
+import { PAGE_SIZE } from '../../../src/kube/client.ts';
 import { R } from '../../../src/kube/resources.ts';
 import { fetchQuery } from '../../../src/kube/snapshot.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { rolloutQueries } from '../../../src/kube/rollout-snapshot.ts';
 import { labelSelectorQuery, MAX_UNION_SELECTOR, unionSelector } from '../../../src/kube/selector-query.ts';
 import { trimEvent, trimObject, trimPod, trimSlice } from '../../../src/kube/trim.ts';
-import { splitRollouts } from '../../../src/model/rollout-inputs.ts';
+import { splitRollouts } from '../../../src/model/rollout/inputs.ts';
 import { selectorMatches } from '../../../src/model/selectors.ts';
 import type { Deployment, KubeObject, LabelSelector } from '../../../src/types/kube.ts';
 import { hapticInputs } from '../fixtures/rollout.ts';

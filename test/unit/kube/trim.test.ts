@@ -8,7 +8,7 @@ import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import { diagnose } from '../../../src/diagnose/index.ts';
 import { rolloutQueries } from '../../../src/kube/rollout-snapshot.ts';
 import { trimEvent, trimObject, trimPod, trimSlice } from '../../../src/kube/trim.ts';
-import { buildRollout } from '../../../src/model/rollout.ts';
+import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import type { Deployment, KubeObject } from '../../../src/types/kube.ts';
 import type { HapticInputs, RolloutSnapshot } from '../../../src/types/snapshot.ts';
 import { formatStructured } from '../../../src/ui/output.ts';

@@ -1,9 +1,9 @@
 // Static mode's reading of -f: files, folders, standard input; targets by name or -l.
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../../../src/cli/errors.ts';
-import { doctorStatic, parseLabelSelector } from '../../../src/services/doctor.ts';
-import { readManifestFiles, readStdin } from '../../../src/services/manifest-files.ts';
+import { UserError } from '../../../src/lib/errors.ts';
+import { doctorStatic, parseLabelSelector } from '../../../src/services/doctor/doctor.ts';
+import { readManifestFiles, readStdin } from '../../../src/services/doctor/manifest-files.ts';
 
 const DIR = 'test/fixtures/doctor/gated-web-before/manifests';
 

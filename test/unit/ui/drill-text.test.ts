@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { drillExitCode } from '../../../src/cli/outcomes.ts';
-import { buildDrillReport } from '../../../src/model/drill.ts';
-import type { RolloutHistory } from '../../../src/model/history.ts';
+import { buildDrillReport } from '../../../src/model/drill/probe-log.ts';
+import type { RolloutHistory } from '../../../src/model/rollout/history.ts';
 import { drillText } from '../../../src/ui/drill-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 

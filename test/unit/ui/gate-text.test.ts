@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gateExitCode } from '../../../src/cli/outcomes.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
-import type { GateRecord } from '../../../src/services/gate.ts';
+import type { GateRecord } from '../../../src/model/gate-plan.ts';
 import { envByName, gateText } from '../../../src/ui/gate-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 

@@ -4,8 +4,8 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
 import { finding } from '../../../src/diagnose/make.ts';
-import type { RolloutHistory } from '../../../src/model/history.ts';
-import { buildRollout } from '../../../src/model/rollout.ts';
+import type { RolloutHistory } from '../../../src/model/rollout/history.ts';
+import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { LiveView } from '../../../src/ui/ink/LiveView.tsx';
 import { liveFrame, type LiveState } from '../../../src/ui/live-frame.ts';
 import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';

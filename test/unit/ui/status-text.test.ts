@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRollout } from '../../../src/model/rollout.ts';
+import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { oldPodRow } from '../../../src/ui/status-rows.ts';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';

@@ -2,7 +2,7 @@
 // and a malformed object that never becomes a crash.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, Pod } from '../../../../src/types/kube.ts';
-import { countingFindings } from '../../../../src/diagnose/doctor/index.ts';
+import { countingFindings } from '../../../../src/diagnose/doctor/counting.ts';
 import { app, GOOD_CFG, haproxy, haproxyConfigMap, ids, liveReport, one, pdb, staticReport, web, webService } from '../../fixtures/doctor.ts';
 import { hapticInputs } from '../../fixtures/rollout.ts';
 

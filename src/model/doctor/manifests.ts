@@ -1,0 +1,101 @@
+// Kubernetes manifests as `kubectl apply -f` and `helm template` write them: multi-document YAML, or JSON, with
+// `kind: List` (or any `*List`) flattened into its items. Each object keeps where it came from (file and line of its
+// document) so findings can point at it. Nothing here throws on bad input: a document that cannot be read becomes
+// a note naming the file, the document and why — never its content, which may be a Secret's. Pure: text in.
+import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
+import type { SourceRef } from '../../types/doctor.ts';
+import type { KubeObject } from '../../types/kube.ts';
+
+export type ManifestObject = KubeObject & { kind: string; apiVersion?: string; [key: string]: unknown };
+
+export interface ParsedManifests {
+  objects: { object: ManifestObject; source: SourceRef }[];
+  notes: string[];
+}
+
+/** Document boundaries: `---` lines (with an optional comment or content after them) and `...` end markers. */
+function documents(text: string): { text: string; first: number; line: number }[] {
+  const docs: { text: string; first: number; line: number }[] = [];
+  let lines: string[] = [];
+  let start = 1;
+  const flush = () => {
+    if (lines.some((l) => l.trim() && !l.trim().startsWith('#'))) {
+      const skipped = lines.findIndex((l) => l.trim() && !l.trim().startsWith('#'));
+      docs.push({ text: lines.join('\n'), first: start, line: start + skipped });
+    }
+    lines = [];
+  };
+  text.split('\n').forEach((raw, i) => {
+    const marker = /^---(\s|$)/.exec(raw);
+    if (marker || /^\.\.\.\s*$/.test(raw)) {
+      flush();
+      start = i + 1;
+      // content on the marker line belongs to the new document
+      lines.push(marker ? raw.slice(3) : '');
+      return;
+    }
+    lines.push(raw);
+  });
+  flush();
+  return docs;
+}
+
+/** Where a JSON.parse error happened, without the text around it (which could be a Secret's). */
+function jsonErrorWhere(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : '';
+  const line = /line (\d+)/.exec(message)?.[1];
+  if (line) return ` at line ${line}`;
+  const position = /position (\d+)/.exec(message)?.[1];
+  return position ? ` at line ${text.slice(0, Number(position)).split('\n').length}` : '';
+}
+
+function flatten(doc: unknown, where: string, source: SourceRef, out: ParsedManifests): void {
+  if (doc === null || doc === undefined) return;
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    out.notes.push(`${where}: not a Kubernetes object (a ${Array.isArray(doc) ? 'list' : typeof doc}); skipped`);
+    return;
+  }
+  const o = doc as Record<string, unknown>;
+  if (typeof o.kind === 'string' && o.kind.endsWith('List') && Array.isArray(o.items)) {
+    o.items.forEach((item, i) => flatten(item, `${where} item ${i + 1}`, source, out));
+    return;
+  }
+  const metadata = o.metadata as { name?: unknown } | undefined;
+  if (typeof o.kind !== 'string' || !o.kind) {
+    out.notes.push(`${where}: no kind; skipped`);
+    return;
+  }
+  if (typeof metadata !== 'object' || metadata === null || typeof metadata.name !== 'string' || !metadata.name) {
+    out.notes.push(`${where}: ${o.kind} without metadata.name; skipped`);
+    return;
+  }
+  out.objects.push({ object: o as ManifestObject, source });
+}
+
+/** The objects of one file (or of standard input, named `-`). */
+export function parseManifests(text: string, file: string): ParsedManifests {
+  const out: ParsedManifests = { objects: [], notes: [] };
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    const line = text.slice(0, text.length - trimmed.length).split('\n').length;
+    try {
+      const doc = JSON.parse(text) as unknown;
+      const docs = Array.isArray(doc) ? doc : [doc];
+      docs.forEach((d, i) => flatten(d, `${file}${docs.length > 1 ? ` item ${i + 1}` : ''}`, { file, line }, out));
+    } catch (err) {
+      out.notes.push(`${file}: not valid JSON${jsonErrorWhere(err, text)}; skipped`);
+    }
+    return out;
+  }
+  documents(text).forEach((d, i) => {
+    const where = `${file} document ${i + 1} (line ${d.line})`;
+    try {
+      flatten(load(d.text, { schema: CORE_SCHEMA, filename: file }), where, { file, line: d.line }, out);
+    } catch (err) {
+      // js-yaml's message quotes the lines around the error; only its reason and position are kept
+      const reason = err instanceof YAMLException ? `${err.reason} at line ${d.first + (err.mark?.line ?? 0)}` : 'cannot be read';
+      out.notes.push(`${where}: not valid YAML (${reason}); skipped`);
+    }
+  });
+  return out;
+}

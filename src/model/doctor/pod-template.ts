@@ -1,0 +1,117 @@
+// Facts of a pod template the doctor's checks share: which containers run for the pod's life (containers and
+// restartable init containers, the native sidecars), which of them serve a Service port (named targetPorts
+// resolved as the EndpointSlice controller resolves them), which run HAProxy, and what signal stops them. Pure.
+import type { Container, PodSpec, Service } from '../../types/kube.ts';
+import { mapSelects } from '../selectors.ts';
+
+export interface ServedPort {
+  service: string;
+  /** the Service port as clients use it */
+  port: number;
+  targetPort: number | string;
+  containerPort: number;
+}
+
+export interface ContainerView {
+  container: Container;
+  /** a restartable init container (restartPolicy: Always) runs beside the containers: a native sidecar */
+  role: 'container' | 'sidecar';
+  serves: ServedPort[];
+  haproxy: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Containers that run for the pod's life, in spec order; entries that are not objects with a name are left out. */
+export function longRunningContainers(spec: PodSpec | undefined): { container: Container; role: 'container' | 'sidecar' }[] {
+  const named = (list: unknown) => (Array.isArray(list) ? list : []).filter((c): c is Container => isObject(c) && typeof c.name === 'string');
+  return [
+    ...named(spec?.containers).map((container) => ({ container, role: 'container' as const })),
+    ...named(spec?.initContainers).filter((c) => c.restartPolicy === 'Always').map((container) => ({ container, role: 'sidecar' as const })),
+  ];
+}
+
+const ports = (c: Container) => (Array.isArray(c.ports) ? c.ports.filter(isObject) : []) as NonNullable<Container['ports']>;
+
+/** A port as a probe or handler names it: a number, or a name this container declares (the kubelet looks no further). */
+export function resolveContainerPort(c: Container, port: number | string | undefined): number | undefined {
+  if (typeof port === 'number') return port;
+  if (typeof port !== 'string') return undefined;
+  if (/^\d+$/.test(port)) return Number(port);
+  return ports(c).find((p) => p.name === port)?.containerPort;
+}
+
+/**
+ * The container serving a Service port. A named targetPort is the container port of that name and protocol; a
+ * number is the container declaring it, else — ports need not be declared — the pod's only container.
+ */
+function ownerOf(target: number | string, protocol: string, all: { container: Container }[]): { container: Container; containerPort: number } | undefined {
+  const same = (p: { protocol?: string }) => (p.protocol ?? 'TCP') === protocol;
+  for (const { container } of all) {
+    const hit = ports(container).find((p) => same(p) && (typeof target === 'string' ? p.name === target : p.containerPort === target));
+    if (hit) return { container, containerPort: hit.containerPort };
+  }
+  if (typeof target === 'number' && all.length === 1) return { container: (all[0] as { container: Container }).container, containerPort: target };
+  return undefined;
+}
+
+/** `haproxy:3.0`, `haproxytech/haproxy-alpine:3.2`: the image's own name (not its registry or organisation) says HAProxy. */
+export function isHAProxyImage(image: string | undefined): boolean {
+  const repository = (image ?? '').split('@')[0]?.split('/').pop()?.split(':')[0] ?? '';
+  return repository.toLowerCase().includes('haproxy');
+}
+
+/** The template's containers with the Service ports each serves (Services of the namespace selecting the labels). */
+export function containerViews(spec: PodSpec | undefined, labels: Record<string, string> | undefined, services: Service[]): ContainerView[] {
+  const all = longRunningContainers(spec);
+  const selecting = services.filter((s) => mapSelects(s.spec?.selector, labels));
+  const views = all.map(({ container, role }): ContainerView => ({ container, role, serves: [], haproxy: isHAProxyImage(container.image) }));
+  for (const svc of selecting) {
+    for (const sp of Array.isArray(svc.spec.ports) ? svc.spec.ports : []) {
+      const target = sp.targetPort ?? sp.port;
+      const owner = ownerOf(typeof target === 'string' && /^\d+$/.test(target) ? Number(target) : target, sp.protocol ?? 'TCP', all);
+      const view = views.find((v) => v.container === owner?.container);
+      if (view && owner) view.serves.push({ service: svc.metadata.name, port: sp.port, targetPort: target, containerPort: owner.containerPort });
+    }
+  }
+  return views;
+}
+
+/**
+ * Images whose Dockerfile sets STOPSIGNAL SIGUSR1, so the container runtime stops them with HAProxy's soft stop:
+ * the official image (docker-library/haproxy: "graceful stop is triggered when the SIGUSR1 signal is sent") and
+ * HAProxy Technologies' haproxytech/haproxy-{alpine,debian,ubuntu}. Any other image is assumed to keep SIGTERM.
+ */
+export function imageStopSignal(image: string | undefined): string | undefined {
+  const name = (image ?? '').split('@')[0]?.replace(/:[^/]*$/, '') ?? '';
+  const path = name.replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '');
+  if (path === 'haproxy' || path === 'library/haproxy') return 'SIGUSR1';
+  if (/^haproxytech\/haproxy-(alpine|debian|ubuntu)(-quic)?$/.test(path)) return 'SIGUSR1';
+  return undefined;
+}
+
+export interface StopSignal {
+  signal: string;
+  /** what decides it, for evidence */
+  from: string;
+}
+
+/** The signal the kubelet's stop sends after the preStop: lifecycle.stopSignal, else the image's STOPSIGNAL, else SIGTERM. */
+export function stopSignalOf(c: Container): StopSignal {
+  const declared = c.lifecycle?.stopSignal;
+  if (typeof declared === 'string' && declared) return { signal: declared.toUpperCase(), from: `lifecycle.stopSignal: ${declared}` };
+  const image = imageStopSignal(c.image);
+  if (image) return { signal: image, from: `image ${c.image} sets STOPSIGNAL ${image}` };
+  return { signal: 'SIGTERM', from: `image ${c.image ?? '?'} is not known to set STOPSIGNAL, so SIGTERM` };
+}
+
+/** HAProxy's master-worker mode from the command line (-W, -Ws): the master forwards signals to its workers. */
+export function masterWorkerFlag(c: Container): boolean {
+  return [...(c.command ?? []), ...(c.args ?? [])].some((w) => typeof w === 'string' && /^-W(s)?$/.test(w));
+}
+
+/** terminationGracePeriodSeconds, with Kubernetes' default of 30. */
+export function gracePeriod(spec: PodSpec | undefined): number {
+  const g = spec?.terminationGracePeriodSeconds;
+  return typeof g === 'number' && g >= 0 ? g : 30;
+}

@@ -1,0 +1,43 @@
+import type { HAProxyCfg } from '../../types/haptic.ts';
+
+export interface RenderedServer {
+  backend: string;
+  server: string;
+  /** the pod this server stands for: the `# Pod:` comment, else the server name */
+  pod: string;
+  address: string;
+  disabled: boolean;
+}
+
+/** haproxy.cfg text of a HAProxyCfg (zstd + base64 when spec.compressed). */
+export function configText(cfg: HAProxyCfg): string {
+  const content = cfg.spec?.content ?? '';
+  if (!cfg.spec?.compressed) return content;
+  // zlib loads when a config is compressed, not on every start (most HAPTIC installations store plain text)
+  return process.getBuiltinModule('node:zlib').zstdDecompressSync(Buffer.from(content, 'base64')).toString('utf8');
+}
+
+/** Backend servers of a rendered haproxy.cfg. HAPTIC keeps not-ready and terminating endpoints as `disabled`. */
+export function renderedServers(text: string): RenderedServer[] {
+  const servers: RenderedServer[] = [];
+  let backend = '';
+  let pendingPod: string | undefined;
+  for (const raw of text.split('\n')) {
+    const [code = '', comment = ''] = splitComment(raw);
+    const podInComment = /Pod:\s*(\S+)/.exec(comment)?.[1];
+    const words = code.trim().split(/\s+/).filter(Boolean);
+    if (words[0] === 'backend' && words[1]) backend = words[1];
+    if (words[0] === 'server' && words[1] && words[2]) {
+      servers.push({ backend, server: words[1], pod: podInComment ?? pendingPod ?? words[1], address: words[2], disabled: words.includes('disabled') });
+      pendingPod = undefined;
+    } else if (words.length === 0 && podInComment) {
+      pendingPod = podInComment;
+    }
+  }
+  return servers;
+}
+
+function splitComment(line: string): [string, string] {
+  const hash = line.indexOf('#');
+  return hash < 0 ? [line, ''] : [line.slice(0, hash), line.slice(hash + 1)];
+}

@@ -1,0 +1,122 @@
+import type { Finding } from '../../types/finding.ts';
+import type { ConfigHistory, Moment, PodHistory, RolloutHistory } from './history.ts';
+import { MODEL_VERSION, type RolloutModel } from './rollout.ts';
+
+// The report a team tunes maxSurge, grace periods and preStop hooks with: how long the rollout took, how long each
+// new pod waited for HAProxy (ContainersReady → gate True), how soon an old pod went after a new one turned Ready,
+// how long each old pod drained against its grace period, and how long each config took to reach every HAProxy pod.
+// Pure: built from the history a follower recorded.
+
+export interface Spread {
+  minMs: number;
+  medianMs: number;
+  maxMs: number;
+  count: number;
+}
+
+export interface RolloutReport {
+  apiVersion: typeof MODEL_VERSION;
+  kind: 'RolloutReport';
+  name: string;
+  namespace: string;
+  phase: RolloutModel['phase'];
+  drained: boolean;
+  startedAt: string;
+  finishedAt?: string | undefined;
+  totalMs?: number | undefined;
+  gateLatency?: (Spread & { pods: { pod: string; ms: number }[] }) | undefined;
+  readyToDeletion?: (Spread & { pairs: { newPod: string; oldPod: string; ms: number }[] }) | undefined;
+  drains: { pod: string; drainMs?: number | undefined; graceMs?: number | undefined; killedAtEndOfGrace: boolean; gone: boolean }[];
+  haproxy: { installation: string; checksum: string; convergenceMs?: number | undefined; haproxyPods: number }[];
+}
+
+/** A pod killed at the end of its grace period is gone at its deadline; one that exited on its own went earlier. */
+const KILL_TOLERANCE_MS = 1000;
+
+export function spread(values: number[]): Spread | undefined {
+  if (!values.length) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+  return { minMs: sorted[0]!, medianMs: median, maxMs: sorted.at(-1)!, count: sorted.length };
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+export function buildReport(model: RolloutModel, history: RolloutHistory): RolloutReport {
+  const pods = Object.values(history.pods);
+  const fresh = pods.filter((p) => p.role === 'new');
+  const old = pods.filter((p) => p.role === 'old');
+  const known = (t: Moment): t is number => typeof t === 'number';
+  const latencies = fresh.filter((p) => known(p.containersReadyAt) && known(p.gateAt)).map((p) => ({ pod: p.name, ms: Math.max(0, (p.gateAt as number) - (p.containersReadyAt as number)) }));
+  const readies = fresh.filter((p) => known(p.readyAt)).sort((a, b) => (a.readyAt as number) - (b.readyAt as number));
+  const pairs = old
+    .filter((o) => known(o.deletedAt))
+    .flatMap((o) => {
+      const before = readies.filter((n) => (n.readyAt as number) <= (o.deletedAt as number)).at(-1);
+      return before ? [{ newPod: before.name, oldPod: o.name, ms: (o.deletedAt as number) - (before.readyAt as number) }] : [];
+    });
+  const gateSpread = spread(latencies.map((l) => l.ms));
+  const pairSpread = spread(pairs.map((p) => p.ms));
+  return {
+    apiVersion: MODEL_VERSION,
+    kind: 'RolloutReport',
+    name: model.name,
+    namespace: model.namespace,
+    phase: model.phase,
+    drained: model.drained,
+    startedAt: iso(history.startedAt)!,
+    finishedAt: iso(history.doneAt),
+    totalMs: history.doneAt === undefined ? undefined : history.doneAt - history.startedAt,
+    gateLatency: gateSpread && { ...gateSpread, pods: latencies },
+    readyToDeletion: pairSpread && { ...pairSpread, pairs },
+    drains: old.filter((o) => known(o.deletedAt)).map(drainOf),
+    // configs already live when the follower started have no known start
+    haproxy: history.configs.filter((c: ConfigHistory) => c.firstSeenAt !== null).map((c) => ({
+      installation: c.installation,
+      checksum: c.checksum,
+      convergenceMs: c.convergedAt === undefined ? undefined : c.convergedAt - (c.firstSeenAt as number),
+      haproxyPods: c.haproxyPods,
+    })),
+  };
+}
+
+function drainOf(o: PodHistory): RolloutReport['drains'][number] {
+  const deleted = o.deletedAt as number;
+  const end = typeof o.exitedAt === 'number' ? o.exitedAt : typeof o.goneAt === 'number' ? o.goneAt : undefined;
+  const deadline = typeof o.deadlineAt === 'number' ? o.deadlineAt : undefined;
+  return {
+    pod: o.name,
+    drainMs: end === undefined ? undefined : end - deleted,
+    graceMs: deadline === undefined ? undefined : deadline - deleted,
+    killedAtEndOfGrace: end !== undefined && deadline !== undefined && end >= deadline - KILL_TOLERANCE_MS,
+    gone: o.goneAt !== undefined && o.goneAt !== null,
+  };
+}
+
+/** What status --wait reports, as it happens; `deployment` is set when several are followed. */
+export type WaitEntry = { at: number; deployment?: string | undefined } & (
+  | { kind: 'transition'; text: string }
+  | { kind: 'stalled'; finding: Finding }
+  | { kind: 'retrying'; text: string }
+  | { kind: 'timeout'; afterMs: number }
+);
+
+/** What a follower of a rollout sees after each change: the model, its top stall finding, and any retrying read. */
+export interface RolloutUpdate {
+  model: RolloutModel;
+  /** what happened since the previous update, as --wait prints it */
+  transitions: string[];
+  /** when each pod reached each stage, and each config every HAProxy pod, as seen since the follower started */
+  history: RolloutHistory;
+  /** once done: the rollout report */
+  report?: RolloutReport | undefined;
+  /** the first finding of a stalled rollout (why-stalled's answer), none while it progresses normally */
+  finding?: Finding | undefined;
+  /** every finding of the diagnosis (the live view shows those about a selected pod) */
+  findings: Finding[];
+  /** one line about a read that is failing and being retried (API server gone, watch forbidden) */
+  problem?: string | undefined;
+  /** the rollout is complete (and drained, when asked) */
+  done: boolean;
+}

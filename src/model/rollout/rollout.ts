@@ -1,0 +1,219 @@
+import type { Deployment, Pod, ReplicaSet } from '../../types/kube.ts';
+import { GATE_CONDITION } from '../../haptic/names.ts';
+import { findCondition } from '../conditions.ts';
+import type { RolloutSnapshot } from '../../types/snapshot.ts';
+import { buildHaptic, type ConfigMemory, type HapticModel, type Installation } from '../haptic/haptic.ts';
+import { buildPodView, type PodView } from './pod.ts';
+import type { RenderedServer } from '../haptic/haptic-config.ts';
+import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
+import { compareText } from '../../lib/order.ts';
+
+export const MODEL_VERSION = 'kubectl-haptic/v1';
+
+export interface BuildOptions {
+  /** the readiness gate condition type (--condition-type) */
+  gateType?: string | undefined;
+  /** configs seen earlier in this process (watch mode; rememberConfigs), to read what an older config routes */
+  memory?: ConfigMemory | undefined;
+  /**
+   * buildHaptic(snap.haptic, now, memory), when rollouts that share HAPTIC's objects are built together (status -A):
+   * HAPTIC's configs are then parsed once, not once per Deployment.
+   */
+  haptic?: HapticModel | undefined;
+}
+
+export type Phase = 'progressing' | 'complete' | 'failed' | 'paused';
+
+export interface ReplicaSetView {
+  name: string;
+  revision?: string | undefined;
+  replicas: number;
+  ready: number;
+  available: number;
+  failure?: { reason?: string | undefined; message?: string | undefined } | undefined;
+}
+
+export interface RolloutModel {
+  apiVersion: typeof MODEL_VERSION;
+  kind: 'Rollout';
+  name: string;
+  namespace: string;
+  revision?: string | undefined;
+  generation: number;
+  observedGeneration: number;
+  strategy: ResolvedStrategy;
+  progressDeadlineSeconds: number;
+  minReadySeconds: number;
+  paused: boolean;
+  gateType: string;
+  /** the pod template lists the gate */
+  gated: boolean;
+  phase: Phase;
+  /** kubectl rollout status's words for where the rollout stands */
+  message: string;
+  /** complete, and no pod of an old ReplicaSet is left (not even terminating) */
+  drained: boolean;
+  counts: { desired: number; current: number; updated: number; ready: number; available: number; terminating: number };
+  conditions: { progressing?: { status: string; reason?: string | undefined; message?: string | undefined; since?: string | undefined } | undefined; available?: { status: string; reason?: string | undefined } | undefined; replicaFailure?: { reason?: string | undefined; message?: string | undefined } | undefined };
+  newReplicaSet?: ReplicaSetView | undefined;
+  oldReplicaSets: ReplicaSetView[];
+  newPods: PodView[];
+  oldPods: PodView[];
+  /** HAPTIC's installations; in a one-shot answer (status, why-stalled) their configs list this rollout's servers only */
+  installations: Installation[];
+  hapticUnreadable?: string | undefined;
+  /** events of the Deployment and its ReplicaSets (pods carry their own) */
+  events: { object: string; type: string; reason: string; message: string; count: number }[];
+}
+
+const TEMPLATE_HASH = 'pod-template-hash';
+
+function ownedBy(obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } }, uid: string | undefined): boolean {
+  return !!uid && (obj.metadata.ownerReferences ?? []).some((o) => o.uid === uid && o.controller !== false);
+}
+
+function revisionOf(obj: { metadata: { annotations?: Record<string, string> } }): string | undefined {
+  return obj.metadata.annotations?.['deployment.kubernetes.io/revision'];
+}
+
+/** The ReplicaSet whose template equals the Deployment's: same pod-template-hash, else the newest revision. */
+function findNewReplicaSet(deployment: Deployment, owned: ReplicaSet[]): ReplicaSet | undefined {
+  const revision = revisionOf(deployment);
+  const byRevision = revision ? owned.find((rs) => revisionOf(rs) === revision) : undefined;
+  if (byRevision && JSON.stringify(stripHash(byRevision.spec.template)) === JSON.stringify(stripHash(deployment.spec.template))) return byRevision;
+  return owned.find((rs) => JSON.stringify(stripHash(rs.spec.template)) === JSON.stringify(stripHash(deployment.spec.template)));
+}
+
+function stripHash(template: ReplicaSet['spec']['template']): unknown {
+  const labels = { ...(template.metadata?.labels ?? {}) };
+  delete labels[TEMPLATE_HASH];
+  return { labels, annotations: template.metadata?.annotations ?? {}, spec: template.spec };
+}
+
+function rsView(rs: ReplicaSet): ReplicaSetView {
+  const failure = findCondition(rs.status?.conditions, 'ReplicaFailure');
+  return {
+    name: rs.metadata.name,
+    revision: revisionOf(rs),
+    replicas: rs.status?.replicas ?? 0,
+    ready: rs.status?.readyReplicas ?? 0,
+    available: rs.status?.availableReplicas ?? 0,
+    failure: failure?.status === 'True' ? { reason: failure.reason, message: failure.message } : undefined,
+  };
+}
+
+/** kubectl rollout status's rules, in its order, plus paused. */
+function phaseOf(d: Deployment, desired: number): { phase: Phase; message: string } {
+  const s = d.status ?? {};
+  const name = `deployment "${d.metadata.name}"`;
+  if ((d.metadata.generation ?? 0) > (s.observedGeneration ?? 0)) return { phase: 'progressing', message: `Waiting for ${name} spec update to be observed...` };
+  const progressing = findCondition(s.conditions, 'Progressing');
+  if (progressing?.reason === 'ProgressDeadlineExceeded') return { phase: 'failed', message: `${name} exceeded its progress deadline` };
+  const updated = s.updatedReplicas ?? 0;
+  const current = s.replicas ?? 0;
+  const available = s.availableReplicas ?? 0;
+  const waiting = (m: string) => ({ phase: (d.spec.paused ? 'paused' : 'progressing') as Phase, message: d.spec.paused ? `${name} is paused: ${m}` : m });
+  if (updated < desired) return waiting(`Waiting for ${name} rollout to finish: ${updated} out of ${desired} new replicas have been updated...`);
+  if (current > updated) return waiting(`Waiting for ${name} rollout to finish: ${current - updated} old replicas are pending termination...`);
+  if (available < updated) return waiting(`Waiting for ${name} rollout to finish: ${available} of ${updated} updated replicas are available...`);
+  return { phase: 'complete', message: `${name} successfully rolled out` };
+}
+
+/**
+ * RBAC that allows patching pods/status shows the gate feature may be on, not that it is; a pod carrying the gate
+ * condition True proves that a controller writes it. Proof upgrades `allowed` and `unknown`; `off` stays off (the
+ * condition may have been set before the feature was turned off: HAPTIC never removes it).
+ */
+function withGateProof(installations: Installation[], pods: Pod[], gateType: string): Installation[] {
+  const types = [...new Set([gateType, GATE_CONDITION])];
+  const proof = pods.find((p) => types.some((t) => findCondition(p.status?.conditions, t)?.status === 'True'));
+  if (!proof) return installations;
+  const proven = types.find((t) => findCondition(proof.status?.conditions, t)?.status === 'True')!;
+  return installations.map((i) =>
+    i.gateFeature.state === 'allowed' || i.gateFeature.state === 'unknown'
+      ? { ...i, gateFeature: { state: 'on', proof: `pod ${proof.metadata.name} carries ${proven}=True`, clusterRoles: i.gateFeature.state === 'allowed' ? i.gateFeature.clusterRoles : [] } }
+      : i,
+  );
+}
+
+/**
+ * The model with each installation's servers (of its live config and of its retained ones) cut to those of the
+ * rollout's own pods, for a one-shot answer: HAPTIC's config holds a server for every endpoint of every Service it
+ * renders, thousands on a big cluster, which the answer about one Deployment would otherwise carry, redact and print.
+ * The pods' routing, built from all of them, stays as it is; a follower keeps every server (it compares configs from
+ * one update to the next).
+ */
+export function withOwnServers(model: RolloutModel): RolloutModel {
+  const mine = new Set([...model.newPods, ...model.oldPods].map((p) => p.name));
+  const own = (servers: RenderedServer[]) => servers.filter((s) => mine.has(s.pod));
+  return {
+    ...model,
+    installations: model.installations.map((i) =>
+      i.config ? { ...i, config: { ...i.config, servers: own(i.config.servers), retained: i.config.retained.map((r) => (r.servers ? { ...r, servers: own(r.servers) } : r)) } } : i,
+    ),
+  };
+}
+
+export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildOptions = {}): RolloutModel {
+  const gateType = options.gateType ?? GATE_CONDITION;
+  const haptic = options.haptic ?? buildHaptic(snap.haptic, now, options.memory);
+  const d = snap.deployment;
+  const uid = d.metadata.uid;
+  const owned = snap.replicaSets.filter((rs) => ownedBy(rs, uid));
+  const newRS = findNewReplicaSet(d, owned);
+  const oldRSs = owned.filter((rs) => rs !== newRS);
+  const desired = d.spec.replicas ?? 1;
+  const gated = (d.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
+  const installations = withGateProof(haptic.installations, snap.pods, gateType);
+  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, memory: options.memory, configsUnreadable: haptic.configsUnreadable };
+  const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
+  const newPods = (newRS ? podsOf([newRS]) : []).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
+  const oldPods = podsOf(oldRSs).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
+  const { phase, message } = phaseOf(d, desired);
+  const s = d.status ?? {};
+  const progressing = findCondition(s.conditions, 'Progressing');
+  const available = findCondition(s.conditions, 'Available');
+  const replicaFailure = findCondition(s.conditions, 'ReplicaFailure');
+  const rsNames = new Set(owned.map((rs) => rs.metadata.name));
+  const byName = (a: { name: string }, b: { name: string }) => compareText(a.name, b.name);
+  return {
+    apiVersion: MODEL_VERSION,
+    kind: 'Rollout',
+    name: d.metadata.name,
+    namespace: d.metadata.namespace ?? '',
+    revision: revisionOf(d),
+    generation: d.metadata.generation ?? 0,
+    observedGeneration: s.observedGeneration ?? 0,
+    strategy: resolveStrategy(d),
+    progressDeadlineSeconds: d.spec.progressDeadlineSeconds ?? 600,
+    minReadySeconds: d.spec.minReadySeconds ?? 0,
+    paused: !!d.spec.paused,
+    gateType,
+    gated,
+    phase,
+    message,
+    drained: phase === 'complete' && oldPods.length === 0 && newPods.every((p) => !p.terminating),
+    counts: {
+      desired,
+      current: s.replicas ?? 0,
+      updated: s.updatedReplicas ?? 0,
+      ready: s.readyReplicas ?? 0,
+      available: s.availableReplicas ?? 0,
+      terminating: [...newPods, ...oldPods].filter((p) => p.terminating).length,
+    },
+    conditions: {
+      progressing: progressing && { status: progressing.status, reason: progressing.reason, message: progressing.message, since: progressing.lastUpdateTime ?? progressing.lastTransitionTime },
+      available: available && { status: available.status, reason: available.reason },
+      replicaFailure: replicaFailure?.status === 'True' ? { reason: replicaFailure.reason, message: replicaFailure.message } : undefined,
+    },
+    newReplicaSet: newRS && rsView(newRS),
+    oldReplicaSets: oldRSs.map(rsView).sort(byName),
+    newPods: newPods.sort(byName),
+    oldPods: oldPods.sort(byName),
+    installations,
+    hapticUnreadable: haptic.unreadable,
+    events: snap.events
+      .filter((e) => (e.involvedObject.kind === 'Deployment' && e.involvedObject.name === d.metadata.name) || (e.involvedObject.kind === 'ReplicaSet' && rsNames.has(e.involvedObject.name ?? '')))
+      .map((e) => ({ object: `${e.involvedObject.kind?.toLowerCase()}/${e.involvedObject.name}`, type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? '', count: e.series?.count ?? e.count ?? 1 })),
+  };
+}

@@ -1,0 +1,72 @@
+import type { KubeClient } from '../../kube/client.ts';
+import { loadDoctor } from '../../kube/doctor-snapshot.ts';
+import { UserError } from '../../lib/errors.ts';
+import { runDoctor, type DoctorReport } from '../../diagnose/doctor/index.ts';
+import { helmReleaseOf } from '../../model/doctor/helm-release.ts';
+import { manifestInputs } from '../../model/doctor/manifest-inputs.ts';
+import { selectorMatches } from '../../model/selectors.ts';
+import type { Deployment, LabelSelector } from '../../types/kube.ts';
+import { readManifestFiles } from './manifest-files.ts';
+import { resolveDeployments, type TargetSelection } from '../targets.ts';
+
+export interface LiveDoctorOptions extends TargetSelection {
+  /** read the Deployments' Helm release Secrets for DR404 */
+  helmHistory: boolean;
+}
+
+/** Live mode: the Deployments (named, -l, or all), everything around them in one parallel round, the checks. */
+export async function doctorLive(client: KubeClient, options: LiveDoctorOptions, now = Date.now()): Promise<DoctorReport> {
+  const targets = await resolveDeployments(client, { ...options, allowNone: true });
+  const releases = options.helmHistory ? helmReleases(targets) : undefined;
+  return runDoctor(await loadDoctor(client, { targets, helmReleases: releases }), now);
+}
+
+function helmReleases(targets: Deployment[]): { release: string; namespace: string }[] {
+  const seen = new Map<string, { release: string; namespace: string }>();
+  for (const d of targets) {
+    const r = helmReleaseOf(d.metadata.annotations);
+    if (r) seen.set(`${r.namespace ?? d.metadata.namespace}/${r.name}`, { release: r.name, namespace: r.namespace ?? d.metadata.namespace ?? '' });
+  }
+  return [...seen.values()];
+}
+
+export interface StaticDoctorOptions {
+  paths: string[];
+  /** the namespace of objects that name none */
+  namespace: string;
+  /** only this Deployment, or those matching -l */
+  name?: string | undefined;
+  selector?: string | undefined;
+  stdin?: (() => Promise<string>) | undefined;
+}
+
+/** `key=value,key!=value,key` as a LabelSelector (the -l forms that make sense on manifests). */
+export function parseLabelSelector(text: string): LabelSelector {
+  const matchLabels: Record<string, string> = {};
+  const matchExpressions: NonNullable<LabelSelector['matchExpressions']> = [];
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([^!=\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(part);
+    if (m) {
+      if (m[2] === '!=') matchExpressions.push({ key: m[1] as string, operator: 'NotIn', values: [m[3] as string] });
+      else matchLabels[m[1] as string] = m[3] as string;
+    } else if (/^![^!=\s]+$/.test(part)) matchExpressions.push({ key: part.slice(1), operator: 'DoesNotExist' });
+    else if (/^[^!=\s()]+$/.test(part)) matchExpressions.push({ key: part, operator: 'Exists' });
+    else throw new UserError(`-l ${text}: with -f, use key=value, key!=value, key or !key`);
+  }
+  return { matchLabels, matchExpressions };
+}
+
+/** Static mode: manifests only, no cluster; every Deployment in them is checked (or the one named, or -l's). */
+export async function doctorStatic(options: StaticDoctorOptions, now = Date.now()): Promise<DoctorReport> {
+  const inputs = manifestInputs(await readManifestFiles(options.paths, options.stdin), options.namespace);
+  let targets = inputs.targets;
+  if (options.name) {
+    targets = targets.filter((d) => d.metadata.name === options.name);
+    if (!targets.length) throw new UserError(`deployment "${options.name}" is not in the manifests given with -f`);
+  }
+  if (options.selector) {
+    const selector = parseLabelSelector(options.selector);
+    targets = targets.filter((d) => selectorMatches(selector, d.metadata.labels));
+  }
+  return runDoctor({ ...inputs, targets }, now);
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { complete, Directive, type CommandSpec, type Lookups } from '../../../../src/services/completion/protocol.ts';
+
+const commands: CommandSpec[] = [
+  {
+    id: 'status',
+    summary: 'Follow a gated rollout.',
+    takesDeployments: true,
+    flags: [
+      { name: 'namespace', char: 'n', takesValue: true },
+      { name: 'output', char: 'o', takesValue: true, options: ['json', 'yaml'] },
+      { name: 'context', takesValue: true },
+      { name: 'watch', char: 'w', takesValue: false },
+    ],
+  },
+  {
+    id: 'doctor',
+    summary: 'Find the drain-safety traps.',
+    takesDeployments: true,
+    flags: [
+      { name: 'filename', char: 'f', takesValue: true },
+      { name: 'output', char: 'o', takesValue: true, options: ['json', 'yaml', 'sarif'] },
+    ],
+  },
+  { id: '__complete', takesDeployments: false, flags: [] },
+];
+
+const seen: (string | undefined)[] = [];
+const lookups: Lookups = {
+  namespaces: async () => ['default', 'shop'],
+  deployments: async (ns) => {
+    seen.push(ns);
+    return ns === 'shop' ? ['cart', 'web'] : ['other'];
+  },
+  contexts: () => ['dev', 'prod'],
+};
+
+describe('complete', () => {
+  it('leaves -f and --filename to the shell\'s own file completion (no candidate, default directive)', async () => {
+    expect(await complete(['doctor', '-f', 'dep'], commands, lookups)).toEqual({ candidates: [], directive: Directive.default });
+    expect(await complete(['doctor', '--filename', ''], commands, lookups)).toEqual({ candidates: [], directive: Directive.default });
+    expect((await complete(['doctor', '-o', 's'], commands, lookups)).candidates).toEqual(['sarif']);
+  });
+  it('offers visible commands first', async () => {
+    expect(await complete(['st'], commands, lookups)).toEqual({ candidates: ['status\tFollow a gated rollout.'], directive: Directive.noFileComp });
+  });
+  it('offers Deployments of the namespace typed with -n, skipping ones already given', async () => {
+    expect((await complete(['status', '-n', 'shop', 'web', ''], commands, lookups)).candidates).toEqual(['cart']);
+    expect(seen.at(-1)).toBe('shop');
+  });
+  it('completes flag values: namespaces, contexts, -o options', async () => {
+    expect((await complete(['status', '-n', 's'], commands, lookups)).candidates).toEqual(['shop']);
+    expect((await complete(['status', '--context', ''], commands, lookups)).candidates).toEqual(['dev', 'prod']);
+    expect((await complete(['status', '-o', 'y'], commands, lookups)).candidates).toEqual(['yaml']);
+  });
+  it('completes flag names', async () => {
+    expect((await complete(['status', '--w'], commands, lookups)).candidates).toEqual(['--watch\t']);
+  });
+});
