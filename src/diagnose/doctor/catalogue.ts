@@ -1,5 +1,5 @@
 import { GATE_FEATURE_HELM_VALUE } from '../../haptic/names.ts';
-import type { CatalogueEntry } from '../catalogue.ts';
+import type { CatalogueEntry } from '../../types/finding.ts';
 
 const PRESTOP_EXAMPLE = 'sh -c "sleep 10; kill -USR1 1; sleep 20"';
 
@@ -21,6 +21,7 @@ export const DOCTOR_CATALOGUE = {
   },
   DR102: {
     severity: 'error',
+    needs: 'cluster',
     summary: "Liveness restarts of two or more replicas within one liveness probe window (restart counts and the kubelet's Unhealthy and Killing events named): the probe checks something the replicas share.",
     title: '{count} pods of deployment {name} were restarted by their liveness probe within {window}s of each other: the probe fails on something they share, and each failure restarts the fleet',
     fix: 'make the liveness probe check only the process (see DR101), keep shared dependencies in readiness; kubectl -n {namespace} get events --field-selector reason=Killing',
@@ -142,6 +143,7 @@ export const DOCTOR_CATALOGUE = {
   },
   DR404: {
     severity: 'warning',
+    needs: 'helm-history',
     summary: 'A PodDisruptionBudget that an earlier revision of the same Helm release had is gone (only with --helm-history, which reads the release\'s Secrets and prints nothing of them beyond kinds, names and revisions).',
     title: 'Helm release {release}: revision {had} had poddisruptionbudget {pdb} for the pods of deployment {name}; revision {latest} has none',
     fix: 'put the PodDisruptionBudget back into the chart: a values file that replaces a list (extraObjects) drops what the base file had',
@@ -154,6 +156,7 @@ export const DOCTOR_CATALOGUE = {
   },
   DR502: {
     severity: 'info',
+    needs: 'cluster',
     severityOf: { allTerminating: 'warning' },
     summary: 'Endpoints terminating but still serving: ready=false stops new ordinary traffic, not the requests already accepted; and when every endpoint of a Service is terminating, kube-proxy sends new connections to the serving ones.',
     title: {
@@ -176,6 +179,7 @@ export const DOCTOR_CATALOGUE = {
   },
   DR602: {
     severity: 'error',
+    needs: 'cluster',
     summary: "The pods carry the gate while no HAPTIC installation exists or HAPTIC's gate feature is off: nothing sets the condition, so new pods never become Ready.",
     title: {
       absent: 'deployment {name} lists readiness gate {gate}, but no HAPTIC installation exists: nothing sets it, so new pods never become Ready',

@@ -25,7 +25,6 @@ function publishedNotReady(d: DeploymentFacts): Located[] {
 
 /** DR502 (live): endpoints of the Deployment's pods that are terminating and still serving. */
 function terminatingServing(d: DeploymentFacts, env: DoctorEnv): Located[] {
-  if (env.inputs.mode !== 'live') return [];
   const pods = new Set(env.inputs.pods.filter((p) => p.metadata.namespace === d.namespace && selectorMatches(d.deployment.spec.selector, p.metadata.labels)).map((p) => p.metadata.name));
   const found: Located[] = [];
   for (const svc of d.selecting) {

@@ -28,7 +28,7 @@ function correlated(kills: { pod: string; at: number }[], windowMs: number): { p
 }
 
 export function restartRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
-  if (env.inputs.mode !== 'live' || env.inputs.unread?.events) return [];
+  if (env.inputs.unread?.events) return [];
   const pods = env.inputs.pods.filter((p: Pod) => p.metadata.namespace === d.namespace && selectorMatches(d.deployment.spec.selector, p.metadata.labels));
   const names = new Set(pods.map((p) => p.metadata.name));
   const events = env.inputs.events.filter((e) => e.involvedObject?.kind === 'Pod' && names.has(e.involvedObject.name ?? '') && e.metadata.namespace === d.namespace);

@@ -1,12 +1,12 @@
 // DR601–DR605: the gate and the rollout strategy. DR601–DR603 are the same checks as enable-gate's HG101,
 // HG102/HG104 and HG111/HG112 (shared code in ../checks), run on a Deployment that already has the gate.
 import type { Deployment } from '../../types/kube.ts';
-import { buildHaptic } from '../../model/haptic.ts';
-import { resolveStrategy } from '../../model/strategy.ts';
+import { buildHaptic } from '../../model/haptic/haptic.ts';
+import { resolveStrategy } from '../../model/rollout/strategy.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import { gateFeatureOff, installationId, noInstallation } from '../checks/haptic.ts';
 import { serviceSelection } from '../checks/services.ts';
-import type { Finding } from '../finding.ts';
+import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 import type { DeploymentFacts, DoctorEnv } from './context.ts';
 import { locate, type Located } from './located.ts';
@@ -23,7 +23,7 @@ function unserved(d: DeploymentFacts): Finding[] {
 /** DR602 (live): gated, and no HAPTIC installation with the gate feature on. */
 function nobodyGates(d: DeploymentFacts, env: DoctorEnv): Finding[] {
   const haptic = env.inputs.haptic;
-  if (!d.gated || env.inputs.mode !== 'live' || !haptic) return [];
+  if (!d.gated || !haptic) return [];
   const model = buildHaptic(haptic, env.now);
   const args = { name: d.name, gate: GATE_CONDITION, namespace: d.namespace };
   if (!model.installations.length) {
