@@ -6,7 +6,6 @@ export const GATE_CONDITION = 'haproxy-haptic.org/load-balancer-ready';
 export const HAPTIC_DOMAIN = 'haproxy-haptic.org/';
 
 export const HAPTIC_GROUP = 'haproxy-haptic.org';
-export const TEMPLATE_CONFIG_CRD = 'haproxytemplateconfigs.haproxy-haptic.org';
 
 export const LABEL_NAME = 'app.kubernetes.io/name';
 export const LABEL_INSTANCE = 'app.kubernetes.io/instance';

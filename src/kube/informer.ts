@@ -4,6 +4,7 @@ import { listPaged } from './pager.ts';
 import { resourcePath } from './resources.ts';
 import type { Query } from './snapshot.ts';
 import type { KubeObject } from '../types/kube.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 
 export interface InformerOptions {
   /** delay before relisting after an error, by attempt number (0 for the first error since the last success) */
@@ -167,14 +168,5 @@ export class Informer<T extends KubeObject = KubeObject> {
 
 /** Resolves after `ms`, or at once when `signal` aborts (so stop() does not leave a timer holding the process). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
