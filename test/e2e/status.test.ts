@@ -156,6 +156,7 @@ describe('kubectl haptic status', () => {
     const oldNames = (await podsOf(ns, 'api')).map((p) => p.metadata.name).sort();
     await rollout(ns, 'api', 'example/app:2');
 
+    const terminatingEverywhere = (p: any) => !!p.terminating && p.endpoints?.length > 0 && p.endpoints.every((e: any) => e.terminating);
     const caught = (await waitFor(
       async () => {
         const from = Date.now();
@@ -163,14 +164,15 @@ describe('kubectl haptic status', () => {
         const to = Date.now();
         expect(run.code).toBe(0);
         const model = JSON.parse(run.stdout);
-        return model.oldPods.some((p: any) => p.terminating) ? { model, from, to } : undefined;
+        // a pod is terminating once deleted; the EndpointSlice controller marks its endpoint a moment later
+        return model.oldPods.some(terminatingEverywhere) ? { model, from, to } : undefined;
       },
-      { what: 'status -o json to show a terminating old pod', timeoutMs: 60_000, intervalMs: 100 },
+      { what: 'status -o json to show a terminating old pod whose endpoint says so', timeoutMs: 60_000, intervalMs: 100 },
     ))!;
     const { model } = caught;
     expect(model).toMatchObject({ apiVersion: 'kubectl-haptic/v1', kind: 'Rollout', name: 'api', namespace: ns, gated: true, gateType: GATE, revision: '2' });
 
-    const old = model.oldPods.find((p: any) => p.terminating);
+    const old = model.oldPods.find(terminatingEverywhere);
     const pod = await api().get<any>('v1', 'Pod', old.name, ns); // still there: its grace period is 8 s
     expect(oldNames).toContain(old.name);
     const deadline = Date.parse(pod.metadata.deletionTimestamp);
