@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot, type ClusterState } from '../test/cluster/cluster.ts';
-import { Kube, KubeApiError, type KubeObject } from '../test/cluster/kube.ts';
+import { type Kube, KubeApiError, type KubeObject } from '../test/cluster/kube.ts';
 
 export { repoRoot };
 

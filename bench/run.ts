@@ -167,7 +167,7 @@ const output = {
   // each section says which command measured it: sections of benchmarks not run this time come from other runs
   results: { ...(previous.results ?? {}), ...Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { measuredAt: new Date().toISOString(), measuredBy: invocation, ...(v as object) }])) },
 };
-writeFileSync(file, JSON.stringify(output, null, 2) + '\n');
+writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 log(`wrote bench/results.json (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
 
 function machine() {

@@ -154,7 +154,7 @@ function closingNotes(state: ClusterState): string {
     ...commented([['npm run cluster:down', 'stop the cluster and remove its state']]),
   ];
   if (k !== 'kubectl haptic') lines.push('', '(kubectl-haptic is not on your PATH yet: `npm install -g .` makes it `kubectl haptic`)');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 async function main(): Promise<number> {

@@ -30,6 +30,7 @@ export class ProxyAgent {
       proxyAgent = require('undici/lib/dispatcher/proxy-agent.js');
     }
     // the real ProxyAgent is what `new ProxyAgent(…)` gives
+    // biome-ignore lint/correctness/noConstructorReturn: a stand-in class whose instances are the real ProxyAgent's
     return new proxyAgent(options);
   }
 }

@@ -1,6 +1,6 @@
 import { KubeCommand } from './base-command.ts';
 import { parseDuration } from './duration.ts';
-import { ExitCode, UserError } from '../lib/errors.ts';
+import { UserError } from '../lib/errors.ts';
 import type { KubeFlags } from './flags.ts';
 import { gateExitCode, waitExitCode } from './outcomes.ts';
 import { applyGate } from '../services/gate.ts';

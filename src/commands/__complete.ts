@@ -23,6 +23,6 @@ export default class CompleteCommand extends Command {
       })),
     }));
     const result = await completeWords(this.argv.length ? this.argv : [''], specs);
-    process.stdout.write([...result.candidates.map(redact), `:${result.directive}`].join('\n') + '\n');
+    process.stdout.write(`${[...result.candidates.map(redact), `:${result.directive}`].join('\n')}\n`);
   }
 }

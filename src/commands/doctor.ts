@@ -6,7 +6,7 @@ import { doctorExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
 import type { CatalogueEntry } from '../types/finding.ts';
-import { IGNORE_ANNOTATION } from '../diagnose/doctor/index.ts';
+import { IGNORE_ANNOTATION, type DoctorReport } from '../diagnose/doctor/index.ts';
 import { doctorLive, doctorStatic } from '../services/doctor/doctor.ts';
 import { deploymentNames, noneFound } from '../services/targets.ts';
 import { doctorOutput } from '../ui/doctor/output.ts';
@@ -50,7 +50,7 @@ ${EXIT_CODES_HELP} Here 1 means an error was found (with --strict, a warning too
   async run(): Promise<void> {
     const { flags, args } = await this.parse(Doctor);
     const output = flags.output;
-    let report;
+    let report: DoctorReport;
     if (flags.filename?.length) {
       if (flags['all-namespaces']) throw new UserError('-A reads the cluster; with -f every Deployment of the manifests is checked');
       if (flags['helm-history']) throw new UserError('--helm-history reads the cluster; it does not go with -f');

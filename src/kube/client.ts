@@ -162,7 +162,7 @@ export class KubeClient {
   }
 
   /** Sends one request and reads its whole answer (at most MAX_BODY_BYTES), retrying 429/5xx with Retry-After. */
-  private async exchange(method: Method, url: URL, target: RequestTarget, options: RequestOptions, signal: AbortSignal | undefined) {
+  private async exchange(method: Method, url: URL, options: RequestOptions, signal: AbortSignal | undefined) {
     for (let attempt = 0; ; attempt++) {
       const { headers, tls } = await this.authorize(signal);
       if (options.body !== undefined) headers.push(['content-type', options.contentType ?? ContentType.json]);
@@ -229,13 +229,9 @@ export class KubeClient {
   async request<T>(method: Method, path: string, target: RequestTarget, options: RequestOptions = {}): Promise<T> {
     const url = this.url(path, options.query);
     const signal = this.deadline(options.signal);
-    let exchanged;
-    try {
-      exchanged = await this.exchange(method, url, target, options, signal);
-    } catch (err) {
+    const { response, text, retries } = await this.exchange(method, url, options, signal).catch((err: unknown) => {
       throw this.failure(err, target, signal, options.signal);
-    }
-    const { response, text, retries } = exchanged;
+    });
     const status = response.status;
     if (status >= 300 && status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${status}${redirectTarget(response.header('location'), url)}), which is not followed`, status);
     if (status < 200 || status > 299) {
@@ -256,7 +252,7 @@ export class KubeClient {
    */
   async *watch<T = unknown>(path: string, query: QueryParams, signal: AbortSignal, target: RequestTarget = { verb: 'watch', resource: path }): AsyncGenerator<WatchEvent<T>> {
     const url = this.url(path, { ...query, watch: true });
-    let response;
+    let response: Answer;
     try {
       const { headers, tls } = await this.authorize(signal);
       this.requestCount++;

@@ -61,7 +61,8 @@ export function trimPod(pod: Pod): Pod {
 export function trimSlice(slice: EndpointSlice): EndpointSlice {
   const out = pick(slice, ['apiVersion', 'kind', 'addressType']) as EndpointSlice;
   out.metadata = pick(slice.metadata, SLICE_META);
-  if (slice.endpoints !== undefined) out.endpoints = slice.endpoints && slice.endpoints.map((e) => pick(e, ENDPOINT) as Endpoint);
+  // null (a slice of a Service with no endpoints, as the API server may send it) stays null
+  if (slice.endpoints !== undefined) out.endpoints = slice.endpoints === null ? null : slice.endpoints.map((e) => pick(e, ENDPOINT) as Endpoint);
   if (slice.ports !== undefined) out.ports = slice.ports;
   return out;
 }

@@ -36,7 +36,8 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 function knownSecrets(): RegExp | undefined {
   if (secrets.size === 0) return undefined;
   // longest first, so a whole value is masked before one of its lines
-  return (secretPattern ??= new RegExp([...secrets].sort((a, b) => b.length - a.length).map(escapeRe).join('|'), 'g'));
+  secretPattern ??= new RegExp([...secrets].sort((a, b) => b.length - a.length).map(escapeRe).join('|'), 'g');
+  return secretPattern;
 }
 
 /**
@@ -109,7 +110,10 @@ export function redactDeep<T>(value: T): T {
   const copies = new Map<object, unknown>();
   const text = (s: string): string => {
     let safe = strings.get(s);
-    if (safe === undefined) strings.set(s, (safe = redact(s)));
+    if (safe === undefined) {
+      safe = redact(s);
+      strings.set(s, safe);
+    }
     return safe;
   };
   const walk = (v: unknown): unknown => {

@@ -11,7 +11,7 @@ import type { RolloutReport } from '../model/rollout/report.ts';
 import { mapSelects } from '../model/selectors.ts';
 import type { Deployment, Pod, Service } from '../types/kube.ts';
 import { followRollout } from './live-rollout.ts';
-import { type RolloutUpdate } from '../model/rollout/report.ts';
+import type { RolloutUpdate } from '../model/rollout/report.ts';
 import { resolveDeployments } from './targets.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 

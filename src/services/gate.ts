@@ -3,7 +3,7 @@ import { loadHaptic } from '../kube/haptic-snapshot.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { R, resourcePath } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
-import type { Deployment, PodTemplate, Service } from '../types/kube.ts';
+import type { Deployment, Service } from '../types/kube.ts';
 import { preflight } from '../diagnose/preflight.ts';
 import type { Finding } from '../types/finding.ts';
 import { buildHaptic } from '../model/haptic/haptic.ts';
@@ -68,12 +68,12 @@ const resultOf = (action: GateAction): GateResult => (action === 'enable' ? 'add
 async function gateOne(client: KubeClient, deployment: Deployment, findings: Finding[], options: GateOptions): Promise<GateRecord> {
   const record = planRecord(deployment, findings, options);
   if (record.result !== 'unchanged' || record.patch.length === 0) return record;
-  let patched;
+  let patched: Awaited<ReturnType<typeof patchWithRetry>>;
   try {
     patched = await patchWithRetry(client, deployment, options);
   } catch (err) {
     // a PATCH that timed out may have been applied by the API server all the same
-    const unsure = isApiError(err, 'Timeout') ? '; the patch may or may not have been applied: check with kubectl get deployment ' + `${deployment.metadata.name} -n ${record.namespace} -o yaml` : '';
+    const unsure = isApiError(err, 'Timeout') ? `; the patch may or may not have been applied: check with kubectl get deployment ${deployment.metadata.name} -n ${record.namespace} -o yaml` : '';
     return { ...record, result: 'failed', error: `${oneLine(err)}${unsure}`, cause: err };
   }
   record.patch = patched.patch;

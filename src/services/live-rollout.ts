@@ -1,6 +1,5 @@
 import { diagnose } from '../diagnose/index.ts';
 import { diagnoseContext } from '../diagnose/context.ts';
-import type { Finding } from '../types/finding.ts';
 import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { Informer, type InformerOptions } from '../kube/informer.ts';
@@ -11,7 +10,7 @@ import { trimObject } from '../kube/trim.ts';
 import { splitRollouts } from '../model/rollout/inputs.ts';
 import { rememberConfigs, type ConfigMemory } from '../model/haptic/haptic.ts';
 import { observe, type RolloutHistory } from '../model/rollout/history.ts';
-import { buildReport, type RolloutReport, type RolloutUpdate } from '../model/rollout/report.ts';
+import { buildReport, type RolloutUpdate } from '../model/rollout/report.ts';
 import { buildRollout, type RolloutModel } from '../model/rollout/rollout.ts';
 import { transitions } from '../model/rollout/transitions.ts';
 import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Lease, Pod, ReplicaSet, Service } from '../types/kube.ts';
@@ -84,7 +83,13 @@ export function sharedStores(open: StoreFactory): StoreFactory {
     let entry = shared.get(key);
     if (!entry) {
       const listeners = new Set<() => void>();
-      entry = { store: open(query, () => listeners.forEach((l) => l())), listeners, started: 0 };
+      entry = {
+        store: open(query, () => {
+          for (const l of listeners) l();
+        }),
+        listeners,
+        started: 0,
+      };
       shared.set(key, entry);
     }
     const { store, listeners } = entry;

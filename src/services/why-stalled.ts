@@ -1,9 +1,8 @@
 import type { KubeClient } from '../kube/client.ts';
 import { diagnose, type WhyStalledResult } from '../diagnose/index.ts';
 import { diagnoseContext } from '../diagnose/context.ts';
-import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
-import { type TargetSelection } from './targets.ts';
+import type { TargetSelection } from './targets.ts';
 
 export interface WhyStalledOptions extends TargetSelection {
   conditionType: string;

@@ -31,7 +31,7 @@ export function envByName(template: PodTemplate): PodTemplate {
 
 /** kubectl-like result lines for enable-gate / disable-gate, one block per Deployment. */
 export function gateText(records: GateRecord[], paint: Painter): string {
-  return records.map((r) => recordLines(r, paint).join('\n')).join('\n\n') + '\n';
+  return `${records.map((r) => recordLines(r, paint).join('\n')).join('\n\n')}\n`;
 }
 
 function recordLines(r: GateRecord, paint: Painter): string[] {

@@ -4,7 +4,11 @@ export const visibleWidth = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').le
 /** The width of each column: its widest cell. Text and Ink tables lay out their columns with it. */
 export function columnWidths(rows: string[][]): number[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleWidth(cell))));
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, visibleWidth(cell));
+    });
+  }
   return widths;
 }
 

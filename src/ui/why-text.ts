@@ -10,10 +10,10 @@ export function diagnosisOutput(results: WhyStalledResult[]) {
 
 /** The why-stalled report: one block per Deployment, most likely cause first. */
 export function whyText(results: WhyStalledResult[], paint: Painter): string {
-  return results
+  return `${results
     .map(({ model, diagnosis }) => {
       const verdict = diagnosis.stalled ? paint('red', 'stalled') : paint(model.phase === 'paused' ? 'yellow' : 'green', `not stalled (${model.phase === 'complete' ? 'complete' : model.phase === 'paused' ? 'paused' : 'progressing'})`);
       return [`deployment.apps/${model.name} -n ${model.namespace}: ${verdict}`, ...diagnosis.findings.flatMap((f) => findingLines(f, paint))].join('\n');
     })
-    .join('\n\n') + '\n';
+    .join('\n\n')}\n`;
 }

@@ -124,7 +124,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     child.unref();
     if (child.pid === undefined) throw new Error(`could not start ${command}`);
     state.pids[component] = child.pid;
-    writeFileSync(join(stateDir, 'state.json'), JSON.stringify(state, null, 2) + '\n');
+    writeFileSync(join(stateDir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
   };
   const waitUntil = async (what: string, timeoutMs: number, ready: () => Promise<boolean> | boolean): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
@@ -461,7 +461,7 @@ export async function restartApiServer(state: ClusterState, downMs = 1000): Prom
   closeSync(out);
   child.unref();
   state.pids['kube-apiserver'] = child.pid as number;
-  writeFileSync(join(state.stateDir, 'state.json'), JSON.stringify(state, null, 2) + '\n');
+  writeFileSync(join(state.stateDir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
   const admin = new Kube(state.adminKubeconfig);
   for (let i = 0; i < 300; i++) {
     if ((await admin.request('GET', '/readyz').catch(() => '')) === 'ok') return;

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchEvent } from '../../src/kube/client.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, gatedDeployment, GATE, Kube, newNamespace, service, waitFor, type KubeObject } from './support.ts';
+import { adminApi, cluster, gatedDeployment, GATE, type Kube, newNamespace, service, waitFor, type KubeObject } from './support.ts';
 
 const api = () => adminApi();
 const HAPTIC_NS = 'haptic';

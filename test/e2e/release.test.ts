@@ -78,7 +78,9 @@ describe('the release: npm run package', () => {
     execFileSync(process.execPath, ['scripts/package.js', '--out', out, '--manifest', join(out, 'haptic.yaml')], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
     platforms = (load(readFileSync(join(out, 'haptic.yaml'), 'utf8')) as { spec: { platforms: KrewPlatform[] } }).spec.platforms;
   }, 900_000);
-  afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  afterAll(() => {
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  });
 
   const label = (p: KrewPlatform) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`;
 

@@ -102,7 +102,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
 
       // the header bar and a new pod row with its stage chips, as the live view draws them
       const live = await waitFor(screen, { what: 'the live view of the rollout', timeoutMs: 30_000, intervalMs: 100, until: (s) => s.some((l) => /^new Ready [█░]+ \d\/2 +old gone [█░]+ \d\/2$/.test(l)) && s.some((l) => l.includes(`web-${hash.slice(0, 3)}…`)) });
-      expect(live).toContain('NEW PODS  replicaset/web-' + hash + ' (revision 2)');
+      expect(live).toContain(`NEW PODS  replicaset/web-${hash} (revision 2)`);
       expect(live.some((l) => /^ {2}web-\w{3}…-\w{5} +[✓…○✗] ?(containers|ctr)/.test(l))).toBe(true);
       expect(await paneInfo('#{cursor_flag}')).toBe('0'); // hidden while Ink draws
 

@@ -21,12 +21,14 @@ let limited: Kube | undefined;
 
 /** A client with cluster-admin rights (user `admin`, group system:masters). */
 export function adminApi(): Kube {
-  return (admin ??= new Kube(cluster().adminKubeconfig));
+  admin ??= new Kube(cluster().adminKubeconfig);
+  return admin;
 }
 
 /** A client as user `limited`, who may do nothing until a test grants it something (see grantReadOnly). */
 export function limitedApi(): Kube {
-  return (limited ??= new Kube(cluster().limitedKubeconfig));
+  limited ??= new Kube(cluster().limitedKubeconfig);
+  return limited;
 }
 
 const namespaces: string[] = [];

@@ -109,7 +109,7 @@ const rows: Row[] = [
   {
     name: 'kubeconfig that is not YAML, with a token and key on the lines around the error',
     args: ['status', 'web'],
-    config: (ctx) => `apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${TOKEN}\n    client-key-data: ${Buffer.from(testPki().clientKey).toString('base64')}\n   bad: [indent\n`,
+    config: (_ctx) => `apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${TOKEN}\n    client-key-data: ${Buffer.from(testPki().clientKey).toString('base64')}\n   bad: [indent\n`,
     code: 3,
     stderr: /^error: cannot load kubeconfig file ".*\/kubeconfig": not valid YAML at line \d+, column \d+ \(.+\)$/,
   },

@@ -90,7 +90,7 @@ describe('kubectl haptic drill in the lab', () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('# the probe pod drill would create\napiVersion: v1\nkind: Pod\n');
     expect(dry.stdout).toContain('  generateName: haptic-drill-web-\n');
-    expect(dry.stdout).toMatch(/# then patch deployment\/web \(strategic merge\):\nspec:\n  template:\n    metadata:\n      annotations:\n        kubectl\.kubernetes\.io\/restartedAt: /);
+    expect(dry.stdout).toMatch(/# then patch deployment\/web \(strategic merge\):\nspec:\n {2}template:\n {4}metadata:\n {6}annotations:\n {8}kubectl\.kubernetes\.io\/restartedAt: /);
     expect(await adminApi().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill' })).toEqual([]);
 
     const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), ['drill', 'web', '-n', ns, '--no-restart'], { env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });

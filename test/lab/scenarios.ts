@@ -204,5 +204,5 @@ export function resultsTable(results: ScenarioResult[]): string {
   const rows = results.map((r) => [`${r.name} (${r.description})`, ...COLUMNS.map((c) => String(r.counts[c])), `${(r.rolloutMs / 1000).toFixed(1)} s`]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }

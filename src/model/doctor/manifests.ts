@@ -57,7 +57,9 @@ function flatten(doc: unknown, where: string, source: SourceRef, out: ParsedMani
   }
   const o = doc as Record<string, unknown>;
   if (typeof o.kind === 'string' && o.kind.endsWith('List') && Array.isArray(o.items)) {
-    o.items.forEach((item, i) => flatten(item, `${where} item ${i + 1}`, source, out));
+    o.items.forEach((item, i) => {
+      flatten(item, `${where} item ${i + 1}`, source, out);
+    });
     return;
   }
   const metadata = o.metadata as { name?: unknown } | undefined;
@@ -81,7 +83,9 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     try {
       const doc = JSON.parse(text) as unknown;
       const docs = Array.isArray(doc) ? doc : [doc];
-      docs.forEach((d, i) => flatten(d, `${file}${docs.length > 1 ? ` item ${i + 1}` : ''}`, { file, line }, out));
+      docs.forEach((d, i) => {
+        flatten(d, `${file}${docs.length > 1 ? ` item ${i + 1}` : ''}`, { file, line }, out);
+      });
     } catch (err) {
       out.notes.push(`${file}: not valid JSON${jsonErrorWhere(err, text)}; skipped`);
     }

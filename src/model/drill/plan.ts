@@ -25,6 +25,7 @@ export const PROBE_SCRIPT = [
   'i=0',
   'while :; do',
   '  i=$((i+1))',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
   '  r=$(curl -sS -o /dev/null --max-time "$DRILL_TIMEOUT" ${DRILL_HOST:+-H "Host: $DRILL_HOST"} -w \'%{exitcode} %{http_code} %{time_total}\' "$DRILL_URL" 2>/dev/null)',
   '  echo "$i $r"',
   '  sleep "$DRILL_INTERVAL"',

@@ -381,7 +381,8 @@ export function rememberConfigs(memory: ConfigMemory, installations: Installatio
     for (const { checksum, servers } of seen) {
       const key = memoryKey(inst.namespace, checksum);
       if ((next ?? memory).has(key)) continue;
-      (next ??= new Map(memory)).set(key, servers);
+      next ??= new Map(memory);
+      next.set(key, servers);
     }
   }
   if (!next) return memory;

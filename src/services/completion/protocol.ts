@@ -52,8 +52,8 @@ export async function complete(words: string[], commands: CommandSpec[], lookups
   }
 
   const previous = before.at(-1) ?? '';
-  const valueOf = command.flags.find((f) => f.takesValue && (previous === `--${f.name}` || (f.char && previous === `-${f.char}`)));
-  if (valueOf) return completeValue(valueOf, lookups, current);
+  const valueFlag = command.flags.find((f) => f.takesValue && (previous === `--${f.name}` || (f.char && previous === `-${f.char}`)));
+  if (valueFlag) return completeValue(valueFlag, lookups, current);
 
   if (current.startsWith('-')) {
     const candidates = command.flags.flatMap((f) => [`--${f.name}`, ...(f.char ? [`-${f.char}`] : [])].map((n) => `${n}\t${f.summary ?? ''}`));

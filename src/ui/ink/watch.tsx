@@ -26,6 +26,7 @@ function App({ subscribe, onDone }: { subscribe: RolloutSubscription; onDone: (r
     process.stdout.on('resize', resize);
     return () => void process.stdout.off('resize', resize);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the rollout is done; later updates must not end it again
   useEffect(() => {
     if (!update?.done) return;
     onDone(update.report);

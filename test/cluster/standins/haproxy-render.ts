@@ -110,7 +110,7 @@ export function renderConfig(source: string, backends: Backend[], style: RenderS
   for (const backend of backends) {
     lines.push('', `backend ${backend.name}`, '    balance roundrobin', ...serverLines(backend, style));
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /**

@@ -54,7 +54,7 @@ export function refusedRender(content: string): { content: string; error: string
   lines.push('', 'backend standin_refused', '    sever broken 127.0.0.1:1');
   const line = lines.length;
   return {
-    content: lines.join('\n') + '\n',
+    content: `${lines.join('\n')}\n`,
     error: `[ALERT]    (1) : config : parsing [/etc/haproxy/haproxy.cfg:${line}] : unknown keyword 'sever' in 'backend' section; did you mean 'server' maybe ? [ALERT]    (1) : config : Fatal errors found in configuration.`,
   };
 }

@@ -109,7 +109,9 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
 
   const reconciler = new Reconciler('haptic', (key) => (key === KNOBS ? applyKnobs() : controllers.get(key)?.reconcile() ?? Promise.resolve(undefined)));
   signal.addEventListener('abort', () => reconciler.stop(), { once: true });
-  const triggerAll = () => controllers.forEach((_, release) => reconciler.enqueue(release));
+  const triggerAll = () => {
+    for (const release of controllers.keys()) reconciler.enqueue(release);
+  };
   const inform = (apiVersion: string, kind: string, name: string) =>
     kube.informer<Obj>(apiVersion, kind, {}, { onObject: triggerAll, onError: informerLog(name) }, signal);
   const caches: SharedCaches = {

@@ -47,7 +47,7 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
     const node = FAKE_NODES.find((n) => n.name === pod?.spec.nodeName);
     const previous = states.get(key);
     if (!pod || !node || previous?.uid !== pod.metadata.uid) {
-      if (previous) recorders.forEach((r) => r.forget(previous.uid));
+      if (previous) for (const r of recorders.values()) r.forget(previous.uid);
       if (previous) runtime?.forget(key);
       states.delete(key);
       if (!pod || !node) return undefined;

@@ -16,6 +16,7 @@ describe('the embedded oclif start', () => {
 
   it('lists the manifest\'s commands and loads a command\'s class only when it runs', async () => {
     const loaded: string[] = [];
+    // biome-ignore lint/complexity/noStaticOnlyClass: an oclif command class is run through its static run()
     class Hello {
       static async run() {
         return 'hi';
@@ -46,6 +47,7 @@ describe('the embedded oclif start', () => {
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     vi.spyOn(console, 'log').mockImplementation(() => {});
     const themes: unknown[] = [];
+    // biome-ignore lint/complexity/noStaticOnlyClass: an oclif command class is run through its static run()
     class Hello {
       static async run(_argv: string[], config: Config) {
         themes.push(config.theme);

@@ -13,7 +13,7 @@ const target = { verb: 'patch', resource: 'pods', namespace: 'ns', name: 'a' };
 
 describe('KubeClient', () => {
   it('sends each body with its content type, query parameters, and DELETE with DeleteOptions', async () => {
-    api = await fakeApiServer((req, res) => answer(res, { kind: 'Pod', metadata: { name: 'a' } }));
+    api = await fakeApiServer((_req, res) => answer(res, { kind: 'Pod', metadata: { name: 'a' } }));
     const c = api.client;
     await c.request('PATCH', '/api/v1/namespaces/ns/pods/a/status', target, { body: { status: { phase: 'Running' } }, contentType: ContentType.strategicMergePatch });
     await c.request('PATCH', '/api/v1/namespaces/ns/pods/a', target, { body: 'metadata:\n  name: a\n', contentType: ContentType.applyPatch, query: { fieldManager: 'm', force: true, dryRun: undefined } });
@@ -46,7 +46,7 @@ describe('KubeClient', () => {
   });
 
   it('watch parses events split across chunks and throws an ERROR event as a typed error', async () => {
-    api = await fakeApiServer((req, res) => {
+    api = await fakeApiServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const added = JSON.stringify({ type: 'ADDED', object: pod('a', '2') });
       res.write(added.slice(0, 20));
@@ -66,7 +66,7 @@ describe('KubeClient', () => {
   });
 
   it('watch ends quietly when its signal aborts', async () => {
-    api = await fakeApiServer((req, res) => {
+    api = await fakeApiServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`${JSON.stringify({ type: 'ADDED', object: pod('a', '2') })}\n`);
     });
@@ -104,7 +104,7 @@ describe('KubeClient', () => {
   });
 
   it('does not follow redirects', async () => {
-    api = await fakeApiServer((req, res) => {
+    api = await fakeApiServer((_req, res) => {
       res.writeHead(302, { location: 'https://elsewhere.example/x?token=abc' });
       res.end();
     });
@@ -170,7 +170,7 @@ describe('KubeClient', () => {
   });
 
   it('a watch event without an object name is a protocol error, not a crash later', async () => {
-    api = await fakeApiServer((req, res) => {
+    api = await fakeApiServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"type":"ADDED","object":{"kind":"Pod"}}\n');
     });

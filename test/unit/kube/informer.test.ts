@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/kube/errors.ts';
+import type { ApiError } from '../../../src/kube/errors.ts';
 import { Informer } from '../../../src/kube/informer.ts';
 import { R } from '../../../src/kube/resources.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
@@ -51,7 +51,12 @@ describe('Informer', () => {
     });
     const backoffs: number[] = [];
     const errors: unknown[] = [];
-    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, { onError: (e) => errors.push(e) }, { backoffMs: (n) => (backoffs.push(n), 10) });
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, { onError: (e) => errors.push(e) }, {
+      backoffMs: (n) => {
+        backoffs.push(n);
+        return 10;
+      },
+    });
     informer.start();
     await until(() => api!.received.length === 4, 'the second watch');
     expect(api.received.map(describeRequest)).toEqual(['list rv=', 'watch rv=10', 'list rv=', 'watch rv=20']);
@@ -80,7 +85,12 @@ describe('Informer', () => {
         const err = e as ApiError;
         seen.push({ attempt, reason: (err.body as { reason?: string }).reason, kind: err.kind, retryInMs, synced: informer!.synced });
       },
-    }, { backoffMs: (n) => ((attempt = n), 5 + n) });
+    }, {
+      backoffMs: (n) => {
+        attempt = n;
+        return 5 + n;
+      },
+    });
     informer.start();
     await until(() => watches === 4, 'the fourth watch');
     expect(seen).toEqual([

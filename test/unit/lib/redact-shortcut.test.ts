@@ -18,7 +18,7 @@ function files(dir: string): string[] {
 
 function strings(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) value.forEach((v) => strings(v, out));
+  else if (Array.isArray(value)) for (const v of value) strings(v, out);
   else if (value && typeof value === 'object')
     for (const [k, v] of Object.entries(value)) {
       out.push(k);

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Query } from '../../../src/kube/snapshot.ts';
 import { RolloutStream, sameJson, sharedStores, type Store } from '../../../src/services/live-rollout.ts';
-import { type RolloutUpdate } from '../../../src/model/rollout/report.ts';
+import type { RolloutUpdate } from '../../../src/model/rollout/report.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
 import { deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice } from '../fixtures/rollout.ts';
 

@@ -14,7 +14,7 @@ describe('deployMode', () => {
   it.each([
     [undefined, r1.content, 'reload'],
     [r1.content, r2.content, 'runtime'],
-    [r1.content, r1.content + 'backend other\n', 'reload'],
+    [r1.content, `${r1.content}backend other\n`, 'reload'],
   ])('%#', (previous, next, mode) => {
     expect(deployMode(previous, next).mode).toBe(mode);
   });
@@ -30,7 +30,7 @@ describe('deployOutcome, agent generation', () => {
   });
 
   it('a reload leaves the running plan behind the applied one until the agent reports it done', () => {
-    const reloading = deployOutcome(entry('haproxy-1', r1.checksum), pod, r2, r1.content + 'backend gone\n', undefined, 'gate', NOW);
+    const reloading = deployOutcome(entry('haproxy-1', r1.checksum), pod, r2, `${r1.content}backend gone\n`, undefined, 'gate', NOW);
     expect(reloading).toMatchObject({ mode: 'reload', appliedPlanID: 'plan-2', runningPlanID: 'p' });
     expect(settled(reloading)).toBe(false);
     expect(settled(finishReload(reloading))).toBe(true);

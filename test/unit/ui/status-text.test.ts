@@ -3,7 +3,7 @@ import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { oldPodRow } from '../../../src/ui/status-rows.ts';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
-import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
+import { hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
 
 function gatingModel() {
   return buildRollout(

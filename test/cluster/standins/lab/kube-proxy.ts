@@ -68,7 +68,7 @@ export function nftScript(rules: Rule[]): string {
     '  chain nat-output {', '    type nat hook output priority -100', '    jump services', '  }',
     '}',
   ];
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function nft(script: string): Promise<void> {
@@ -89,7 +89,10 @@ export async function runKubeProxy(kube: Kube, signal: AbortSignal, propagationM
   let again = false;
   let applied = '';
   const sync = async (): Promise<void> => {
-    if (running) return void (again = true);
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     try {
       do {

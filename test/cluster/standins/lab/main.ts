@@ -21,7 +21,9 @@ export async function startLab(kube: Kube, signal: AbortSignal, opts: { netns: s
   const pinned = join(repoRoot, 'node_modules/.bin/node');
   const runtime = new LabRuntime({ kube, labNetns: opts.netns, labDir: opts.dir, repoRoot, node: existsSync(pinned) ? pinned : process.execPath });
   const servers = await serveKubeletApi({ cert: opts.cert, key: opts.key, logOf: (key, container, previous) => runtime.logOf(key, container, previous) });
-  signal.addEventListener('abort', () => servers.forEach((s) => s.close()), { once: true });
+  signal.addEventListener('abort', () => {
+    for (const s of servers) s.close();
+  }, { once: true });
   await runKubeProxy(kube, signal);
   const agent = new HAProxyAgent(join(opts.dir, 'validate'));
   const haproxy: RealHAProxy = {

@@ -18,7 +18,7 @@ export function sandboxNames(labNetns: string, uid: string): { netns: string; ho
 
 async function batch(commands: string[], netns?: string): Promise<void> {
   const child = run('ip', [...(netns ? ['-n', netns] : []), '-batch', '-']);
-  child.child.stdin!.end(commands.join('\n') + '\n');
+  child.child.stdin!.end(`${commands.join('\n')}\n`);
   await child;
 }
 

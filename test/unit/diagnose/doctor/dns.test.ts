@@ -32,6 +32,7 @@ describe('what counts', () => {
   });
 
   it('IP addresses, sockets and variables are not DNS names', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: haproxy.cfg's environment variable syntax
     for (const address of ['10.0.0.7:6379', 'unix@/run/redis.sock', '${REDIS}:6379']) expect(ids(staticReport(with_(cfg('', address))))).toEqual([]);
   });
 

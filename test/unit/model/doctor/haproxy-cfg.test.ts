@@ -105,6 +105,7 @@ describe('addressHost: the DNS name to resolve, if the address is one', () => {
     ['unix@/run/app.sock', undefined],
     ['/run/app.sock', undefined],
     ['abns@app', undefined],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: haproxy.cfg's environment variable syntax
     ['${BACKEND}:80', undefined],
     ['*:80', undefined],
   ])('%s → %s', (address, host) => {
