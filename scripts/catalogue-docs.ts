@@ -1,6 +1,6 @@
 // The documentation of the check catalogue, generated from src/diagnose/catalogue.ts: docs/checks.md, with a table of
 // each family's checks and one section per id (the anchor every finding's `docs` field points at). `npm run docs`
-// writes it; a unit test fails when it drifts from the catalogue.
+// writes it (and the command pages: scripts/command-docs.ts); a unit test fails when it drifts from the catalogue.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE, type CatalogueEntry, type Template } from '../src/diagnose/catalogue.ts';
