@@ -182,7 +182,14 @@ export function readCommandDoc(name: string): string | undefined {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const files = commandDocs(await commandManifest(), readCommandDoc);
+  let files: Map<string, string>;
+  try {
+    files = commandDocs(await commandManifest(), readCommandDoc);
+  } catch (error) {
+    // a command whose help the pages cannot be made from: say which, in one line
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
   mkdirSync(COMMANDS_DIR, { recursive: true });
   // a page of a command that is gone goes too
   for (const name of readdirSync(COMMANDS_DIR)) if (name.endsWith('.md') && !files.has(name)) rmSync(`${COMMANDS_DIR}${name}`);
