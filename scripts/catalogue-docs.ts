@@ -1,8 +1,7 @@
-// The documentation of the check catalogue, generated from src/diagnose/catalogue.ts: docs/checks.md (one section per
-// id, the anchor every finding's `docs` field points at) and the tables of README.md between
-// `<!-- catalogue:NAME -->` and `<!-- /catalogue:NAME -->`. `npm run docs` writes them; a unit test fails when the
-// files drift from the catalogue.
-import { readFileSync, writeFileSync } from 'node:fs';
+// The documentation of the check catalogue, generated from src/diagnose/catalogue.ts: docs/checks.md, with a table of
+// each family's checks and one section per id (the anchor every finding's `docs` field points at). `npm run docs`
+// writes it (and the command pages: scripts/command-docs.ts); a unit test fails when it drifts from the catalogue.
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../src/diagnose/catalogue.ts';
 import type { CatalogueEntry, Template } from '../src/types/finding.ts';
@@ -62,7 +61,7 @@ export function checksPage(): string {
     'rule picks the one that fits what it found.',
   ];
   for (const family of FAMILIES) {
-    lines.push('', `## ${family.title}`, '', family.intro);
+    lines.push('', `## ${family.title}`, '', family.intro, '', familyTable(family.name));
     for (const [id, entry] of entries().filter(([id]) => family.prefix.test(id))) {
       const mode = id.startsWith('DR') ? ` Mode: ${doctorMode(entry)}.` : '';
       lines.push('', `### ${id}`, '', `${entry.summary} ${severityLine(entry)}${mode}`, '', ...templateLines('title', entry.title), ...templateLines('fix', entry.fix));
@@ -71,8 +70,8 @@ export function checksPage(): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** A README table: id, severity, summary, linked to its section of docs/checks.md. */
-export function readmeTable(family: string): string {
+/** A family's table: id (linked to its section below), severity (of each form), mode for the doctor, summary. */
+export function familyTable(family: string): string {
   const f = FAMILIES.find((x) => x.name === family);
   if (!f) throw new Error(`no catalogue family ${family}`);
   const doctor = family === 'doctor';
@@ -80,20 +79,13 @@ export function readmeTable(family: string): string {
     .filter(([id]) => f.prefix.test(id))
     .map(([id, e]) => {
       const severity = [e.severity, ...Object.values(e.severityOf ?? {})].filter((v, i, all) => all.indexOf(v) === i).join(' / ');
-      return `| [${id}](docs/checks.md#${id.toLowerCase()}) | ${severity} |${doctor ? ` ${doctorMode(e)} |` : ''} ${e.summary.replace(/\|/g, '\\|')} |`;
+      return `| [${id}](#${id.toLowerCase()}) | ${severity} |${doctor ? ` ${doctorMode(e)} |` : ''} ${e.summary.replace(/\|/g, '\\|')} |`;
     });
   const head = doctor ? ['| id | severity | mode | what it finds |', '|---|---|---|---|'] : ['| id | severity | what it finds |', '|---|---|---|'];
   return [...head, ...rows].join('\n');
 }
 
-/** README.md with every generated table replaced by the catalogue's current one. */
-export function readmeWithTables(readme: string): string {
-  return readme.replace(/(<!-- catalogue:([a-z-]+) -->)[\s\S]*?(<!-- \/catalogue:\2 -->)/g, (_, open: string, name: string, close: string) => `${open}\n${readmeTable(name)}\n${close}`);
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(`${root}docs/checks.md`, checksPage());
-  const readme = readFileSync(`${root}README.md`, 'utf8');
-  writeFileSync(`${root}README.md`, readmeWithTables(readme));
-  console.log('wrote docs/checks.md and the catalogue tables of README.md');
+  console.log('wrote docs/checks.md');
 }

@@ -75,8 +75,8 @@ export async function packageRelease({ out = join(repoRoot, 'release'), manifest
       copyFileSync(join(repoRoot, 'LICENSE'), join(stage, files.license));
       const name = archiveName(pkg.version, platform);
       const entries = [files.executable, files.completion, files.license];
-      if (platform.os === 'windows') writeFileSync(join(out, name), zip(entries.map((f) => ({ name: f, data: readFileSync(join(stage, f)), mode: statSync(join(stage, f)).mode })), mtime));
-      else writeTarGz(join(out, name), stage, entries, mtime);
+      const members = entries.map((f) => ({ name: f, data: readFileSync(join(stage, f)), mode: statSync(join(stage, f)).mode }));
+      writeFileSync(join(out, name), platform.os === 'windows' ? zip(members, mtime) : tarGz(members, mtime));
       const sha256 = createHash('sha256').update(readFileSync(join(out, name))).digest('hex');
       built.push({ os: platform.os, arch: platform.arch, file: join(out, name), name, sha256, codeCache: isHost, files });
       log(`built ${name} (${(statSync(join(out, name)).size / 2 ** 20).toFixed(1)} MiB, code cache ${isHost ? 'on' : 'off: built on another platform'})`);
@@ -197,9 +197,41 @@ function sourceDate() {
   }
 }
 
-function writeTarGz(file, dir, entries, mtime) {
-  const tar = execFileSync('tar', ['--create', '--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${mtime}`, '--format=gnu', '-C', dir, ...entries], { maxBuffer: 1 << 30 });
-  writeFileSync(file, execFileSync('gzip', ['-n'], { input: tar, maxBuffer: 1 << 30 }));
+/**
+ * A .tar.gz of regular files, written here rather than by a tar binary: BSD tar (macOS) lacks GNU tar's flags for a
+ * reproducible archive. The tar is byte for byte what `tar --create --owner=0 --group=0 --numeric-owner
+ * --mtime=@<mtime> --format=gnu` writes (members in the order given, 10240-byte records); the gzip has no name, no
+ * time and a fixed OS byte, so the same files give the same archive on every platform.
+ */
+export function tarGz(entries, mtime) {
+  const blocks = [];
+  for (const e of entries) {
+    const header = Buffer.alloc(512);
+    const name = Buffer.from(e.name);
+    if (name.length > 100) throw new Error(`tar member name over 100 bytes: ${e.name}`);
+    name.copy(header, 0);
+    const octal = (value, at, width) => header.write(`${value.toString(8).padStart(width - 1, '0')}\0`, at, 'ascii');
+    octal(e.mode & 0o7777, 100, 8);
+    octal(0, 108, 8); // uid
+    octal(0, 116, 8); // gid
+    octal(e.data.length, 124, 12);
+    octal(mtime, 136, 12);
+    header.write('0', 156, 'ascii'); // a regular file
+    header.write('ustar  \0', 257, 'ascii'); // GNU's magic and version; user and group names left empty
+    header.write('        ', 148, 'ascii'); // the checksum counts its own field as spaces
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+    blocks.push(header, e.data, Buffer.alloc((512 - (e.data.length % 512)) % 512));
+  }
+  const body = blocks.reduce((n, b) => n + b.length, 0) + 1024; // two zero blocks end the archive
+  const tar = Buffer.concat([...blocks, Buffer.alloc(1024 + ((10240 - (body % 10240)) % 10240))]);
+  const head = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]); // deflate, no flags, no time, Unix
+  const tail = Buffer.alloc(8);
+  tail.writeUInt32LE(crc32(tar), 0);
+  tail.writeUInt32LE(tar.length % 2 ** 32, 4);
+  // gzip's default level, as `gzip -n` wrote it: level 9 takes three times as long for 0.4 % less
+  return Buffer.concat([head, deflateRawSync(tar, { level: 6 }), tail]);
 }
 
 /** A zip archive (deflate, Unix modes kept), as krew and Windows' own Expand-Archive read it. */

@@ -23,7 +23,7 @@ function pageSizeFromEnv(fallback: number): number {
 /**
  * Base of every command: connection from kubectl-style flags, and errors as one line with a documented exit code.
  * Everything it prints of an error goes through redact() (no secret, no terminal control sequence), and commands
- * hand what they render through safe() first: the boundary of the rule in README "Secrets and hostile input".
+ * hand what they render through safe() first: the boundary of the rule in docs/security.md.
  */
 export abstract class KubeCommand extends Command {
   static override baseFlags = kubeFlags;

@@ -21,9 +21,26 @@ export const outputFlag = Flags.option({ char: 'o', summary: 'Output format.', o
 
 export const conditionTypeFlag = Flags.string({ summary: 'Readiness gate condition type.', default: GATE_CONDITION });
 
-export const EXIT_CODES_HELP =
-  'Exit codes: 0 success; 1 rollout failed, stall cause found, or a target refused/failed; 2 timed out; ' +
-  '3 usage or input error (bad flag, invalid or unknown object, unusable kubeconfig); 4 cluster, API or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed).';
+/** What each exit code means for every command (README "Exit codes" has the whole table). */
+const EXIT_CODE_MEANINGS: Record<number, string> = {
+  0: 'success',
+  1: 'rollout failed, stall cause found, or a target refused/failed',
+  2: 'timed out',
+  3: 'usage or input error (bad flag, invalid or unknown object, unusable kubeconfig)',
+  4: 'cluster, API or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed)',
+};
+
+/**
+ * The last paragraph of a command's description: "Exit codes:", then a line per code (the command's own meanings
+ * in place of the common ones). docs/commands/ shows it as a table.
+ */
+export function exitCodesHelp(own: Record<number, string> = {}): string {
+  const meanings = Object.entries({ ...EXIT_CODE_MEANINGS, ...own });
+  const width = Math.max(...meanings.map(([code]) => code.length));
+  return ['Exit codes:', ...meanings.map(([code, meaning]) => `  ${code.padEnd(width)}  ${meaning}`)].join('\n');
+}
+
+export const EXIT_CODES_HELP = exitCodesHelp();
 
 /** The Deployment a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
 export const rolloutArgs = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };

@@ -3,7 +3,11 @@ import { GateCommand } from '../cli/gate-command.ts';
 
 export default class DisableGate extends GateCommand {
   static override summary = "Remove HAPTIC's readiness gate from Deployments.";
-  static override description = `Removes only the readinessGates entry of the HAPTIC condition type (other gates stay), and the readinessGates field when it becomes empty. A Deployment without the gate is left alone (no write). Removing the gate changes the pod template, so it starts a rollout.
+  static override description = `\
+Removes only the readinessGates entry of the HAPTIC condition type (other gates stay), and the readinessGates \
+field when it becomes empty. A Deployment without the gate is left alone (no write).
+
+Removing the gate changes the pod template, so it starts a rollout.
 
 ${EXIT_CODES_HELP}`;
   static override examples = [

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { UserError } from '../lib/errors.ts';
-import { EXIT_CODES_HELP } from '../cli/flags.ts';
+import { exitCodesHelp } from '../cli/flags.ts';
 import { doctorExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
@@ -21,16 +21,28 @@ const checks = (Object.entries(CATALOGUE) as [string, CatalogueEntry][])
 
 export default class Doctor extends KubeCommand {
   static override summary = 'Find the drain-safety traps that drop requests during rollouts and drains, with evidence and a fix.';
-  static override description = `Checks Deployments, the Services, EndpointSlices, PodDisruptionBudgets and autoscalers around them, and the HAProxy tier in front of them (HAPTIC's HAProxy pods and the configuration they run, or a plain HAProxy Deployment whose haproxy.cfg comes from a mounted ConfigMap).
+  static override description = `\
+Checks Deployments, the Services, EndpointSlices, PodDisruptionBudgets and autoscalers around them, and the \
+HAProxy tier in front of them (HAPTIC's HAProxy pods and the configuration they run, or a plain HAProxy Deployment \
+whose haproxy.cfg comes from a mounted ConfigMap).
 
-Live mode reads the cluster in one parallel round of list calls (no request per pod). With -f, static mode reads manifests only (files, folders, or - for standard input; multi-document YAML or JSON, kind: List, helm template output) and needs no cluster: checks that need live state are listed as not run ("needs a cluster") instead of guessed.
+Live mode reads the cluster in one parallel round of list calls (no request per pod).
 
-Checks (id, severity — a second one for the form that is worse —, what it finds; docs/checks.md has each one's title and fix):
+With -f, static mode reads manifests only (files, folders, or - for standard input; multi-document YAML or JSON, \
+kind: List, helm template output) and needs no cluster: checks that need live state are listed as not run ("needs \
+a cluster") instead of guessed.
+
+Checks (id, severity — a second one for the form that is worse —, what it finds; docs/checks.md has each one's \
+title and fix):
 ${checks}
 
-Suppress checks on one Deployment with the annotation ${IGNORE_ANNOTATION}: "DR101,DR401" (on the HAProxyTemplateConfig for HAPTIC's tier): suppressed findings are still shown, marked, and do not count for the exit code. -o json|yaml prints kind DoctorReport; -o sarif prints SARIF 2.1.0 for CI.
+Suppress checks on one Deployment with the annotation ${IGNORE_ANNOTATION}: "DR101,DR401" (on the \
+HAProxyTemplateConfig for HAPTIC's tier): suppressed findings are still shown, marked, and do not count for the \
+exit code.
 
-${EXIT_CODES_HELP} Here 1 means an error was found (with --strict, a warning too).`;
+-o json|yaml prints kind DoctorReport; -o sarif prints SARIF 2.1.0 for CI.
+
+${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
   static override examples = [
     { description: 'Check one Deployment and the HAProxy tier in front of it', command: 'kubectl haptic doctor web -n shop' },
     { description: 'Check manifests in CI before they are applied, as SARIF', command: 'helm template shop ./chart | kubectl haptic doctor -f - -o sarif > doctor.sarif' },

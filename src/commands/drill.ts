@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { parseDuration } from '../cli/duration.ts';
 import { ExitCode, UserError } from '../lib/errors.ts';
-import { conditionTypeFlag, EXIT_CODES_HELP, outputFlag } from '../cli/flags.ts';
+import { conditionTypeFlag, exitCodesHelp, outputFlag } from '../cli/flags.ts';
 import { drillExitCode } from '../cli/outcomes.ts';
 import { DEFAULT_PROBE_IMAGE, permissionText } from '../model/drill/plan.ts';
 import { checkPermissions, Interrupted, planDrill, runDrill } from '../services/drill.ts';
@@ -13,13 +13,33 @@ import { waitLines } from '../ui/wait-text.ts';
 
 export default class Drill extends KubeCommand {
   static override summary = 'Count the requests a rollout drops: a probe pod sends requests while the Deployment rolls.';
-  static override description = `Creates a short-lived probe pod in the Deployment's namespace that sends a GET to the Deployment's Service (or, with --host, through HAPTIC's HAProxy with that Host header) every --interval, each on a new connection; restarts the rollout (as kubectl rollout restart; --no-restart waits for one instead); follows it as status --wait --drained; then reads the probe's log and reports the requests sent and the failures by class — connection refused, connection reset, timeout, HTTP 5xx, other — each group set against the rollout change closest before it (the restart, a new pod Ready, an old pod draining or gone).
+  static override description = `\
+Creates a short-lived probe pod in the Deployment's namespace that sends a GET to the Deployment's Service (or, \
+with --host, through HAPTIC's HAProxy with that Host header) every --interval, each on a new connection.
 
-It says what it creates before creating it, and deletes its probe pod at the end, also on Ctrl-C or an error. Before anything is created it checks (SelfSubjectAccessReview, as kubectl auth can-i) that you may: create, delete pods and get pods/log; patch deployments (unless --no-restart); list and watch deployments, replicasets, pods, services and endpointslices. --dry-run prints the probe pod and the restart patch instead.
+Then it restarts the rollout (as kubectl rollout restart; --no-restart waits for one instead) and follows it as \
+status --wait --drained.
 
-The probe runs curl in a shell loop (default image ${DEFAULT_PROBE_IMAGE}); its exit code tells the classes apart. Another image must have sh and curl 7.75 or newer.
+Then it reads the probe's log and reports the requests sent and the failures by class — connection refused, \
+connection reset, timeout, HTTP 5xx, other — each group set against the rollout change closest before it (the \
+restart, a new pod Ready, an old pod draining or gone).
 
-Exit codes: 0 no request failed; 1 a request failed, or the rollout failed (progress deadline exceeded), or the probe pod could not start; 2 --timeout ran out; 3 usage error; 4 cluster, API or permission error; 130 stopped with Ctrl-C (the probe pod is deleted). ${EXIT_CODES_HELP.replace(/^Exit codes: [^;]*; /, 'In general: ')}`;
+It says what it creates before creating it, and deletes its probe pod at the end, also on Ctrl-C or an error.
+
+Before anything is created it checks (SelfSubjectAccessReview, as kubectl auth can-i) that you may: create, delete \
+pods and get pods/log; patch deployments (unless --no-restart); list and watch deployments, replicasets, pods, \
+services and endpointslices. --dry-run prints the probe pod and the restart patch instead.
+
+The probe runs curl in a shell loop (default image ${DEFAULT_PROBE_IMAGE}); its exit code tells the classes apart. \
+Another image must have sh and curl 7.75 or newer.
+
+${exitCodesHelp({
+    0: 'no request failed',
+    1: 'a request failed, or the rollout failed (progress deadline exceeded), or the probe pod could not start',
+    2: 'timed out: --timeout ran out, or an API request did (--request-timeout)',
+    4: 'cluster, API, permission or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed)',
+    130: 'stopped with Ctrl-C (the probe pod is deleted)',
+  })}`;
   static override examples = [
     { description: 'Restart web and count what its Service drops meanwhile', command: 'kubectl haptic drill web -n shop' },
     { description: "Through HAPTIC's HAProxy, as clients of an ingress host see it", command: 'kubectl haptic drill web -n shop --host shop.example.com' },

@@ -4,11 +4,19 @@ import { GateCommand } from '../cli/gate-command.ts';
 
 export default class EnableGate extends GateCommand {
   static override summary = "Add HAPTIC's readiness gate to Deployments, after checking their pods could become Ready.";
-  static override description = `Adds {conditionType: haproxy-haptic.org/load-balancer-ready} to spec.template.spec.readinessGates, keeping every other gate and field. A Deployment that already has the gate is left alone (no write).
+  static override description = `\
+Adds {conditionType: haproxy-haptic.org/load-balancer-ready} to spec.template.spec.readinessGates, keeping every \
+other gate and field. A Deployment that already has the gate is left alone (no write).
 
-Before writing, preflight checks must pass (--force overrides the blocking ones): a Service selects the pod template (HAPTIC only gates pods listed in an EndpointSlice), a HAPTIC installation exists with a controller leader, and its gate feature is on (the controller may patch pods/status). Warnings (single replica taken down first, Recreate strategy, paused Deployment, a gate type that looks like a typo) do not block.
+Before writing, preflight checks must pass (--force overrides the blocking ones): a Service selects the pod \
+template (HAPTIC only gates pods listed in an EndpointSlice), a HAPTIC installation exists with a controller \
+leader, and its gate feature is on (the controller may patch pods/status).
 
-The patch is a JSON patch guarded by test operations: if the Deployment changes between read and write, it is re-read and retried once, never overwritten. Adding the gate changes the pod template, so it starts a rollout.
+Warnings (single replica taken down first, Recreate strategy, paused Deployment, a gate type that looks like a \
+typo) do not block.
+
+The patch is a JSON patch guarded by test operations: if the Deployment changes between read and write, it is \
+re-read and retried once, never overwritten. Adding the gate changes the pod template, so it starts a rollout.
 
 ${EXIT_CODES_HELP}`;
   static override examples = [

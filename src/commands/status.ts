@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { parseDuration } from '../cli/duration.ts';
 import { ExitCode, UserError } from '../lib/errors.ts';
-import { EXIT_CODES_HELP, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
+import { exitCodesHelp, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
 import { waitExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { followStatus, loadStatus, waitStatus } from '../services/status.ts';
@@ -12,11 +12,25 @@ import { rolloutOutput, statusText } from '../ui/status-text.ts';
 
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
-  static override description = `Shows, for a Deployment's rollout, each new pod's containers, HAPTIC gate condition, Ready condition, endpoint in each selecting Service and whether HAProxy routes to it on every HAProxy pod; each old pod's termination and drain; and HAPTIC's leader and fleet.
+  static override description = `\
+Shows, for a Deployment's rollout, each new pod's containers, HAPTIC gate condition, Ready condition, endpoint in \
+each selecting Service and whether HAProxy routes to it on every HAProxy pod; each old pod's termination and \
+drain; and HAPTIC's leader and fleet.
 
-Without a name, every Deployment in the namespace (or matching -l; -A for all namespaces). One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout). --watch draws a live view until the rollout completes (↑/↓ pick a pod, enter opens its detail, ? lists the keys, q quits). --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are gone), 1 when it failed (progress deadline exceeded), 2 on --timeout. After --watch or --wait, a rollout that made progress is summed up in a report: how long each new pod waited for its gate, how long each old pod drained, and the HAProxy configurations that carried the change.
+Without a name, every Deployment in the namespace (or matching -l; -A for all namespaces).
 
-${EXIT_CODES_HELP} --watch exits 130 when stopped with q or Ctrl-C.`;
+One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout).
+
+--watch draws a live view until the rollout completes (↑/↓ pick a pod, enter opens its detail, ? lists the keys, q \
+quits).
+
+--wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are \
+gone), 1 when it failed (progress deadline exceeded), 2 on --timeout.
+
+After --watch or --wait, a rollout that made progress is summed up in a report: how long each new pod waited for \
+its gate, how long each old pod drained, and the HAProxy configurations that carried the change.
+
+${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
   static override examples = [
     { description: 'One-shot view of a rollout', command: 'kubectl haptic status web -n shop' },
     { description: 'Live view until the rollout completes', command: 'kubectl haptic status deployment/web --watch' },

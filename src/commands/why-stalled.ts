@@ -1,6 +1,6 @@
 import { KubeCommand } from '../cli/base-command.ts';
 import { ExitCode } from '../lib/errors.ts';
-import { EXIT_CODES_HELP, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
+import { exitCodesHelp, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
 import { whyStalled } from '../services/why-stalled.ts';
@@ -15,12 +15,17 @@ const catalogue = Object.entries(CATALOGUE)
 
 export default class WhyStalled extends KubeCommand {
   static override summary = 'Explain why a gated rollout is stalled, with evidence and a fix.';
-  static override description = `Reads the same snapshot as status (one parallel round of list calls, no request per pod) and runs an ordered catalogue of checks: the most likely cause is printed first, each with a stable id, the objects and field values that prove it, and a fix. A rollout that is progressing normally is not a stall: it says what the rollout waits for and exits 0.
+  static override description = `\
+Reads the same snapshot as status (one parallel round of list calls, no request per pod) and runs an ordered \
+catalogue of checks: the most likely cause is printed first, each with a stable id, the objects and field values \
+that prove it, and a fix.
+
+A rollout that is progressing normally is not a stall: it says what the rollout waits for and exits 0.
 
 Checks:
 ${catalogue}
 
-${EXIT_CODES_HELP} Here 1 means a stall cause was found.`;
+${exitCodesHelp({ 1: 'a stall cause was found' })}`;
   static override examples = [
     { description: 'Why is this rollout stuck?', command: 'kubectl haptic why-stalled web -n shop' },
     { description: 'Every Deployment in every namespace, as JSON', command: 'kubectl haptic why-stalled -A -o json' },

@@ -45,7 +45,7 @@ export interface WatchEvent<T> {
   object: T;
 }
 
-/** The largest answer read: a bigger one is refused instead of filling memory (see README, "Limits"). */
+/** The largest answer read: a bigger one is refused instead of filling memory (docs/kubeconfig.md, "Limits"). */
 export const MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** client-go retries a 429 or 5xx answer that carries Retry-After at most this often... */
 export const MAX_RETRIES = 10;

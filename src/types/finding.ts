@@ -41,7 +41,7 @@ export interface CatalogueEntry {
   severity: Severity;
   /** for checks whose form decides how bad it is: the severity of a variant, where it differs from `severity` */
   severityOf?: Readonly<Record<string, Severity>>;
-  /** one line: what the check finds (help, README, docs/checks.md) */
+  /** one line: what the check finds (help, docs/checks.md) */
   summary: string;
   title: Template;
   fix?: Template | undefined;
