@@ -21,7 +21,7 @@ function withoutCode(text: string): string {
 }
 
 /** The links of a page: inline `[text](target)` and `[text]: target` definitions. */
-export function linksOf(text: string): string[] {
+function linksOf(text: string): string[] {
   const plain = withoutCode(text);
   const inline = [...plain.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
   const defined = [...plain.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]!);
@@ -29,7 +29,7 @@ export function linksOf(text: string): string[] {
 }
 
 /** GitHub's anchors for the headings of a page: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-export function anchorsOf(text: string): Set<string> {
+function anchorsOf(text: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   const headings = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm);
