@@ -1,7 +1,7 @@
 // Whole outputs, pinned: for every scenario folder of test/fixtures/scenarios (the objects a cluster holds at one
-// moment, loaded strictly), what why-stalled and one-shot status print, byte for byte, beside the scenario
-// (`*.golden.*`). Times are pinned (NOW), so ages are stable. Regenerate after an intended change with
-// `npx vitest run test/unit/golden.test.ts -u` and read the diff.
+// moment: the base with the scenario's overlay, loaded strictly), what why-stalled and one-shot status print, byte
+// for byte, beside the scenario (`*.golden.*`). Times are pinned (NOW), so ages are stable. Regenerate after an
+// intended change with `npx vitest run test/unit/golden.test.ts -u` and read the diff.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diagnoseContext } from '../../src/diagnose/context.ts';
@@ -16,13 +16,13 @@ import { rolloutOutput, statusText } from '../../src/ui/status-text.ts';
 import { painter } from '../../src/ui/style.ts';
 import { diagnosisOutput, whyText } from '../../src/ui/why-text.ts';
 import type { Deployment } from '../../src/types/kube.ts';
-import { loadManifests, scenarios, SCENARIOS_DIR, snapshotOf } from '../fixtures/load.ts';
+import { loadScenario, scenarios, SCENARIOS_DIR, snapshotOf } from '../fixtures/load.ts';
 import { GATE, NOW } from './fixtures/rollout.ts';
 
 const plain = painter(false);
 
 function scenario(name: string) {
-  const objects = loadManifests(join(SCENARIOS_DIR, name, 'objects.yaml'));
+  const objects = loadScenario(name);
   const snapshot = snapshotOf(objects, 'web');
   const model = buildRollout(snapshot, NOW, { gateType: GATE });
   const diagnosis = diagnose(diagnoseContext(snapshot, model, NOW));
