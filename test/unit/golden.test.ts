@@ -1,9 +1,10 @@
 // Whole outputs, pinned: for every scenario folder of test/fixtures/scenarios (the objects a cluster holds at one
-// moment, loaded strictly), what why-stalled and one-shot status print, byte for byte, beside the scenario
-// (`*.golden.*`). Times are pinned (NOW), so ages are stable. Regenerate after an intended change with
-// `npx vitest run test/unit/golden.test.ts -u` and read the diff.
+// moment: the base with the scenario's overlay, loaded strictly), what why-stalled and one-shot status print, byte
+// for byte, beside the scenario (`*.golden.*`). Times are pinned (NOW), so ages are stable. Regenerate after an
+// intended change with `npx vitest run test/unit/golden.test.ts -u` and read the diff.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CATALOGUE } from '../../src/diagnose/catalogue.ts';
 import { diagnoseContext } from '../../src/diagnose/context.ts';
 import { diagnose } from '../../src/diagnose/index.ts';
 import { preflight } from '../../src/diagnose/preflight.ts';
@@ -16,13 +17,13 @@ import { rolloutOutput, statusText } from '../../src/ui/status-text.ts';
 import { painter } from '../../src/ui/style.ts';
 import { diagnosisOutput, whyText } from '../../src/ui/why-text.ts';
 import type { Deployment } from '../../src/types/kube.ts';
-import { loadManifests, scenarios, SCENARIOS_DIR, snapshotOf } from '../fixtures/load.ts';
+import { loadScenario, scenarios, SCENARIOS_DIR, snapshotOf } from '../fixtures/load.ts';
 import { GATE, NOW } from './fixtures/rollout.ts';
 
 const plain = painter(false);
 
 function scenario(name: string) {
-  const objects = loadManifests(join(SCENARIOS_DIR, name, 'objects.yaml'));
+  const objects = loadScenario(name);
   const snapshot = snapshotOf(objects, 'web');
   const model = buildRollout(snapshot, NOW, { gateType: GATE });
   const diagnosis = diagnose(diagnoseContext(snapshot, model, NOW));
@@ -31,12 +32,28 @@ function scenario(name: string) {
 
 const golden = (name: string, file: string) => join(SCENARIOS_DIR, name, file);
 
+/** Why-stalled ids of the catalogue that have no scenario, each with the reason (none today: every id has one). */
+const WITHOUT_SCENARIO: Record<string, string> = {};
+
 describe('golden outputs of every scenario', () => {
-  it('has a scenario per why-stalled id', () => {
-    expect(scenarios().map((s) => s.slice(0, 5).toUpperCase())).toEqual([
-      'HS101', 'HS102', 'HS103', 'HS104', 'HS105', 'HS106', 'HS107', 'HS108', 'HS109', 'HS110', 'HS111', 'HS112',
-      'HS201', 'HS202', 'HS203', 'HS204', 'HS205', 'HS206', 'HS207', 'HS208', 'HS209', 'HS210', 'HS901', 'HS902',
-    ]);
+  it('has a scenario per why-stalled id of the catalogue, and none for an id the catalogue lacks', () => {
+    const folders = scenarios();
+    const ids = folders.map((s) => s.slice(0, 5).toUpperCase());
+    const catalogue = Object.keys(CATALOGUE).filter((id) => id.startsWith('HS'));
+    const missing = catalogue.filter((id) => !ids.includes(id));
+    expect({
+      'folders not named hsNNN-what': folders.filter((s) => !/^hs\d{3}-[a-z0-9-]+$/.test(s)),
+      'ids with two scenarios': ids.filter((id, i) => ids.indexOf(id) !== i),
+      'scenarios of an id the catalogue lacks': ids.filter((id) => !catalogue.includes(id)),
+      'why-stalled ids without a scenario': missing.filter((id) => !(id in WITHOUT_SCENARIO)),
+      'WITHOUT_SCENARIO ids with a scenario, or not in the catalogue': Object.keys(WITHOUT_SCENARIO).filter((id) => !missing.includes(id)),
+    }).toEqual({
+      'folders not named hsNNN-what': [],
+      'ids with two scenarios': [],
+      'scenarios of an id the catalogue lacks': [],
+      'why-stalled ids without a scenario': [],
+      'WITHOUT_SCENARIO ids with a scenario, or not in the catalogue': [],
+    });
   });
 
   it.each(scenarios())('%s: why-stalled and status, as text', async (name) => {

@@ -2,7 +2,6 @@
 // the progressing and complete ones) gives the same model, findings and output, text and JSON, whether its objects
 // arrive whole or through the trimmers status uses (rolloutQueries' own), and also when they first carry everything
 // the API server adds that nothing reads (managed fields, volumes, environment, tolerations, image IDs…).
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import { diagnose } from '../../../src/diagnose/index.ts';
@@ -15,7 +14,7 @@ import { formatStructured } from '../../../src/ui/output.ts';
 import { rolloutOutput, statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 import { diagnosisOutput, whyText } from '../../../src/ui/why-text.ts';
-import { loadManifests, scenarios, SCENARIOS_DIR, snapshotOf } from '../../fixtures/load.ts';
+import { loadScenario, scenarios, snapshotOf } from '../../fixtures/load.ts';
 import { GATE, NOW } from '../fixtures/rollout.ts';
 
 const plain = painter(false);
@@ -99,7 +98,7 @@ function noisySnapshot(s: RolloutSnapshot): RolloutSnapshot {
   return { deployment: noisy(s.deployment), replicaSets: s.replicaSets.map(noisy), pods: s.pods.map(noisy), services: s.services.map(noisy), slices: s.slices.map(noisy), events: s.events.map(noisy), haptic };
 }
 
-const scenarioSnapshot = (name: string) => snapshotOf(loadManifests(join(SCENARIOS_DIR, name, 'objects.yaml')), 'web');
+const scenarioSnapshot = (name: string) => snapshotOf(loadScenario(name), 'web');
 
 describe('trimming keeps what the model reads', () => {
   it.each(scenarios())('%s: the same model, findings and output, trimmed or whole, with or without what nobody reads', (name) => {
