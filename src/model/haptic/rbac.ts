@@ -3,16 +3,17 @@ import { selectorMatches } from '../selectors.ts';
 
 /**
  * Whether a rule allows a verb on a resource of a group, with RBAC's wildcards: `*` in apiGroups, resources and
- * verbs; `pods/*` for every subresource of pods and `*\/status` for the status of every resource. Rules that name
- * resourceNames allow only those objects, so they do not grant the verb in general.
+ * verbs, and `*\/status` for the status of every resource. `pods/*` is no wildcard: RBAC compares it as a name
+ * (plugin/pkg/auth/authorizer/rbac/rbac.go, ResourceMatches: `*`, the exact resource, or `*\/<subresource>`). Rules
+ * that name resourceNames allow only those objects, so they do not grant the verb in general.
  */
 export function ruleAllows(rule: PolicyRule, group: string, resource: string, verb: string): boolean {
   if (rule.resourceNames?.length) return false;
   const groups = rule.apiGroups ?? [];
   if (!groups.includes(group) && !groups.includes('*')) return false;
   if (!rule.verbs.some((v) => v === verb || v === '*')) return false;
-  const [base, sub] = resource.split('/');
-  return (rule.resources ?? []).some((r) => r === '*' || r === resource || (sub !== undefined && (r === `${base}/*` || r === `*/${sub}`)));
+  const sub = resource.split('/')[1];
+  return (rule.resources ?? []).some((r) => r === '*' || r === resource || (sub !== undefined && r === `*/${sub}`));
 }
 
 /**
