@@ -10,6 +10,9 @@ export const PROJECT_HOMEPAGE = 'https://github.com/kubectl-haptic/kubectl-hapti
 
 const INSTALL_GATE_FEATURE = GATE_FEATURE_HELM_VALUE;
 
+/** A route HAPTIC renders, as a kubectl user creates one: an Ingress of its class, every path to the Service's port. */
+const ROUTE_FIX = "create a route HAPTIC renders: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}'";
+
 /**
  * Every finding id, its severity, what it means, and the words of its title and fix. Ids are stable and never
  * reused: HG1xx are enable-gate preflight checks, HS1xx HAPTIC-specific stall causes, HS2xx generic rollout causes,
@@ -102,6 +105,22 @@ export const CATALOGUE = {
     title: '{count} HAPTIC installations: if more than one routes this Service they write the same condition and overwrite each other',
     fix: 'route each gated Service through exactly one installation',
   },
+  HG116: {
+    severity: 'blocker',
+    summary: 'No route that HAPTIC renders reaches a Service that selects the pod template (no Ingress of its class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC would never route the new pods, so they would never become Ready.',
+    title: 'No route that HAPTIC renders reaches {services}: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready',
+    fix: {
+      nearMiss: `fix the route above (its class, parent Gateway or port), or ${ROUTE_FIX}; then run enable-gate again`,
+      none: `${ROUTE_FIX}; then run enable-gate again`,
+    },
+  },
+  HG117: {
+    severity: 'warning',
+    summary: 'Whether a route that HAPTIC renders reaches the Services could not be told (a route kind could not be read, or a template config says nothing of what it watches).',
+    title: 'Could not tell whether a route that HAPTIC renders reaches {services}',
+    fix: 'ask for cluster-wide read access to ingresses (networking.k8s.io) and to gateways, httproutes and grpcroutes (gateway.networking.k8s.io), or check the routes by hand',
+  },
+  HG118: { severity: 'ok', summary: 'A route that HAPTIC renders reaches a Service that selects the pod template.', title: '{routes} reaches {services}' },
   HS101: {
     severity: 'error',
     summary: 'A gated pod is selected by no Service, so HAPTIC never sets its condition (near-miss selectors and selector-less Services named).',
@@ -209,6 +228,15 @@ export const CATALOGUE = {
     summary: "HAPTIC's controller has not processed the latest edit of its HAProxyTemplateConfig (status.observedGeneration behind metadata.generation).",
     title: 'HAPTIC {installation} has not processed the latest edit of its template config (generation {generation}, observed {observed})',
     fix: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=50',
+  },
+  HS113: {
+    severity: 'error',
+    summary: 'The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC never routes them, so it never sets the condition (the near misses named).',
+    title: '{pods}: no route that HAPTIC renders reaches {services}, so HAPTIC never routes {which} and never sets {gateType}',
+    fix: {
+      nearMiss: `fix the route above (its class, parent Gateway or port), or ${ROUTE_FIX}`,
+      none: ROUTE_FIX,
+    },
   },
   HS201: {
     severity: 'error',

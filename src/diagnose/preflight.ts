@@ -4,7 +4,9 @@ import type { HapticModel, Installation } from '../model/haptic/haptic.ts';
 import { formatSelector } from '../model/selectors.ts';
 import { resolveStrategy } from '../model/rollout/strategy.ts';
 import { foreignGateTypes, gateFeatureOff, installationId, leaderProblem, leaderUnknown, noInstallation, standaloneControllerDown } from './checks/haptic.ts';
+import { routeCheck } from './checks/routes.ts';
 import { serviceSelection } from './checks/services.ts';
+import { routeInstallations, routingFor, type RouteLists, type Routing } from '../model/haptic/routes.ts';
 import { gateWarnings } from './doctor/gate-warnings.ts';
 import { leaderEvidence } from './evidence.ts';
 import type { Finding } from '../types/finding.ts';
@@ -14,6 +16,8 @@ export interface PreflightInput {
   deployment: Deployment;
   services: Service[];
   haptic: HapticModel;
+  /** the cluster's routes (Ingresses, Gateways, HTTPRoutes, GRPCRoutes), as read with HAPTIC's objects */
+  routes: RouteLists;
   conditionType: string;
 }
 
@@ -21,8 +25,21 @@ export interface PreflightInput {
  * Checks before adding the gate. Blockers refuse the write unless --force; warnings are shown and do not block.
  * The doctor's gate-related errors that no HG check makes already come last, as warnings (doctor/gate-warnings.ts).
  */
-export function preflight({ deployment, services, haptic, conditionType }: PreflightInput): Finding[] {
-  return [serviceCheck(deployment, services), ...hapticChecks(haptic), ...strategyChecks(deployment, conditionType), ...gateWarnings(deployment, services)];
+export function preflight({ deployment, services, haptic, routes, conditionType }: PreflightInput): Finding[] {
+  const selection = serviceCheck(deployment, services);
+  const routing = routingFor(deployment.spec.template.metadata?.labels, services, routes, routeInstallations(haptic.installations));
+  const reached = selection.id === 'HG100' && haptic.installations.length ? [routesCheck(deployment, services, routing, haptic)] : [];
+  return [selection, ...reached, ...hapticChecks(haptic), ...strategyChecks(deployment, conditionType), ...gateWarnings(deployment, services)];
+}
+
+/** HG116–HG118: a route that HAPTIC renders reaches a Service that selects the pod template. */
+function routesCheck(deployment: Deployment, services: Service[], routing: Routing, haptic: HapticModel): Finding {
+  const selecting = services.filter((s) => routing.services.some((r) => r.service === s.metadata.name));
+  const check = routeCheck(routing, selecting, haptic.installations);
+  const args = { services: selecting.map((s) => `service/${s.metadata.name}`).join(', '), namespace: deployment.metadata.namespace ?? '', ...check.fixArgs };
+  if (check.routed.length) return finding('HG118', { ...args, routes: check.routed.join(', ') }, check.routed);
+  if (check.unrouted) return finding('HG116', args, check.evidence, { variant: check.nearMiss ? 'nearMiss' : 'none' });
+  return finding('HG117', args, check.evidence);
 }
 
 function serviceCheck(deployment: Deployment, services: Service[]): Finding {

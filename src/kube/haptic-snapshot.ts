@@ -8,8 +8,9 @@ import { fetchAll, fetchQuery, type Fetched } from './snapshot.ts';
 import { trimObject as trim } from './trim.ts';
 
 /**
- * Everything about HAPTIC installations, cluster-wide: template configs, rendered configs, HAPTIC's pods and the
- * RBAC that says whether the gate feature is on — one parallel round; the Leases of each installation namespace
+ * Everything about HAPTIC installations, cluster-wide: template configs, rendered configs, HAPTIC's pods, the
+ * RBAC that says whether the gate feature is on, and the routes it may render (Ingresses, Gateways, HTTPRoutes,
+ * GRPCRoutes; a cluster without the Gateway API answers NotFound, kept as such) — one parallel round; the Leases of each installation namespace
  * are asked for as soon as the template configs are known. A user who may not read some of it gets the rest.
  * Objects come without their managedFields (trimObject), which nothing reads.
  */
@@ -31,6 +32,10 @@ export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
       pods: { resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, optional: true, trim },
       clusterRoles: { resource: R.clusterroles, optional: true, trim },
       clusterRoleBindings: { resource: R.clusterrolebindings, optional: true, trim },
+      ingresses: { resource: R.ingresses, optional: true, trim },
+      gateways: { resource: R.gateways, optional: true, trim },
+      httpRoutes: { resource: R.httproutes, optional: true, trim },
+      grpcRoutes: { resource: R.grpcroutes, optional: true, trim },
     }),
     leases,
   ]);

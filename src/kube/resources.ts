@@ -34,6 +34,10 @@ export const R = {
   customresourcedefinitions: resourceType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
   haproxytemplateconfigs: resourceType('haproxy-haptic.org', 'v1alpha1', 'haproxytemplateconfigs', 'HAProxyTemplateConfig'),
   haproxycfgs: resourceType('haproxy-haptic.org', 'v1alpha1', 'haproxycfgs', 'HAProxyCfg'),
+  ingresses: resourceType('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
+  gateways: resourceType('gateway.networking.k8s.io', 'v1', 'gateways', 'Gateway'),
+  httproutes: resourceType('gateway.networking.k8s.io', 'v1', 'httproutes', 'HTTPRoute'),
+  grpcroutes: resourceType('gateway.networking.k8s.io', 'v1', 'grpcroutes', 'GRPCRoute'),
 } as const;
 
 export interface Locator {

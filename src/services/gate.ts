@@ -29,7 +29,7 @@ export async function applyGate(client: KubeClient, options: GateOptions): Promi
   const hapticModel = haptic && buildHaptic(haptic, Date.now());
   const records: GateRecord[] = [];
   for (const deployment of deployments) {
-    const findings = hapticModel ? preflight({ deployment, services, haptic: hapticModel, conditionType: options.conditionType }) : [];
+    const findings = haptic && hapticModel ? preflight({ deployment, services, haptic: hapticModel, routes: haptic, conditionType: options.conditionType }) : [];
     records.push(await gateOne(client, deployment, findings, options));
   }
   return records;

@@ -122,7 +122,12 @@ export function sharedStores(open: StoreFactory): StoreFactory {
   };
 }
 
-type Part = 'replicaSets' | 'pods' | 'services' | 'slices' | 'warnings' | 'deploymentEvents' | 'templateConfigs' | 'haproxyCfgs' | 'hapticPods' | 'clusterRoles' | 'clusterRoleBindings';
+type Part =
+  | 'replicaSets' | 'pods' | 'services' | 'slices' | 'warnings' | 'deploymentEvents' | 'templateConfigs' | 'haproxyCfgs' | 'hapticPods'
+  | 'clusterRoles' | 'clusterRoleBindings' | 'ingresses' | 'gateways' | 'httpRoutes' | 'grpcRoutes';
+
+/** Kinds a cluster may not serve at all (the Gateway API is an add-on): their NotFound is an answer, not a problem. */
+const MAY_BE_ABSENT: Part[] = ['gateways', 'httpRoutes', 'grpcRoutes'];
 
 /**
  * The status pipeline on a loop: stores (list + watch) keep one Deployment's objects and HAPTIC's current; every
@@ -174,6 +179,10 @@ export class RolloutStream implements RolloutFollower {
       hapticPods: make({ resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, trim: trimObject }),
       clusterRoles: make({ resource: R.clusterroles, trim: trimObject }),
       clusterRoleBindings: make({ resource: R.clusterrolebindings, trim: trimObject }),
+      ingresses: make({ resource: R.ingresses, trim: trimObject }),
+      gateways: make({ resource: R.gateways, trim: trimObject }),
+      httpRoutes: make({ resource: R.httproutes, trim: trimObject }),
+      grpcRoutes: make({ resource: R.grpcroutes, trim: trimObject }),
     };
   }
 
@@ -191,7 +200,8 @@ export class RolloutStream implements RolloutFollower {
 
   /** First error of a store that is retrying (API server down, forbidden…). */
   private problem(): unknown {
-    return [...this.stores, ...this.leaseStores.values()].find((s) => s.error)?.error;
+    const absent = new Set(MAY_BE_ABSENT.map((part) => this.parts[part]));
+    return [...this.stores, ...this.leaseStores.values()].find((s) => s.error && !(absent.has(s) && isApiError(s.error, 'NotFound')))?.error;
   }
 
   /**
@@ -260,6 +270,10 @@ export class RolloutStream implements RolloutFollower {
       leases: { items: leases.flatMap((s) => s.items()) as Lease[], error: readError(leases.find((s) => !s.synced)?.error) },
       clusterRoles: read(p.clusterRoles),
       clusterRoleBindings: read(p.clusterRoleBindings),
+      ingresses: read(p.ingresses),
+      gateways: read(p.gateways),
+      httpRoutes: read(p.httpRoutes),
+      grpcRoutes: read(p.grpcRoutes),
     };
     const [snapshot] = splitRollouts([deployment], {
       replicaSets: p.replicaSets.items() as ReplicaSet[],

@@ -11,6 +11,8 @@ export interface HAProxyTemplateConfig extends KubeObject {
       configPublishing?: { compressionThreshold?: number };
     };
     libraryRefs?: { name: string; revision?: string }[];
+    /** what the controller watches, by name (the chart merges its libraries' into this map) */
+    watchedResources?: Record<string, WatchedResource>;
   };
   status?: {
     /** agent generation only */
@@ -23,6 +25,17 @@ export interface HAProxyTemplateConfig extends KubeObject {
     validationErrors?: string[];
     lastValidated?: string;
   };
+}
+
+/** One watched resource type of a template config (pkg/apis/haproxytemplate/v1alpha1/types_config.go). */
+export interface WatchedResource {
+  apiVersion?: string;
+  /** the plural, as in RBAC rules and API paths */
+  resources?: string;
+  /** `path=value`, matched by the controller itself (not the API server's field selectors) */
+  fieldSelector?: string;
+  /** `k=v,k2=v2` */
+  labelSelector?: string;
 }
 
 /** One HAProxy pod's deploy status, keyed by podName. */

@@ -1,5 +1,6 @@
 // The raw objects a command reads for its models: what src/kube returns and src/model builds from.
 import type { HAProxyCfg, HAProxyTemplateConfig } from './haptic.ts';
+import type { Gateway, GatewayRoute, Ingress } from './routes.ts';
 import type { ClusterRole, Deployment, EndpointSlice, KubeEvent, Lease, Pod, ReplicaSet, RoleBinding, Service } from './kube.ts';
 
 /** Why a list could not be read: the API error's kind (NotFound, Forbidden…) and its one-line message. */
@@ -22,6 +23,11 @@ export interface HapticInputs {
   leases: Read<Lease>;
   clusterRoles: Read<ClusterRole>;
   clusterRoleBindings: Read<RoleBinding>;
+  /** the routes HAPTIC may render, cluster-wide; Gateway API kinds a cluster lacks come back NotFound */
+  ingresses: Read<Ingress>;
+  httpRoutes: Read<GatewayRoute>;
+  grpcRoutes: Read<GatewayRoute>;
+  gateways: Read<Gateway>;
 }
 
 /**

@@ -53,8 +53,13 @@ export function endpointsCell(p: PodView): Cell {
   return cell(parts.join('; '), tone);
 }
 
+/** A gated pod that is not Ready and not going away: one whose gate a missing route would hold. */
+const waitsForGate = (p: PodView) => p.gate.state !== 'not-gated' && p.ready.status !== 'True' && !p.terminating;
+
 export function haproxyCell(p: PodView): Cell {
   if (p.haproxyUnreadable) return cell('? cannot read configs', 'muted');
+  // the cause of a stall on a new gated pod; on a pod already Ready (an old one, served by another path) a fact
+  if (p.haproxy.length === 0 && p.notRouted) return cell(`${waitsForGate(p) ? '✗ ' : ''}not routed (${p.notRouted})`, waitsForGate(p) ? 'bad' : 'muted');
   if (p.haproxy.length === 0) return cell('not in config', p.terminating ? 'muted' : 'wait');
   const parts = p.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} ${h.runningOn}/${h.of}${h.unknown ? ` (${h.unknown} unknown)` : ''}`);
   const converged = p.haproxy.every((h) => h.runningOn === h.of);

@@ -80,7 +80,7 @@ describe('golden output of enable-gate --dry-run=client', () => {
     const d = structuredClone(snapshot.deployment) as Deployment;
     delete d.spec.template.spec.readinessGates;
     d.spec.template.spec.containers[0] = { ...d.spec.template.spec.containers[0]!, ports: [{ name: 'http', containerPort: 8080 }] };
-    const findings = preflight({ deployment: d, services: snapshot.services, haptic: buildHaptic(snapshot.haptic, NOW), conditionType: GATE });
+    const findings = preflight({ deployment: d, services: snapshot.services, haptic: buildHaptic(snapshot.haptic, NOW), routes: snapshot.haptic, conditionType: GATE });
     const record = planRecord(d, findings, { namespace: 'shop', action: 'enable', conditionType: GATE, dryRun: 'client', force: false });
     expect(objects.length).toBeGreaterThan(5);
     await expect(gateText([record], plain)).toMatchFileSnapshot(golden('hs901-progressing', 'enable-gate-dry-run.golden.txt'));

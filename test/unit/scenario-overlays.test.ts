@@ -110,7 +110,7 @@ describe('an overlay that does not fit its base is an error', () => {
     ['copy: [{ of: Pod/shop/web-1, as: Pod/shop/web-1 }]', /copy 1: Pod\/shop\/web-1 is already there/],
     ['copy: [{ of: Pod/shop/web-1, as: Service/shop/web-2 }]', /copy 1: as Service\/shop\/web-2 is not a Pod's address/],
     ['add: [{ apiVersion: v1, kind: Service, metadata: { name: web, namespace: shop } }]', /add 1: Service\/shop\/web is already there/],
-    ['add: [{ apiVersion: v1, kind: Ingress, metadata: { name: web } }]', /add 1: unknown kind "Ingress"/],
+    ['add: [{ apiVersion: v1, kind: CronJob, metadata: { name: web } }]', /add 1: unknown kind "CronJob"/],
     ['add: [{ apiVersion: apps/v1, kind: Pod, metadata: { name: p } }]', /add 1: Pod is v1, not "apps\/v1"/],
     ['patch:\n  Pod/shop/web-1:\n    metadata: { name: web-2 }', /may not change an object's kind, namespace or name/],
     ['patch:\n  Pod/shop/web-1:\n    status: { phase: Running }', /\/status\/phase is already "Running"/],

@@ -2,6 +2,7 @@ import type { Pod, Service } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import { formatSelector } from '../../model/selectors.ts';
 import { foreignGateTypes } from '../checks/haptic.ts';
+import { routeCheck } from '../checks/routes.ts';
 import { serviceSelection } from '../checks/services.ts';
 import { blockingPods, podList, rawPod, waitingForGate, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../../types/finding.ts';
@@ -20,6 +21,13 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
     const labels = rawPod(ctx, unselected[0]!.name)?.metadata.labels ?? {};
     const { evidence } = serviceSelection('pod', labels, ctx.services, m.namespace);
     findings.push(finding('HS101', { pods: podList(unselected), which: unselected.length === 1 ? 'this gated pod' : 'these gated pods', gateType: m.gateType, name: m.name, namespace: m.namespace }, evidence));
+  }
+  const unrouted = waiting.filter((p) => p.services.length > 0 && p.notRouted);
+  if (unrouted.length) {
+    const services = ctx.services.filter((s) => unrouted[0]!.services.includes(s.metadata.name));
+    const check = routeCheck(m.routing, services, m.installations);
+    const args = { pods: podList(unrouted), which: unrouted.length === 1 ? 'this gated pod' : 'these gated pods', gateType: m.gateType, services: services.map((s) => `service/${s.metadata.name}`).join(', '), namespace: m.namespace, ...check.fixArgs };
+    findings.push(finding('HS113', args, check.evidence, { variant: check.nearMiss ? 'nearMiss' : 'none' }));
   }
   for (const p of waiting.filter((w) => w.services.length > 0 && w.ip)) {
     const pod = rawPod(ctx, p.name);

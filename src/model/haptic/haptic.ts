@@ -8,6 +8,7 @@ import {
 import { findCondition } from '../conditions.ts';
 import { configText, renderedServers, type RenderedServer } from './haptic-config.ts';
 import { clusterRolesAllowing } from './rbac.ts';
+import { routeAdmission, type RouteAdmission } from './routes.ts';
 import { selectorMatches } from '../selectors.ts';
 import { ageMs } from '../time.ts';
 
@@ -116,6 +117,8 @@ export interface Installation {
   controllerPods: ControllerPodInfo[];
   haproxyPods: HAProxyPodInfo[];
   gateFeature: GateFeature;
+  /** which routes it renders: its template config's watched Ingresses, Gateways, HTTPRoutes and GRPCRoutes */
+  routes: RouteAdmission;
 }
 
 export interface HapticModel {
@@ -365,6 +368,7 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
       }),
       haproxyPods,
       gateFeature: gateFeatureOf(namespace, [...new Set(controllers.map((p) => p.spec.serviceAccountName ?? 'default'))], inputs),
+      routes: routeAdmission(htc),
     };
   });
   const configsUnreadable = inputs.haproxyCfgs.error ? `cannot read HAProxyCfgs: ${inputs.haproxyCfgs.error.message}` : undefined;

@@ -4,6 +4,7 @@ import { ageMs } from '../time.ts';
 import { podEndpoints, type EndpointView } from './endpoints.ts';
 import { serversRunOn, type ConfigMemory, type Installation } from '../haptic/haptic.ts';
 import type { RenderedServer } from '../haptic/haptic-config.ts';
+import { routeInstallations, unroutedReason, type Routing } from '../haptic/routes.ts';
 
 export type GateState = 'not-gated' | 'missing' | 'False' | 'True' | 'Unknown';
 
@@ -65,6 +66,8 @@ export interface PodView {
   haproxy: HAProxyRouting[];
   /** why HAProxy routing cannot be told (HAPTIC's configs unreadable) */
   haproxyUnreadable?: string | undefined;
+  /** why no HAPTIC route reaches the Services selecting the pod, when that is certain */
+  notRouted?: string | undefined;
   containerProblems: ContainerProblem[];
   /** when the last container finished, once every container has (the pod's processes exited) */
   containersFinishedAt?: string | undefined;
@@ -165,6 +168,8 @@ export interface PodContext {
   memory?: ConfigMemory | undefined;
   /** why HAProxy's configs could not be read (then routing is unknown, not "not in config") */
   configsUnreadable?: string | undefined;
+  /** the routes of the Services selecting the pod template (model/haptic/routes.ts) */
+  routing?: Routing | undefined;
 }
 
 /**
@@ -207,6 +212,7 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     endpoints,
     haproxy: routing(pod, ctx.installations, gate.state === 'True', ctx.memory),
     haproxyUnreadable: ctx.configsUnreadable,
+    notRouted: ctx.routing && unroutedReason(ctx.routing, services, routeInstallations(ctx.installations)),
     containerProblems: problems(pod.status?.containerStatuses),
     containersFinishedAt: finishedAt(pod.status?.containerStatuses),
     terminating: deadlineMs === undefined ? undefined : {

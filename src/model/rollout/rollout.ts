@@ -7,6 +7,7 @@ import { buildPodView, type PodView } from './pod.ts';
 import type { RenderedServer } from '../haptic/haptic-config.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
 import { compareText } from '../../lib/order.ts';
+import { routeInstallations, routingFor, type Routing } from '../haptic/routes.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
 
@@ -62,6 +63,8 @@ export interface RolloutModel {
   /** HAPTIC's installations; in a one-shot answer (status, why-stalled) their configs list this rollout's servers only */
   installations: Installation[];
   hapticUnreadable?: string | undefined;
+  /** the routes that reach the Services selecting the pod template, and whether HAPTIC renders them */
+  routing: Routing;
   /** events of the Deployment and its ReplicaSets (pods carry their own) */
   events: { object: string; type: string; reason: string; message: string; count: number }[];
 }
@@ -165,7 +168,8 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const desired = d.spec.replicas ?? 1;
   const gated = (d.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
-  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, memory: options.memory, configsUnreadable: haptic.configsUnreadable };
+  const routing = routingFor(d.spec.template.metadata?.labels, snap.services, snap.haptic, routeInstallations(installations));
+  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, memory: options.memory, configsUnreadable: haptic.configsUnreadable, routing };
   const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
   const newPods = (newRS ? podsOf([newRS]) : []).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
   const oldPods = podsOf(oldRSs).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
@@ -212,6 +216,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     oldPods: oldPods.sort(byName),
     installations,
     hapticUnreadable: haptic.unreadable,
+    routing,
     events: snap.events
       .filter((e) => (e.involvedObject.kind === 'Deployment' && e.involvedObject.name === d.metadata.name) || (e.involvedObject.kind === 'ReplicaSet' && rsNames.has(e.involvedObject.name ?? '')))
       .map((e) => ({ object: `${e.involvedObject.kind?.toLowerCase()}/${e.involvedObject.name}`, type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? '', count: e.series?.count ?? e.count ?? 1 })),

@@ -3,10 +3,12 @@ import { preflight } from '../../../src/diagnose/preflight.ts';
 import { describeFinding } from '../../../src/diagnose/catalogue.ts';
 import type { Deployment } from '../../../src/types/kube.ts';
 import { buildHaptic } from '../../../src/model/haptic/haptic.ts';
-import { deployment, GATE, hapticInputs, NOW, service } from '../fixtures/rollout.ts';
+import { deployment, GATE, hapticInputs, ingress, NOW, service } from '../fixtures/rollout.ts';
 
-const ids = (d: Deployment, o: { services?: ReturnType<typeof service>[]; haptic?: Parameters<typeof hapticInputs>[0]; type?: string } = {}) =>
-  preflight({ deployment: d, services: o.services ?? [service()], haptic: buildHaptic(hapticInputs(o.haptic), NOW), conditionType: o.type ?? GATE }).map(describeFinding);
+const ids = (d: Deployment, o: { services?: ReturnType<typeof service>[]; haptic?: Parameters<typeof hapticInputs>[0]; type?: string } = {}) => {
+  const inputs = hapticInputs(o.haptic);
+  return preflight({ deployment: d, services: o.services ?? [service()], haptic: buildHaptic(inputs, NOW), routes: inputs, conditionType: o.type ?? GATE }).map(describeFinding);
+};
 
 const ungated = () => deployment({ gated: false });
 /** with a readinessProbe, so the doctor's DR103 has nothing to say */
@@ -17,7 +19,25 @@ const probed = (): Deployment => {
 
 describe('enable-gate preflight', () => {
   it('passes a served Deployment with a healthy installation', () => {
-    expect(ids(probed()).map((f) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG106', 'ok']]);
+    expect(ids(probed()).map((f) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG118', 'ok'], ['HG106', 'ok']]);
+    expect(ids(probed())[1]).toMatchObject({ title: 'ingress shop/web → service/web:80 reaches service/web' });
+  });
+
+  it('blocks when no route that HAPTIC renders reaches the Service, naming the near miss and the Ingress to create', () => {
+    const [, route] = ids(probed(), { haptic: { ingresses: [ingress('web', 'nginx')] } });
+    expect(route).toMatchObject({ id: 'HG116', severity: 'blocker' });
+    expect(route?.title).toBe('No route that HAPTIC renders reaches service/web: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready');
+    expect(route?.evidence[0]).toBe('ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy');
+    expect(route?.fix).toBe("fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again");
+    expect(ids(probed(), { haptic: { ingresses: [] } })[1]).toMatchObject({ id: 'HG116', fix: "create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again" });
+  });
+
+  it('warns, without blocking, when the routes could not be read', () => {
+    const inputs = hapticInputs();
+    const routes = { ...inputs, ingresses: { items: [], error: { kind: 'Forbidden', message: 'ingresses.networking.k8s.io is forbidden' } } };
+    const [, route] = preflight({ deployment: probed(), services: [service()], haptic: buildHaptic(inputs, NOW), routes, conditionType: GATE }).map(describeFinding);
+    expect(route).toMatchObject({ id: 'HG117', severity: 'warning' });
+    expect(route?.evidence).toContain('ingresses.networking.k8s.io could not be read: ingresses.networking.k8s.io is forbidden');
   });
 
   it("warns with the doctor's gate checks that no HG check makes (DR103, DR501), on the template as it will be gated", () => {
@@ -48,7 +68,7 @@ describe('enable-gate preflight', () => {
   });
 
   it('blocks without any installation', () => {
-    const f = preflight({ deployment: ungated(), services: [service()], haptic: { installations: [], unreadable: 'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist' }, conditionType: GATE }).map(describeFinding);
+    const f = preflight({ deployment: ungated(), services: [service()], haptic: { installations: [], unreadable: 'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist' }, routes: hapticInputs(), conditionType: GATE }).map(describeFinding);
     expect(f.find((x) => x.id === 'HG102')?.evidence).toEqual(['HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist']);
   });
 
@@ -70,6 +90,6 @@ describe('enable-gate preflight', () => {
 
   it('blockers block, warnings warn, passes are ok', () => {
     const findings = [...ids(probed(), { services: [] }), ...ids({ ...probed(), spec: { ...probed().spec, paused: true } }, { haptic: { gateFeature: false } })];
-    expect(findings.map((f) => [f.id, f.severity])).toEqual([['HG101', 'blocker'], ['HG106', 'ok'], ['HG100', 'ok'], ['HG104', 'blocker'], ['HG113', 'warning']]);
+    expect(findings.map((f) => [f.id, f.severity])).toEqual([['HG101', 'blocker'], ['HG106', 'ok'], ['HG100', 'ok'], ['HG118', 'ok'], ['HG104', 'blocker'], ['HG113', 'warning']]);
   });
 });

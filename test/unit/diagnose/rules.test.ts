@@ -11,10 +11,11 @@ import { ApiError } from '../../../src/kube/errors.ts';
 import { OVERDUE_MS } from '../../../src/model/rollout/pod.ts';
 import type { Condition, Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../../../src/types/kube.ts';
 import type { HapticInputs } from '../../../src/types/snapshot.ts';
+import type { Gateway, GatewayRoute } from '../../../src/types/routes.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import {
-  at, CHECKSUM, deployment, GATE, hapticInputs, type HapticOptions, mergeHapticInputs, NOW, pod, podEvent, replicaSet, replicaSetEvent, service, slice, snapshot,
+  at, CHECKSUM, deployment, GATE, hapticInputs, type HapticOptions, ingress, mergeHapticInputs, NOW, pod, podEvent, replicaSet, replicaSetEvent, service, slice, snapshot,
 } from '../fixtures/rollout.ts';
 
 type Case = {
@@ -228,6 +229,63 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
       { slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: [{ type: 'ContainersReady', status: 'True', lastTransitionTime: at(2) }, { type: 'Ready', status: 'False', lastTransitionTime: at(2) }] })] },
     ],
   ])('HS102 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS102'));
+
+  // HAPTIC renders backends only for Services its routes name (model/haptic/routes.ts)
+  const gateway = (name: string, cls: string): Gateway => ({ metadata: { name, namespace: 'shop' }, spec: { gatewayClassName: cls } });
+  const httpRoute = (parent: string, port = 80): GatewayRoute => ({ metadata: { name: 'web', namespace: 'shop' }, spec: { parentRefs: [{ name: parent }], rules: [{ backendRefs: [{ name: 'web', port }] }] } });
+
+  it('HS113: a Service selects the pod, but its only Ingress is of another class: the near miss named, the fix an Ingress of class haproxy', () => {
+    const c: Case = { haptic: { ingresses: [ingress('web', 'nginx')] } };
+    expect(ids(c)[0]).toBe('HS113');
+    const f = only(c, 'HS113');
+    expect(f.title).toBe(`web-new-1: no route that HAPTIC renders reaches service/web, so HAPTIC never routes this gated pod and never sets ${GATE}`);
+    expect(f.evidence).toEqual([
+      'ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
+      'HAPTIC haptic/haptic-config renders Ingresses with spec.ingressClassName=haproxy, and HTTPRoutes and GRPCRoutes on Gateways with spec.gatewayClassName=haproxy',
+    ]);
+    expect(f.fix).toBe("fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'");
+  });
+
+  it.each([
+    ['no route at all', { ingresses: [] }, 'service/web: no Ingress, HTTPRoute or GRPCRoute names it'],
+    ['an Ingress without a class (the old annotation is not read)', { ingresses: [{ ...ingress('web', null), metadata: { name: 'web', namespace: 'shop', annotations: { 'kubernetes.io/ingress.class': 'haproxy' } } }] },
+      'ingress shop/web → service/web:80: has no ingressClassName (the kubernetes.io/ingress.class: haproxy annotation is not read); HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy'],
+    ['an Ingress to a port the Service lacks', { ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] },
+      'ingress shop/web → service/web:8080: service/web has no port 8080 (its ports: 80), so HAPTIC renders no server for it'],
+    ['an Ingress to a port name the Service lacks', { ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] },
+      'ingress shop/web → service/web:http: service/web has no port http (its ports: 80), so HAPTIC renders no server for it'],
+    ['an HTTPRoute on a Gateway of another class', { ingresses: [], gateways: [gateway('public', 'istio')], httpRoutes: [httpRoute('public')] },
+      'httproute shop/web → service/web:80: its parent gateway shop/public has gatewayClassName istio; HAPTIC haptic/haptic-config watches Gateways with spec.gatewayClassName=haproxy'],
+    ['an HTTPRoute whose Gateway does not exist', { ingresses: [], httpRoutes: [httpRoute('missing')] }, 'httproute shop/web → service/web:80: its parent gateway shop/missing does not exist'],
+  ] satisfies [string, HapticOptions, string][])('HS113 with %s', (_, haptic, line) => {
+    const f = only({ haptic }, 'HS113');
+    expect(f.evidence[0]).toBe(line);
+  });
+
+  it('an Ingress in another namespace to a Service of the same name is a near miss: it reaches its own namespace', () => {
+    const elsewhere = { ...ingress('web'), metadata: { name: 'web', namespace: 'staging' } };
+    const f = only({ haptic: { ingresses: [elsewhere] } }, 'HS113');
+    expect(f.evidence).toContain('ingress staging/web names a Service web in its own namespace staging, not this one');
+    expect(f.fix).toMatch(/^fix the route above/);
+  });
+
+  it.each([
+    ['an Ingress of class haproxy routes it', {}],
+    ['an HTTPRoute on a Gateway of class haproxy routes it', { ingresses: [], gateways: [gateway('public', 'haproxy')], httpRoutes: [httpRoute('public')] }],
+    ['one route of two routes it', { ingresses: [ingress('web', 'nginx'), ingress('web-2')] }],
+  ] satisfies [string, HapticOptions][])('HS113 does not fire when %s', (_, haptic) => expect(ids({ haptic })).not.toContain('HS113'));
+
+  it('HS113 does not fire when the routes could not be read: that is not "no route"', () => {
+    const inputs = { ...hapticInputs({ ingresses: [] }), ingresses: { items: [], error: { kind: 'Forbidden', message: 'ingresses.networking.k8s.io is forbidden: User "dev" cannot list resource "ingresses"' } } };
+    expect(ids({ inputs })).not.toContain('HS113');
+  });
+
+  it('a cluster without the Gateway API serves no HTTPRoute: a Service without an Ingress is unrouted all the same', () => {
+    const absent = { items: [], error: { kind: 'NotFound', message: 'the server could not find the requested resource' } };
+    const inputs = { ...hapticInputs({ ingresses: [] }), gateways: absent, httpRoutes: absent, grpcRoutes: absent };
+    const f = only({ inputs }, 'HS113');
+    expect(f.evidence).toContain('the cluster serves no httproutes.gateway.networking.k8s.io (no such API)');
+  });
 
   it('HS103: a stale Lease, with the holder and the controller pods as evidence', () => {
     const c: Case = { haptic: { leaseRenewedSecondsAgo: 40 } };
@@ -675,6 +733,7 @@ describe('the catalogue', () => {
     ['HS110', { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: routedEverywhere }],
     ['HS111', { haptic: { ...midway, leaderElectionOff: true }, inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') }],
     ['HS112', { inputs: unobserved(hapticInputs(midway)) }],
+    ['HS113', { haptic: { ingresses: [] } }],
     ['HS201', { pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy], haptic: {} }],
     ['HS202', { pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} }],
     ['HS203', { pods: [...oldPods(), imagePull(newPod())], haptic: {} }],

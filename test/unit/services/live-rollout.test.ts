@@ -2,6 +2,7 @@
 // no update when nothing a person sees changed (de-duplication), an update when only a read problem changes, and
 // nothing before every store has answered once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../src/kube/errors.ts';
 import type { Query } from '../../../src/kube/snapshot.ts';
 import { RolloutStream, sameJson, sharedStores, type Store } from '../../../src/services/live-rollout.ts';
 import type { RolloutUpdate } from '../../../src/model/rollout/report.ts';
@@ -54,6 +55,10 @@ function listHaptic(get: (key: string) => FakeStore, inputs: ReturnType<typeof h
   get('pods?app.kubernetes.io/name=haptic').list(inputs.pods.items);
   get('clusterroles').list(inputs.clusterRoles.items);
   get('clusterrolebindings').list(inputs.clusterRoleBindings.items);
+  get('ingresses').list(inputs.ingresses.items);
+  get('gateways').list(inputs.gateways.items);
+  get('httproutes').list(inputs.httpRoutes.items);
+  get('grpcroutes').list(inputs.grpcRoutes.items);
 }
 
 function harness(debounceMs = 100) {
@@ -114,6 +119,30 @@ describe('RolloutStream', () => {
     expect(h.updates).toHaveLength(1);
     h.stream.stop();
     expect([...h.stores.values()].every((s) => s.stopped)).toBe(true);
+  });
+
+  it('a cluster without the Gateway API answers NotFound for its routes: no read problem, and the model says the kinds are not served', () => {
+    const h = harness();
+    h.stream.start();
+    h.listAll();
+    for (const k of ['gateways', 'httproutes', 'grpcroutes']) {
+      const store = h.stores.get(k)!;
+      store.synced = false;
+      store.fail(new ApiError('NotFound', 'the server could not find the requested resource', { verb: 'list', resource: `${k}.gateway.networking.k8s.io` }, 404));
+    }
+    vi.advanceTimersByTime(150);
+    h.stores.get('leases@haptic')!.list(h.leases());
+    vi.advanceTimersByTime(150);
+    expect(h.updates).toHaveLength(1);
+    expect(h.updates[0]!.problem).toBeUndefined();
+    expect(h.updates[0]!.model.routing.unread.map((u) => [u.kind, u.absent])).toEqual([
+      ['httproutes.gateway.networking.k8s.io', true],
+      ['grpcroutes.gateway.networking.k8s.io', true],
+      ['gateways.gateway.networking.k8s.io', true],
+    ]);
+    // the Ingress of class haproxy still routes the pods
+    expect(h.updates[0]!.model.routing.services[0]!.routed).toBe(true);
+    h.stream.stop();
   });
 
   it('emits when the model changes, and when only a read problem appears or clears', () => {
@@ -212,9 +241,9 @@ describe('RolloutStream', () => {
     const api = twin(web);
     const updates: Record<string, RolloutUpdate[]> = { web: [], api: [] };
     const streams = [web, api].map((d) => new RolloutStream(open, d, { conditionType: GATE, drained: false, onUpdate: (u) => updates[d.metadata.name]!.push(u), debounceMs: 100, tickMs: 60_000, now: () => NOW }, { deployments: [web, api] }));
-    expect(created).toHaveLength(12);
+    expect(created).toHaveLength(16);
     const byKey = new Map(created.map((s) => [key(s.query), s]));
-    expect(byKey.size).toBe(12);
+    expect(byKey.size).toBe(16);
     for (const s of streams) s.start();
     expect(created.every((s) => s.started)).toBe(true);
     const get = (k: string) => byKey.get(k) ?? raise(`no store ${k}; have ${[...byKey.keys()].join(', ')}`);

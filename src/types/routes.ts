@@ -1,0 +1,55 @@
+// The routes that send traffic to Services, as the API server sends them: Ingresses (networking.k8s.io/v1) and the
+// Gateway API's Gateways, HTTPRoutes and GRPCRoutes (gateway.networking.k8s.io/v1). Only what the plugin reads of
+// them: which Services and ports they name, and what decides whether HAPTIC renders them (class, parents).
+import type { KubeObject } from './kube.ts';
+
+export interface IngressServiceBackend {
+  name?: string;
+  port?: { name?: string; number?: number };
+}
+
+export interface IngressBackend {
+  service?: IngressServiceBackend;
+  resource?: { apiGroup?: string; kind?: string; name?: string };
+}
+
+export interface Ingress extends KubeObject {
+  spec?: {
+    ingressClassName?: string;
+    defaultBackend?: IngressBackend;
+    rules?: { host?: string; http?: { paths?: { path?: string; pathType?: string; backend?: IngressBackend }[] } }[];
+  };
+}
+
+/** A route's parent: a Gateway, unless group/kind say otherwise. */
+export interface ParentReference {
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  name: string;
+  sectionName?: string;
+  port?: number;
+}
+
+/** A rule's backend: a Service of the route's namespace, unless group/kind/namespace say otherwise. */
+export interface BackendReference {
+  group?: string;
+  kind?: string;
+  name: string;
+  namespace?: string;
+  port?: number;
+  weight?: number;
+}
+
+/** HTTPRoute and GRPCRoute: the same parents and backends, other matches. */
+export interface GatewayRoute extends KubeObject {
+  spec?: {
+    parentRefs?: ParentReference[];
+    hostnames?: string[];
+    rules?: { backendRefs?: BackendReference[] }[];
+  };
+}
+
+export interface Gateway extends KubeObject {
+  spec?: { gatewayClassName?: string };
+}
