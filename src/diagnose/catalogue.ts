@@ -178,7 +178,7 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'A HAProxy pod did not get the configuration routing to the pod: a failed deploy (its lastError), or no deployedToPods entry at all.',
     title: "HAProxy {podNoun} {haproxyPods} did not get HAPTIC {installation}'s configuration, so {pods} cannot get the gate",
-    fix: 'kubectl -n {namespace} logs {haproxyPod} -c agent --tail=50',
+    fix: 'kubectl -n {namespace} logs {haproxyPod} -c {container} --tail=50',
   },
   HS107: {
     severity: 'error',

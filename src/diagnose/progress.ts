@@ -47,7 +47,7 @@ function olderConfigs(ctx: DiagnoseContext, p: PodView): string[] {
     .flatMap((route) => {
       const inst = ctx.model.installations.find((i) => `${i.namespace}/${i.templateConfig}` === route.installation);
       return (inst?.haproxyPods ?? [])
-        .filter((h) => h.phase === 'Running' && h.entry && h.runs.source === 'unknown')
+        .filter((h) => h.discovered && h.entry && h.runs.source === 'unknown')
         .map((h) => `HAProxy pod ${h.name} runs an older config (${h.runs.checksum}), cannot tell whether it routes ${p.name}`);
     });
 }

@@ -10,6 +10,8 @@ export interface HAProxyTemplateConfig extends KubeObject {
       leaderElection?: { enabled?: boolean; leaseName?: string; leaseDuration?: string };
       configPublishing?: { compressionThreshold?: number };
     };
+    /** the Dataplane API's port on HAProxy pods (default 5555): the container exposing it is the one discovery checks */
+    dataplane?: { port?: number };
     libraryRefs?: { name: string; revision?: string }[];
     /** what the controller watches, by name (the chart merges its libraries' into this map) */
     watchedResources?: Record<string, WatchedResource>;
@@ -80,5 +82,7 @@ export interface HAProxyCfg extends KubeObject {
     validationError?: string;
     /** agent generation: last-known-good checkpoints, newest first */
     retainedConfigs?: RetainedConfigReference[];
+    /** when this content was rendered and validated (pkg/k8s/configpublisher/runtime_config.go, updateExistingStatus) */
+    metadata?: { renderedAt?: string; validatedAt?: string; contentSize?: number };
   };
 }

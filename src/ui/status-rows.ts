@@ -132,13 +132,13 @@ function leaderWords(i: Installation): { text: string; ok: boolean } {
 function configWords(i: Installation): string {
   if (!i.config) return 'no config';
   const c = i.config;
-  if (c.configValidated?.status === 'False' || c.pinned || c.invalid || i.validated?.status === 'False') return 'config refused';
+  if (c.configValidated?.status === 'False' || c.pinned || (c.invalid && !c.invalid.stale) || i.validated?.status === 'False') return 'config refused';
   return 'config ok';
 }
 
 export function installationLine(i: Installation): Cell {
   const leader = leaderWords(i);
-  const live = i.haproxyPods.filter((p) => p.phase === 'Running');
+  const live = i.haproxyPods.filter((p) => p.discovered);
   const converged = live.filter((p) => p.current).length;
   const failing = live.filter((p) => p.entry?.lastError || p.entry?.mode === 'rejected');
   const validated = configWords(i);

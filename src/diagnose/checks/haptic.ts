@@ -64,17 +64,18 @@ export function renderProblem(inst: Installation): { variant: RenderProblem; evi
   const c = inst.config;
   const v = inst.validated;
   const refusedByCfg = c?.configValidated?.status === 'False' || c?.pinned;
-  if (!refusedByCfg && v?.status !== 'False' && !c?.invalid) return undefined;
+  const invalid = c?.invalid && !c.invalid.stale ? c.invalid : undefined;
+  if (!refusedByCfg && v?.status !== 'False' && !invalid) return undefined;
   const evidence: string[] = [];
   if (c?.configValidated) evidence.push(`haproxycfg ${inst.namespace}/${c.name}: ConfigValidated=${c.configValidated.status} reason ${c.configValidated.reason}${c.configValidated.message ? `: ${c.configValidated.message}` : ''}`);
   if (c?.pinned) evidence.push(`haproxycfg ${inst.namespace}/${c.name}: ConfigPinned=True (renders are held)`);
   if (v) evidence.push(validationLine(inst, v));
-  if (c?.invalid) evidence.push(`haproxycfg ${inst.namespace}/${c.invalid.name} holds the refused render${c.invalid.error ? `: ${c.invalid.error}` : ''}`);
+  if (invalid) evidence.push(`haproxycfg ${inst.namespace}/${invalid.name} holds the refused render${invalid.error ? `: ${invalid.error}` : ''}`);
   const reason = c?.configValidated?.status === 'False' ? c.configValidated.reason : v?.status === 'False' ? v.reason : undefined;
   const variant: RenderProblem =
     reason === 'GateUnavailable' ? 'gateUnavailable'
     : reason === 'LoadGateFailed' ? 'loadGateFailed'
-    : reason === 'ConfigInvalid' || (reason === undefined && v?.status === 'False' && /validation error/i.test(v.message ?? '') && !c?.invalid) ? 'configInvalid'
+    : reason === 'ConfigInvalid' || (reason === undefined && v?.status === 'False' && /validation error/i.test(v.message ?? '') && !invalid) ? 'configInvalid'
     : 'haproxyRefused';
   return { variant, evidence };
 }

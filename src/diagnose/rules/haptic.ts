@@ -46,7 +46,8 @@ export function deployEvidence(inst: Installation, p: HAProxyPodInfo): string {
   }
   if (!p.entry) return `${p.name}: no entry in ${cfg} status.deployedToPods (never deployed to)`;
   const e = p.entry;
-  const parts = [`${p.name}: runs ${e.checksum ?? 'no checksum'} (live config ${inst.config?.checksum})`];
+  // an entry with lastError names the config a deploy tried, not one the pod runs
+  const parts = [e.lastError ? `${p.name}: its last deploy failed (entry checksum ${e.checksum ?? 'none'}, live config ${inst.config?.checksum})` : `${p.name}: runs ${e.checksum ?? 'no checksum'} (live config ${inst.config?.checksum})`];
   if (e.lastError) parts.push(`lastError: ${e.lastError}`, `consecutiveErrors ${e.consecutiveErrors ?? '?'}${e.lastErrorAt ? ` (last at ${e.lastErrorAt})` : ''}`);
   if (p.runs.pending) parts.push(p.runs.pending);
   if (e.deployedAt) parts.push(`last deployed at ${e.deployedAt}${e.fallbackUsed ? ' (fallback used)' : ''}`);
@@ -54,13 +55,15 @@ export function deployEvidence(inst: Installation, p: HAProxyPodInfo): string {
 }
 
 function deployRules(ctx: DiagnoseContext, inst: Installation, waiting: ReturnType<typeof waitingForGate>): Finding[] {
-  const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
+  const live = inst.haproxyPods.filter((p) => p.discovered);
   // a deploy that failed, was rejected, or never happened; a pod still catching up without an error is progress, and
   // so is a HAProxy pod that started a moment ago and waits for its first deploy
   const neverDeployed = (p: HAProxyPodInfo) => !p.entry && (p.readyForMs === undefined || p.readyForMs > FIRST_DEPLOY_GRACE_MS);
   const failing = live.filter((p) => !p.current && (neverDeployed(p) || !!p.entry?.lastError || p.entry?.mode === 'rejected'));
   if (failing.length) {
-    return [finding('HS106', { podNoun: failing.length === 1 ? 'pod' : 'pods', haproxyPods: failing.map((p) => p.name).join(', '), installation: id(inst), pods: podList(waiting), namespace: inst.namespace, haproxyPod: failing[0]!.name },
+    // the container that takes the deploys: dataplane in the dataplane generation, the agent in the agent one
+    const container = failing[0]!.deployContainer ?? (inst.statusShape === 'dataplane' ? 'dataplane' : 'agent');
+    return [finding('HS106', { podNoun: failing.length === 1 ? 'pod' : 'pods', haproxyPods: failing.map((p) => p.name).join(', '), installation: id(inst), pods: podList(waiting), namespace: inst.namespace, haproxyPod: failing[0]!.name, container },
       failing.map((p) => deployEvidence(inst, p)))];
   }
   const settled = waiting.filter((p) => p.haproxy.some((h) => h.installation === id(inst) && !h.disabled && h.runningOn === h.of && h.of > 0));

@@ -48,6 +48,13 @@ export interface HAProxyPodInfo {
   uid?: string | undefined;
   phase: string;
   ready: boolean;
+  /**
+   * whether HAPTIC deploys to it (pkg/controller/discovery/discovery.go, evaluatePod): not terminating, an IP,
+   * Running, and the container exposing the Dataplane API port ready. Only these are pods the new pod must reach.
+   */
+  discovered: boolean;
+  /** the container that takes HAPTIC's deploys (exposes the Dataplane API port: `dataplane`, or the agent's), when known */
+  deployContainer?: string | undefined;
   /** how long the pod has been Ready (a new HAProxy pod gets its first deploy a moment after it starts) */
   readyForMs?: number | undefined;
   /** this pod's deployedToPods entry (matched by podUID where the entry has one, else by name) */
@@ -90,15 +97,24 @@ export interface Validation {
 export interface ConfigView {
   name: string;
   checksum?: string | undefined;
+  /**
+   * SHA-256 of the content, 64 hex: what deploy entries name where spec.checksum is HEAD's 16-hex digest of config
+   * and auxiliary files (pkg/dataplane/checksum.go, ComputeContentChecksum); released tags write this one to both
+   */
+  contentChecksum?: string | undefined;
   generation?: number | undefined;
   /** the gate release's conditions on the HAProxyCfg, when written */
   configValidated?: { status: string; reason?: string | undefined; message?: string | undefined } | undefined;
   pinned: boolean;
   servers: RenderedServer[];
-  /** `<htc>-haproxycfg-invalid`: the render HAProxy refused and its first error */
-  invalid?: { name: string; error?: string | undefined } | undefined;
+  /**
+   * `<htc>-haproxycfg-invalid`: the render HAProxy refused and its first error. Released HAPTIC deletes it once a
+   * render is accepted; HEAD keeps it (pkg/k8s/configpublisher/publisher.go), so a refusal rendered before the live
+   * config is `stale`: history, not why nothing new reaches HAProxy.
+   */
+  invalid?: { name: string; error?: string | undefined; stale: boolean } | undefined;
   /** retained checkpoints the live config lists, with their servers when their content could be read */
-  retained: { name: string; checksum: string; servers?: RenderedServer[] | undefined }[];
+  retained: { name: string; checksum: string; contentChecksum?: string | undefined; servers?: RenderedServer[] | undefined }[];
 }
 
 export interface Installation {
@@ -196,6 +212,27 @@ function intentOf(lease: Lease | undefined): Installation['intent'] {
  */
 const parsedServers = new WeakMap<HAProxyCfg, RenderedServer[] | undefined>();
 
+const digests = new WeakMap<HAProxyCfg, string | undefined>();
+
+/** The SHA-256 of a HAProxyCfg's content, once per object (undefined when the content cannot be decoded). */
+function contentDigest(cfg: HAProxyCfg): string | undefined {
+  if (digests.has(cfg)) return digests.get(cfg);
+  let digest: string | undefined;
+  try {
+    // node:crypto loads when a config is hashed; the TLS connection has loaded it already
+    digest = process.getBuiltinModule('node:crypto').createHash('sha256').update(configText(cfg)).digest('hex');
+  } catch {
+    digest = undefined;
+  }
+  digests.set(cfg, digest);
+  return digest;
+}
+
+/** Whether a deploy entry's checksum names this config: its spec.checksum, or the SHA-256 of its content. */
+export function namesConfig(checksum: string, config: { checksum?: string | undefined; contentChecksum?: string | undefined }): boolean {
+  return checksum === config.checksum || checksum === config.contentChecksum;
+}
+
 function serversOf(cfg: HAProxyCfg): RenderedServer[] | undefined {
   if (parsedServers.has(cfg)) return parsedServers.get(cfg);
   let servers: RenderedServer[] | undefined;
@@ -215,6 +252,9 @@ function serversOf(cfg: HAProxyCfg): RenderedServer[] | undefined {
  * Entries of the dataplane generation carry none of these fields: a checksum there is the config the pod runs.
  */
 function settlement(entry: DeployedToPod): { settled: boolean; pending?: string } {
+  // a failed deploy: the dataplane generation records the checksum it tried (pkg/controller/deployer/component.go,
+  // publisher.go), and the agent generation's confirmsOutput rejects any entry with lastError: not deployed
+  if (entry.lastError) return { settled: false };
   if (entry.mode === 'rejected') return { settled: false, pending: `mode rejected${entry.reasons?.length ? ` (${entry.reasons.join('; ')})` : ''}` };
   if (entry.mode === 'scheduled') return { settled: false, pending: `mode scheduled (a reload is queued)${entry.reasons?.length ? `: ${entry.reasons.join('; ')}` : ''}` };
   if (entry.appliedPlanID !== undefined) {
@@ -225,7 +265,33 @@ function settlement(entry: DeployedToPod): { settled: boolean; pending?: string 
   return { settled: true };
 }
 
-function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView | undefined, namespace: string, memory: ConfigMemory | undefined, now: number): HAProxyPodInfo {
+/** The Dataplane API's default port (pkg/apis/haproxytemplate/v1alpha1/types_config.go, DataplaneConfig.Port). */
+const DATAPLANE_PORT = 5555;
+
+/**
+ * HAPTIC's discovery of a HAProxy pod (discovery.go, evaluatePod and isDataplaneContainerReady). HAPTIC refuses a pod
+ * none of whose containers exposes the port; a generation whose pods expose another one cannot be told apart here,
+ * so such a pod counts when all its containers are ready.
+ */
+function discovered(pod: Pod, port: number): boolean {
+  if (pod.metadata.deletionTimestamp || !pod.status?.podIP || pod.status.phase !== 'Running') return false;
+  const statuses = pod.status.containerStatuses ?? [];
+  const exposing = dataplaneContainer(pod, port);
+  if (exposing) return statuses.some((s) => s.name === exposing && s.ready);
+  return statuses.length > 0 && statuses.every((s) => s.ready);
+}
+
+/** The container exposing the Dataplane API port (the chart's `dataplane`). */
+function dataplaneContainer(pod: Pod, port: number): string | undefined {
+  return pod.spec.containers.find((c) => (c.ports ?? []).some((p) => p.containerPort === port))?.name;
+}
+
+/** The container HAPTIC deploys through: the one exposing the Dataplane API port, else one named dataplane or agent. */
+function deployContainerOf(pod: Pod, port: number): string | undefined {
+  return dataplaneContainer(pod, port) ?? pod.spec.containers.map((c) => c.name).find((n) => n === 'dataplane' || n === 'agent');
+}
+
+function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView | undefined, namespace: string, memory: ConfigMemory | undefined, now: number, port: number): HAProxyPodInfo {
   const named = entries.filter((e) => e.podName === pod.metadata.name);
   // agent entries carry the pod's UID: an entry under this name with another UID was written for an earlier pod
   const entry = named.find((e) => !e.podUID || !pod.metadata.uid || e.podUID === pod.metadata.uid);
@@ -233,8 +299,8 @@ function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView |
   let runs: RunningConfig = { source: 'none', settled: false };
   if (entry?.checksum) {
     const { settled, pending } = settlement(entry);
-    const source = config?.checksum === entry.checksum ? 'live'
-      : config?.retained.some((r) => r.checksum === entry.checksum && r.servers) ? 'retained'
+    const source = config && namesConfig(entry.checksum, config) ? 'live'
+      : config?.retained.some((r) => namesConfig(entry.checksum!, r) && r.servers) ? 'retained'
       : memory?.has(memoryKey(namespace, entry.checksum)) ? 'remembered'
       : 'unknown';
     runs = { checksum: entry.checksum, source, settled, pending };
@@ -244,6 +310,8 @@ function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView |
     uid: pod.metadata.uid,
     phase: pod.status?.phase ?? 'Unknown',
     ready: podReady(pod),
+    discovered: discovered(pod, port),
+    deployContainer: deployContainerOf(pod, port),
     readyForMs: podReady(pod) ? ageMs(findCondition(pod.status?.conditions, 'Ready')?.lastTransitionTime, now) : undefined,
     entry,
     staleEntry,
@@ -257,7 +325,7 @@ export function serversRunOn(inst: Installation, pod: HAProxyPodInfo, memory: Co
   const checksum = pod.runs.checksum;
   if (!checksum) return undefined;
   if (pod.runs.source === 'live') return inst.config?.servers;
-  if (pod.runs.source === 'retained') return inst.config?.retained.find((r) => r.checksum === checksum)?.servers;
+  if (pod.runs.source === 'retained') return inst.config?.retained.find((r) => namesConfig(checksum, r))?.servers;
   if (pod.runs.source === 'remembered') return memory?.get(memoryKey(inst.namespace, checksum));
   return undefined;
 }
@@ -289,6 +357,13 @@ function installationsOf(inputs: HapticInputs): { namespace: string; htc: HAProx
   });
 }
 
+/** Whether `a` was rendered before `b`, by the render times HAPTIC records (false when either has none). */
+function renderedBefore(a: HAProxyCfg, b: HAProxyCfg): boolean {
+  const at = (c: HAProxyCfg) => Date.parse(c.status?.metadata?.renderedAt ?? c.status?.metadata?.validatedAt ?? '');
+  const [x, y] = [at(a), at(b)];
+  return Number.isFinite(x) && Number.isFinite(y) && x < y;
+}
+
 function configView(namespace: string, htcName: string, cfgs: HAProxyCfg[]): ConfigView | undefined {
   const find = (name: string) => cfgs.find((c) => c.metadata.namespace === namespace && c.metadata.name === name);
   const cfg = find(liveHAProxyCfgName(htcName));
@@ -297,16 +372,17 @@ function configView(namespace: string, htcName: string, cfgs: HAProxyCfg[]): Con
   return {
     name: cfg.metadata.name,
     checksum: cfg.spec?.checksum,
+    contentChecksum: contentDigest(cfg),
     generation: cfg.metadata.generation,
     configValidated: condition(findCondition(cfg.status?.conditions, 'ConfigValidated')),
     pinned: findCondition(cfg.status?.conditions, 'ConfigPinned')?.status === 'True',
     servers: serversOf(cfg) ?? [],
-    invalid: invalid && { name: invalid.metadata.name, error: invalid.status?.validationError },
+    invalid: invalid && { name: invalid.metadata.name, error: invalid.status?.validationError, stale: renderedBefore(invalid, cfg) },
     retained: (cfg.status?.retainedConfigs ?? []).map((ref) => {
       const held = find(ref.name);
       // a checkpoint whose UID or checksum differs from the reference is not the one referenced (HAPTIC checks both)
       const usable = held && (!ref.uid || held.metadata.uid === ref.uid) && held.spec?.checksum === ref.checksum;
-      return { name: ref.name, checksum: ref.checksum, servers: usable ? serversOf(held) : undefined };
+      return { name: ref.name, checksum: ref.checksum, contentChecksum: usable ? contentDigest(held) : undefined, servers: usable ? serversOf(held) : undefined };
     }),
   };
 }
@@ -340,7 +416,7 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
     const intent = intentOf(lease);
     const haproxyPods = inputs.pods.items
       .filter((p) => p.metadata.namespace === namespace && selectorMatches(htc.spec?.podSelector, p.metadata.labels) && !p.metadata.deletionTimestamp)
-      .map((p) => haproxyPodInfo(p, entries, config, namespace, memory, now));
+      .map((p) => haproxyPodInfo(p, entries, config, namespace, memory, now, htc.spec?.dataplane?.port ?? DATAPLANE_PORT));
     const observed = htc.status?.observedGeneration;
     const generation = htc.metadata.generation;
     return {
@@ -381,7 +457,10 @@ export function rememberConfigs(memory: ConfigMemory, installations: Installatio
   for (const inst of installations) {
     const c = inst.config;
     if (!c) continue;
-    const seen = [...(c.checksum ? [{ checksum: c.checksum, servers: c.servers }] : []), ...c.retained.filter((r) => r.servers).map((r) => ({ checksum: r.checksum, servers: r.servers! }))];
+    // under both names a deploy entry may give it
+    const named = (view: { checksum?: string | undefined; contentChecksum?: string | undefined }, servers: RenderedServer[]) =>
+      [view.checksum, view.contentChecksum].filter((x): x is string => !!x).map((checksum) => ({ checksum, servers }));
+    const seen = [...named(c, c.servers), ...c.retained.filter((r) => r.servers).flatMap((r) => named(r, r.servers!))];
     for (const { checksum, servers } of seen) {
       const key = memoryKey(inst.namespace, checksum);
       if ((next ?? memory).has(key)) continue;

@@ -110,7 +110,7 @@ export function observe(history: RolloutHistory | undefined, model: RolloutModel
     const checksum = inst.config?.checksum;
     if (!checksum) continue;
     const installation = `${inst.namespace}/${inst.templateConfig}`;
-    const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
+    const live = inst.haproxyPods.filter((p) => p.discovered);
     let i = configs.findIndex((c) => c.installation === installation && c.checksum === checksum);
     if (i < 0) i = configs.push({ installation, checksum, firstSeenAt: seen, haproxyPods: live.length }) - 1;
     const c = configs[i]!;

@@ -133,7 +133,7 @@ function routing(pod: Pod, installations: Installation[], gateTrue: boolean, mem
   return installations.flatMap((inst) => {
     const servers = mine(inst.config?.servers ?? []);
     if (!servers.length) return [];
-    const live = inst.haproxyPods.filter((p) => p.phase === 'Running');
+    const live = inst.haproxyPods.filter((p) => p.discovered);
     // counted: HAProxy pods whose settled config treats the pod as the live config does (routes it, or, for a
     // server the live config disables, no longer routes it)
     const disabled = servers.every((s) => s.disabled);

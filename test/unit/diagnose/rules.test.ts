@@ -152,7 +152,11 @@ function dataplane(inputs: HapticInputs): HapticInputs {
     status: { deployedToPods: (c.status?.deployedToPods ?? []).map((e) => ({ podName: e.podName, checksum: e.checksum, deployedAt: at(30), syncDuration: '0.12s', consecutiveErrors: e.consecutiveErrors, ...(e.lastError ? { lastError: e.lastError, lastErrorAt: at(3) } : {}) })) },
   }));
   const htcs = inputs.templateConfigs.items.map((h) => ({ ...h, status: { validationStatus: 'Valid', validationMessage: 'Configuration validated successfully' } }));
-  return { ...inputs, haproxyCfgs: { items: cfgs }, templateConfigs: { items: htcs } };
+  // its HAProxy pods run haproxy and the Dataplane API beside it, on port 5555 (charts/haptic/templates/haproxy-deployment.yaml)
+  const pods = inputs.pods.items.map((p) => (p.metadata.labels?.['app.kubernetes.io/component'] === 'loadbalancer'
+    ? { ...p, spec: { ...p.spec, containers: [{ name: 'haproxy' }, { name: 'dataplane', ports: [{ name: 'dataplane', containerPort: 5555 }] }] }, status: { ...p.status, containerStatuses: [{ name: 'haproxy', ready: true, restartCount: 0 }, { name: 'dataplane', ready: true, restartCount: 0 }] } }
+    : p));
+  return { ...inputs, haproxyCfgs: { items: cfgs }, templateConfigs: { items: htcs }, pods: { items: pods } };
 }
 
 const complete = (): Deployment => deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2, conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] } });
@@ -345,7 +349,7 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     expect(ids(c)).toEqual(['HS106']);
     const f = only(c, 'HS106');
     expect(f.title).toBe("HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate");
-    expect(f.evidence).toEqual([`haptic-haproxy-b: runs ${CHECKSUM.old} (live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`]);
+    expect(f.evidence).toEqual([`haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.old}, live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`]);
     expect(f.fix).toBe('kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
     const never = only({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'none' }] } }, 'HS106');
     expect(never.evidence).toEqual(['haptic-haproxy-b: no entry in haproxycfg haptic/haptic-config-haproxycfg status.deployedToPods (never deployed to)']);
@@ -353,8 +357,19 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
 
   it.each<[string, Case]>([
     ['a HAProxy pod is still catching up, without an error', { haptic: midway }],
-    ['an old error stays on a pod that runs the live config', { haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'current', lastError: syncError }] } }],
   ])('HS106 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS106'));
+
+  it('HS106: an error beside the live checksum is a deploy of the live config that failed, not a pod that runs it', () => {
+    // the dataplane generation records the checksum it tried (deployer/component.go, publisher.go); the agent
+    // generation's confirmsOutput rejects any entry with lastError; HAPTIC clears lastError on success
+    const c: Case = { haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'current', lastError: syncError }] } };
+    const f = only(c, 'HS106');
+    expect(f.evidence).toEqual([`haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.current}, live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`]);
+    expect(f.fix).toBe('kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
+    // the gate waits: the pod counts as one of two, not both
+    const model = buildRollout(snapshot({ pods: [...oldPods(), newPod()], slices: [listed()], haptic: hapticInputs(c.haptic) }), NOW, { gateType: GATE });
+    expect(model.newPods[0]!.haproxy[0]).toMatchObject({ runningOn: 1, of: 2 });
+  });
 
   it('HS107: HAProxy refused the render, with both custom resources\' conditions', () => {
     const c: Case = { haptic: { refused: true } };
@@ -439,7 +454,9 @@ describe('HAPTIC as its releases write it', () => {
     inputs.pods.items.find((p) => p.metadata.name === 'haptic-haproxy-b')!.metadata.uid = 'uid-new-b';
     expect(only({ inputs }, 'HS106').evidence).toEqual(['haptic-haproxy-b: no deploy status of this pod in haproxycfg haptic/haptic-config-haproxycfg: the deployedToPods entry under its name is of an earlier pod (podUID uid-haptic-haproxy-b, this pod is uid-new-b)']);
     const old = dataplane(hapticInputs({ ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained', lastError: 'dataplane API: 503' }] }));
-    expect(only({ inputs: old }, 'HS106').evidence).toEqual([`haptic-haproxy-b: runs ${CHECKSUM.old} (live config ${CHECKSUM.current}); lastError: dataplane API: 503; consecutiveErrors 3 (last at 2026-11-29T11:59:57Z); last deployed at 2026-11-29T11:59:30Z`]);
+    expect(only({ inputs: old }, 'HS106').evidence).toEqual([`haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.old}, live config ${CHECKSUM.current}); lastError: dataplane API: 503; consecutiveErrors 3 (last at 2026-11-29T11:59:57Z); last deployed at 2026-11-29T11:59:30Z`]);
+    // the dataplane generation deploys through its dataplane container
+    expect(only({ inputs: old }, 'HS106').fix).toBe('kubectl -n haptic logs haptic-haproxy-b -c dataplane --tail=50');
   });
 
   it('a reload still pending is progress, not a failed deploy', () => {

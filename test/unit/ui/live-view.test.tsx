@@ -104,7 +104,7 @@ describe('the live view, stage by stage (120×30)', () => {
   });
 
   it('a stall shows its finding under the tables', () => {
-    const f = finding('HS106', { podNoun: 'pod', haproxyPods: 'haptic-haproxy-b', installation: 'haptic/haptic-config', pods: 'web-new-1', namespace: 'haptic', haproxyPod: 'haptic-haproxy-b' }, ['haptic-haproxy-b: runs 3e8a0b6c2d1f9a47 (live config 7c1f5e2a9b0d4e63); lastError: agent not reachable']);
+    const f = finding('HS106', { podNoun: 'pod', haproxyPods: 'haptic-haproxy-b', installation: 'haptic/haptic-config', pods: 'web-new-1', namespace: 'haptic', haproxyPod: 'haptic-haproxy-b', container: 'agent' }, ['haptic-haproxy-b: its last deploy failed (entry checksum 3e8a0b6c2d1f9a47, live config 7c1f5e2a9b0d4e63); lastError: agent not reachable']);
     const frame = text(base({ finding: f, width: 160 }));
     expect(frame).toContain("✗ [HS106] HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate");
     expect(frame).toContain('    fix: kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
