@@ -140,3 +140,77 @@ describe('trimming keeps what the model reads', () => {
     expect(trimEvent(event as never)).toEqual({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'shop' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'BackOff', type: 'Warning', count: 3 });
   });
 });
+
+/**
+ * Every property the model, the rules and the views read of an object, as `Kind.path` with list positions as `[]`:
+ * the snapshot's objects wrapped in proxies that note each read of a property the object has.
+ */
+function readsOf(s: RolloutSnapshot): Set<string> {
+  const reads = new Set<string>();
+  const proxies = new WeakMap<object, object>();
+  const wrap = <T>(value: T, kind: string, path: string): T => {
+    if (value === null || typeof value !== 'object') return value;
+    const cached = proxies.get(value);
+    if (cached) return cached as T;
+    const proxy = new Proxy(value, {
+      get(target, key, receiver) {
+        const v = Reflect.get(target, key, receiver);
+        if (typeof key === 'symbol' || !Object.hasOwn(target, key)) return v;
+        if (Array.isArray(target) && key === 'length') return v;
+        const at = Array.isArray(target) ? `${path}[]` : `${path}.${key}`;
+        reads.add(`${kind}${at}`);
+        return wrap(v, kind, at);
+      },
+    });
+    proxies.set(value, proxy);
+    return proxy as T;
+  };
+  const each = <T extends KubeObject>(items: T[]) => items.map((o) => wrap(o, o.kind ?? '?', ''));
+  const traced: RolloutSnapshot = { ...s, pods: each(s.pods), slices: each(s.slices), events: each(s.events) };
+  outputs(traced);
+  return reads;
+}
+
+/** The values at a path (`.a.b[].c`) of an object, one per list element where the path crosses a list. */
+function valuesAt(object: unknown, path: string): unknown[] {
+  let values = [object];
+  for (const part of path.split('.').slice(1)) {
+    const [key, ...lists] = part.split('[]');
+    values = values.flatMap((v) => {
+      let out = [v === null || typeof v !== 'object' ? undefined : (v as Record<string, unknown>)[key!]];
+      for (const _ of lists) out = out.flatMap((x) => (Array.isArray(x) ? x : [undefined]));
+      return out;
+    });
+  }
+  return values;
+}
+
+/** Fields read of pods, EndpointSlices and events that `cut` lacks where the whole snapshot has them. */
+function lostReads(noise: RolloutSnapshot, cut: RolloutSnapshot): string[] {
+  const lost = new Set<string>();
+  const pairs = { Pod: [noise.pods, cut.pods], EndpointSlice: [noise.slices, cut.slices], Event: [noise.events, cut.events] } as const;
+  for (const read of readsOf(noise)) {
+    const [kind, ...rest] = read.split('.');
+    const path = `.${rest.join('.')}`;
+    const [wholes, trims] = pairs[kind as keyof typeof pairs] ?? [[], []];
+    wholes.forEach((whole, i) => {
+      const after = valuesAt(trims[i], path);
+      if (valuesAt(whole, path).some((v, j) => v !== undefined && after[j] === undefined)) lost.add(read);
+    });
+  }
+  return [...lost];
+}
+
+describe('a reader of a field the trimmers drop is caught', () => {
+  it.each(scenarios())('%s: every field of a pod, an EndpointSlice or an event that is read survives trimming', (name) => {
+    const noise = noisySnapshot(scenarioSnapshot(name));
+    expect(lostReads(noise, trimmed(noise)), 'read by the model or a rule, but dropped by src/kube/trim.ts: keep it there').toEqual([]);
+  });
+
+  it('catches a trimmer that drops a field the model reads (here the pods\' readinessGates)', () => {
+    const noise = noisySnapshot(scenarioSnapshot('hs901-progressing'));
+    const cut = trimmed(noise);
+    const weaker = { ...cut, pods: cut.pods.map((p) => ({ ...p, spec: { ...p.spec, readinessGates: undefined } })) };
+    expect(lostReads(noise, weaker)).toContain('Pod.spec.readinessGates');
+  });
+});
