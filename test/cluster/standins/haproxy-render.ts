@@ -1,60 +1,16 @@
-// Rendering haproxy.cfg the way HAPTIC's libraries do (docs/haptic-compat.md, "Config content format"): one backend
-// per Service port and one server per endpoint, with the pod named in a `# Pod: <pod>` comment.
+// Rendering haproxy.cfg the way HAPTIC's libraries do (docs/haptic-compat.md, "Config content format"): the backends
+// of the routes HAPTIC watches (haptic-routes.ts), one server per endpoint, with the pod named in a `# Pod: <pod>`
+// comment.
 // - agent and gate generations (charts/haptic/charts/kubernetes-backends/library.yaml, BackendServers): a server
 //   named after the pod, `weight` and `guid srv:<backend>:<name>`, `disabled` when the endpoint is not ready
 //   (terminating endpoints are not ready); the gate release routes a gated pod whose containers are ready (the
 //   seed's premise); the comment ends the line after two spaces.
 // - dataplane generation (charts/haptic/libraries/base.yaml, BackendServers): fixed `SRV_<n>` slots (10 by
 //   default), every endpoint address `enabled` whatever its conditions, empty slots `127.0.0.1:1 disabled  # Placeholder`.
-// Pure: Services, EndpointSlices and Pods in, config text out.
-import { findCondition, type Obj, sha256Hex } from './common.ts';
+// Pure: backends in, config text out.
+import { sha256Hex } from './common.ts';
+import type { Backend } from './haptic-routes.ts';
 import type { StatusShape } from './knobs.ts';
-
-export type Server = { pod: string; ip: string; port: number; enabled: boolean };
-export type Backend = { name: string; namespace: string; service: string; servers: Server[] };
-
-/** Namespaces HAPTIC's own pods live in, and the system's, are not routed. */
-export function isRoutedNamespace(namespace: string): boolean {
-  return !namespace.startsWith('haptic') && !namespace.startsWith('kube-');
-}
-
-export function serverEnabled(endpoint: any, pod: Obj | undefined, gate: string | undefined, shape: StatusShape = 'gate'): boolean {
-  if (shape === 'dataplane') return true;
-  if (endpoint.conditions?.terminating === true) return false;
-  if (endpoint.conditions?.ready !== false) return true;
-  if (!gate || !pod || pod.metadata.deletionTimestamp) return false;
-  const gated = (pod.spec.readinessGates ?? []).some((g: { conditionType: string }) => g.conditionType === gate);
-  return gated && findCondition(pod.status?.conditions, 'ContainersReady')?.status === 'True';
-}
-
-/**
- * The backends for every routed Service with a selector. `gate` is the condition type when the readiness gate
- * feature is on (gated pods with ready containers are routed), undefined when it is off.
- */
-export function backendsFor(services: Obj[], slices: Obj[], pods: (key: string) => Obj | undefined, gate: string | undefined, shape: StatusShape = 'gate'): Backend[] {
-  const backends: Backend[] = [];
-  for (const svc of services) {
-    const { namespace = '', name } = svc.metadata;
-    if (!isRoutedNamespace(namespace) || Object.keys(svc.spec?.selector ?? {}).length === 0) continue;
-    const own = slices.filter((s) => s.metadata.namespace === namespace && s.metadata.labels?.['kubernetes.io/service-name'] === name);
-    for (const port of svc.spec.ports ?? []) {
-      const servers = new Map<string, Server>();
-      for (const slice of own) {
-        const slicePort = (slice.ports ?? []).find((p: { name?: string }) => (p.name ?? '') === (port.name ?? ''));
-        if (!slicePort?.port) continue;
-        for (const endpoint of slice.endpoints ?? []) {
-          const ref = endpoint.targetRef;
-          if (ref?.kind !== 'Pod' || servers.has(ref.name)) continue;
-          const enabled = serverEnabled(endpoint, pods(`${namespace}/${ref.name}`), gate, shape);
-          servers.set(ref.name, { pod: ref.name, ip: endpoint.addresses[0], port: slicePort.port, enabled });
-        }
-      }
-      const sorted = [...servers.values()].sort((a, b) => a.pod.localeCompare(b.pod));
-      backends.push({ name: `${namespace}_${name}_${port.name || port.port}`, namespace, service: name, servers: sorted });
-    }
-  }
-  return backends.sort((a, b) => a.name.localeCompare(b.name));
-}
 
 /** `guid` false leaves `guid` out of server lines (HAProxy before 3.0 refuses the keyword; the lab runs Debian's 2.6). */
 export type RenderStyle = { shape: StatusShape; podComment: 'end' | 'before'; guid?: boolean };
@@ -105,7 +61,9 @@ export function renderConfig(source: string, backends: Backend[], style: RenderS
     '',
     'frontend http',
     '    bind *:8080',
-    ...backends.map((b) => `    use_backend ${b.name} if { hdr(host) -i ${b.service}.${b.namespace}.svc }`),
+    // a route's hosts lead to its backend (the libraries' host maps); a route without hosts takes any host
+    ...backends.flatMap((b) => b.hosts.map((host) => `    use_backend ${b.name} if { hdr(host) -i ${host} }`)),
+    ...backends.filter((b) => b.hosts.length === 0).map((b) => `    use_backend ${b.name}`),
   ];
   for (const backend of backends) {
     lines.push('', `backend ${backend.name}`, '    balance roundrobin', ...serverLines(backend, style));
@@ -114,12 +72,22 @@ export function renderConfig(source: string, backends: Backend[], style: RenderS
 }
 
 /**
- * HAPTIC's spec.checksum: the first 8 bytes of a SHA-256 over the config and its auxiliary files, as 16 hex
- * characters without a prefix (pkg/dataplane/checksum.go, ComputeContentChecksum). The stand-in has no auxiliary
- * files, so the config alone.
+ * Which checksums HAPTIC writes (docs/haptic-compat.md, "Checksums"):
+ * - `short`: 16 hex characters, the first 8 bytes of a SHA-256 over the config and its auxiliary files, in
+ *   spec.checksum and every entry (pkg/dataplane/checksum.go, ComputeContentChecksum; the agent generation);
+ * - `release`: the dataplane generation's released tags, the SHA-256 of the config (64 hex) in both;
+ * - `head`: the dataplane generation at HEAD, the 16-hex content checksum in spec.checksum while deploys record the
+ *   64-hex SHA-256 of the config in deployedToPods[].checksum.
+ * The stand-in has no auxiliary files, so the config alone.
  */
-export function checksumOf(content: string): string {
-  return sha256Hex(content).slice(0, 16);
+export type ChecksumStyle = 'short' | 'release' | 'head';
+
+export function checksumOf(content: string, style: ChecksumStyle = 'short'): string {
+  return style === 'release' ? sha256Hex(content) : sha256Hex(content).slice(0, 16);
+}
+
+export function entryChecksumOf(content: string, style: ChecksumStyle = 'short'): string {
+  return style === 'short' ? checksumOf(content) : sha256Hex(content);
 }
 
 /** The pods (`namespace/name`) a rendered config routes to: enabled server lines, read back from the text. */
@@ -128,7 +96,8 @@ export function routedPods(content: string): Set<string> {
   let namespace = '';
   let podBefore: string | undefined;
   for (const line of content.split('\n')) {
-    const backend = /^backend ([^_\s]+)_/.exec(line);
+    // `ing_<namespace>_…` or `gtw_<namespace>_…`: a namespace name holds no `_`
+    const backend = /^backend (?:ing|gtw)_([^_\s]+)_/.exec(line);
     if (backend) namespace = backend[1]!;
     const comment = /^\s+# Pod: (\S+)\s*$/.exec(line);
     if (comment) {

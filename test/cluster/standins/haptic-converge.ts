@@ -20,6 +20,7 @@ export type DeployEntry = {
   podRuntimeID?: string;
   appliedPlanID?: string;
   runningPlanID?: string;
+  workerOpsPlanID?: string;
   mode?: string;
   reasons?: string[];
   // dataplane generation
@@ -33,8 +34,15 @@ export type DeployEntry = {
   lastErrorAt?: string;
 };
 
-/** One accepted render: what HAProxy pods are asked to run. */
-export type Render = { checksum: string; content: string; generation: number; planID: string };
+/**
+ * One accepted render: what HAProxy pods are asked to run. `checksum` is the HAProxyCfg's spec.checksum,
+ * `entryChecksum` what a deploy of it writes in deployedToPods[] when that differs (the dataplane generation at
+ * HEAD: haproxy-render.ts, checksums).
+ */
+export type Render = { checksum: string; entryChecksum?: string; content: string; generation: number; planID: string };
+
+/** The checksum a deploy of `render` records. */
+export const entryChecksum = (render: Render): string => render.entryChecksum ?? render.checksum;
 
 export type HAProxyPod = { name: string; uid: string; runtimeID: string };
 
@@ -61,7 +69,8 @@ export function deployMode(previous: string | undefined, next: string): { mode: 
 
 /**
  * The entry after a deploy attempt of `render` to `pod`; `previousContent` is what the pod ran before. On an error
- * the last good checksum stays and the error is recorded. Agent shape: a reload leaves runningPlanID on the old plan
+ * the agent generation keeps the last applied plan and its checksum and records the error; the dataplane generation
+ * records the checksum it tried with the error. Agent shape: a reload leaves runningPlanID on the old plan
  * until the reload is done (finishReload); dataplane shape: telemetry of the sync, deployedAt only when it changed
  * something (workers.go updates it only then).
  */
@@ -84,7 +93,7 @@ export function deployOutcome(
   return {
     ...rest,
     ...how,
-    checksum: render.checksum,
+    checksum: entryChecksum(render),
     appliedPlanID: render.planID,
     runningPlanID: how.mode === 'reload' ? (entry?.runningPlanID ?? render.planID) : render.planID,
     consecutiveErrors: 0,
@@ -96,11 +105,39 @@ export function finishReload(entry: DeployEntry): DeployEntry {
   return { ...entry, runningPlanID: entry.appliedPlanID };
 }
 
-/** Whether a pod's deploy has settled (HAPTIC's confirmsOutput: the running plan is the applied one, no error). */
+/**
+ * Whether a pod's deploy has settled (HAPTIC's confirmsOutput: no error, the running plan — or the plan whose
+ * runtime operations the worker applied — is the applied one, not scheduled or rejected).
+ */
 export function settled(entry: DeployEntry | undefined): boolean {
-  if (!entry?.checksum) return false;
-  if (entry.appliedPlanID !== undefined && entry.runningPlanID !== entry.appliedPlanID) return false;
+  if (!entry?.checksum || entry.lastError) return false;
+  const running = entry.runningPlanID === entry.appliedPlanID || entry.workerOpsPlanID === entry.appliedPlanID;
+  if (entry.appliedPlanID !== undefined && !running) return false;
   return entry.mode !== 'rejected' && entry.mode !== 'scheduled';
+}
+
+export type AgentMode = 'scheduled' | 'rejected' | 'noop' | 'file_only';
+
+/**
+ * What the agent reports for a deploy in one of its other modes (the agentMode knob): the agent generation's
+ * deployedToPods[].mode enum and workerOpsPlanID (pkg/apis/haproxytemplate/v1alpha1/types_haproxycfg.go, as
+ * docs/haptic-compat.md records it). `before` is the entry before this deploy.
+ * - scheduled: the plan is accepted and a reload queued; the running plan stays the previous one;
+ * - rejected: the agent refused the plan; the running plan stays the previous one;
+ * - noop: nothing to change; the pod runs the plan;
+ * - file_only: the file is written and the worker applied the plan's runtime operations (workerOpsPlanID) while the
+ *   running plan stays the previous one.
+ */
+export function agentReport(entry: DeployEntry, before: DeployEntry | undefined, mode: AgentMode): DeployEntry {
+  const previous = before?.runningPlanID;
+  const { runningPlanID: _r, workerOpsPlanID: _w, ...rest } = entry;
+  const keep = previous === undefined ? {} : { runningPlanID: previous };
+  switch (mode) {
+    case 'scheduled': return { ...rest, ...keep, mode, reasons: ['a reload is queued behind the one in progress'] };
+    case 'rejected': return { ...rest, ...keep, mode, reasons: ['the agent refused the plan'] };
+    case 'noop': return { ...rest, runningPlanID: entry.appliedPlanID!, mode, reasons: ['the pod already runs this configuration'] };
+    case 'file_only': return { ...rest, ...keep, workerOpsPlanID: entry.appliedPlanID!, mode, reasons: ['written to the config file; server changes applied through the runtime API'] };
+  }
 }
 
 function agentFields(entry: DeployEntry | undefined): Partial<DeployEntry> {
@@ -114,14 +151,16 @@ function dataplaneOutcome(entry: DeployEntry | undefined, pod: HAProxyPod, rende
   const kept = Object.fromEntries(Object.entries({ deployedAt, checksum, lastReloadAt, lastReloadID, syncDuration, lastOperationSummary, lastError, lastErrorAt }).filter(([, v]) => v !== undefined)) as Partial<DeployEntry>;
   // deployedAt is required by the dataplane CRD: a pod whose first sync fails gets the attempt's time
   const base: DeployEntry = { ...kept, podName: pod.name, deployedAt: deployedAt ?? now, versionConflictRetries: 0, fallbackUsed: false, consecutiveErrors: entry?.consecutiveErrors ?? 0 };
-  if (error !== undefined) return { ...base, lastError: error, lastErrorAt: now, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1 };
+  // a failed sync records the checksum it tried, beside the error (pkg/k8s/configpublisher/name_helpers.go,
+  // buildPodStatus: Checksum from the update whatever its Error)
+  if (error !== undefined) return { ...base, checksum: entryChecksum(render), lastError: error, lastErrorAt: now, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1 };
   const { lastError: _e, lastErrorAt: _t, ...rest } = base;
   const how = deployMode(previousContent, render.content);
   const servers = (c: string | undefined) => (c ?? '').split('\n').filter((l) => /^\s+server /.test(l)).length;
   const changed = previousContent !== render.content;
   return {
     ...rest,
-    checksum: render.checksum,
+    checksum: entryChecksum(render),
     deployedAt: changed ? now : (deployedAt ?? now),
     syncDuration: '0.120s',
     ...(how.mode === 'reload' ? { lastReloadAt: now, lastReloadID: `reload-${render.checksum.slice(0, 8)}` } : {}),

@@ -9,15 +9,20 @@ import type { Informer } from '../../../src/kube/informer.ts';
 import type { Kube } from '../kube.ts';
 import { type Condition, findCondition, GATE_CONDITION, jsonEqual, type Obj, rfc3339 } from './common.ts';
 import { EventRecorder } from './events.ts';
-import { deployOutcome, type DeployEntry, finishReload, gateCondition, type HAProxyPod, needsGateWrite, planID, podsRoutedEverywhere, type Render, settled } from './haptic-converge.ts';
+import { agentReport, deployOutcome, type DeployEntry, entryChecksum, finishReload, gateCondition, type HAProxyPod, needsGateWrite, planID, podsRoutedEverywhere, type Render, settled } from './haptic-converge.ts';
 import { HAPTIC_API_VERSION } from './haptic-crds.ts';
 import { Leader } from './haptic-leader.ts';
-import { fullname, HAPROXY_CFG_NAME, type Installation, selectorLabels, TEMPLATE_CONFIG_NAME } from './haptic-manifests.ts';
+import { DATAPLANE_PORT, fullname, HAPROXY_CFG_NAME, type Installation, selectorLabels, TEMPLATE_CONFIG_NAME } from './haptic-manifests.ts';
 import { haproxyCfgConditions, refusedRender, templateConfigStatus } from './haptic-status.ts';
-import { backendsFor, checksumOf, renderConfig, routedPods } from './haproxy-render.ts';
+import { type ChecksumStyle, checksumOf, entryChecksumOf, renderConfig, routedPods } from './haproxy-render.ts';
+import { backendsFor } from './haptic-routes.ts';
 import type { InstallationKnobs, StatusShape } from './knobs.ts';
+import type { AgentMode } from './haptic-converge.ts';
 
-export type SharedCaches = { pods: Informer<Obj>; services: Informer<Obj>; slices: Informer<Obj>; templateConfigs: Informer<Obj> };
+export type SharedCaches = {
+  pods: Informer<Obj>; services: Informer<Obj>; slices: Informer<Obj>; templateConfigs: Informer<Obj>;
+  ingresses: Informer<Obj>; gateways: Informer<Obj>; httpRoutes: Informer<Obj>; grpcRoutes: Informer<Obj>;
+};
 
 /**
  * In the lab, HAProxy pods run real HAProxy (lab/haproxy-agent.ts): a render HAProxy refuses (`haproxy -c`) is
@@ -43,6 +48,7 @@ const RETRY_MS = 2000;
 /** How long the agent takes to finish a reload after applying a plan (runningPlanID trails appliedPlanID meanwhile). */
 const RELOAD_MS = 300;
 const FIGHT_INTERVAL_MS = 3000;
+const RBAC_RECHECK_MS = 2000;
 const MAX_RENDERS = 50;
 const MANAGER = 'haptic-controller';
 /** Label of retained checkpoints: the UID of the template config they belong to (configpublisher, retainedLabel). */
@@ -52,6 +58,18 @@ const TEMPLATE_CONFIG_LABEL = 'haproxy-haptic.org/template-config';
 
 const matches = (pod: Obj, labels: Record<string, string>) => Object.entries(labels).every(([k, v]) => pod.metadata.labels?.[k] === v);
 const running = (pod: Obj) => pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp;
+
+/**
+ * The HAProxy pods HAPTIC deploys to (pkg/controller/discovery/discovery.go): not terminating, with a pod IP, Running,
+ * and the container exposing the Dataplane API port ready; a pod with no such container is skipped. A HAProxy pod
+ * still starting is not deployed to, so it does not hold the gate back.
+ */
+function discovered(pod: Obj): boolean {
+  if (!running(pod) || !pod.status?.podIP) return false;
+  const container = (pod.spec.containers ?? []).find((c: { ports?: { containerPort: number }[] }) => (c.ports ?? []).some((p) => p.containerPort === DATAPLANE_PORT));
+  if (!container) return false;
+  return (pod.status.containerStatuses ?? []).some((c: { name: string; ready?: boolean }) => c.name === container.name && c.ready === true);
+}
 const minTime = (...times: (number | undefined)[]) => times.reduce<number | undefined>((a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)), undefined);
 
 /** HAPTIC's compression (pkg/compression): zstd, standard base64. */
@@ -69,6 +87,10 @@ export class HapticController {
   private readonly renders = new Map<string, Render>();
   private refusal: { checksum: string; error: string; knob: boolean } | undefined;
   private validatedAt = '';
+  /** the last answer to "may the controller patch pods/status" (mayPatchPodStatus) */
+  private rbac: { at: number; allowed: boolean } | undefined;
+  /** when the accepted render was rendered (the dataplane generation's status.metadata.renderedAt) */
+  private renderedAt = '';
   private readonly entries = new Map<string, DeployEntry>();
   /**
    * The deploy in flight to each HAProxy pod: when it lands and the render it started with. HAPTIC's deployer
@@ -107,8 +129,9 @@ export class HapticController {
     if (cfg?.spec?.checksum) {
       const { checksum } = cfg.spec;
       const content = cfg.spec.compressed ? zstdDecompressSync(Buffer.from(cfg.spec.content, 'base64')).toString() : cfg.spec.content;
-      this.accepted = { checksum, content, generation: cfg.metadata.generation ?? 1, planID: planID(cfg.metadata.generation ?? 1, checksum) };
-      this.renders.set(checksum, this.accepted);
+      this.accepted = { checksum, entryChecksum: entryChecksumOf(content, this.checksumStyle), content, generation: cfg.metadata.generation ?? 1, planID: planID(cfg.metadata.generation ?? 1, checksum) };
+      this.remember(this.accepted);
+      this.renderedAt = cfg.status?.metadata?.renderedAt ?? '';
       for (const entry of cfg.status?.deployedToPods ?? []) this.entries.set(entry.podName, entry);
       this.retained = cfg.status?.retainedConfigs ?? [];
       this.cfgStatus = cfg.status ?? {};
@@ -122,7 +145,7 @@ export class HapticController {
     const renewAt = this.knobs.leaderElection ? await this.leader.step(this.knobs.leader, controllers, now) : await this.leader.standalone(this.knobs.leader, controllers);
     if (!this.leader.leading) return renewAt;
     const haproxies: HAProxyPod[] = pods
-      .filter((p) => matches(p, selectorLabels(this.inst, 'loadbalancer')) && p.status?.podIP)
+      .filter((p) => matches(p, selectorLabels(this.inst, 'loadbalancer')) && discovered(p))
       .map((p) => ({ name: p.metadata.name, uid: p.metadata.uid!, runtimeID: runtimeID(p) }))
       .sort((a, b) => a.name.localeCompare(b.name));
     if (this.shape !== this.knobs.statusShape) this.switchShape(haproxies, now);
@@ -141,9 +164,11 @@ export class HapticController {
 
   private async render(now: number): Promise<void> {
     const gate = this.knobs.gateFeature && this.shape === 'gate' ? GATE_CONDITION : undefined;
-    const backends = backendsFor(this.caches.services.items(), this.caches.slices.items(), (k) => this.caches.pods.get(k), gate, this.shape);
+    const { ingresses, gateways, httpRoutes, grpcRoutes } = this.caches;
+    const routes = { ingresses: ingresses.items(), gateways: gateways.items(), httpRoutes: httpRoutes.items(), grpcRoutes: grpcRoutes.items() };
+    const backends = backendsFor(this.currentTemplateConfig(), routes, this.caches.services.items(), this.caches.slices.items(), (k) => this.caches.pods.get(k), gate, this.shape);
     const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, { shape: this.shape, podComment: this.knobs.podComment, guid: this.real?.guid ?? true });
-    const checksum = checksumOf(content);
+    const checksum = checksumOf(content, this.checksumStyle);
     const knob = this.knobs.refuseRender;
     // a render refused before stays refused (the same text, the same verdict) until it or the knob changes
     if (this.refusal?.checksum === checksum && this.refusal.knob === knob) return;
@@ -151,7 +176,8 @@ export class HapticController {
     if (refused) {
       // HAPTIC keeps the refused render as <htc>-haproxycfg-invalid with the first error (configpublisher workers.go)
       const [invalid] = await this.kube.apply<Obj>([this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content)], MANAGER);
-      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', invalid!.metadata.name, this.inst.namespace, { status: { validationError: refused.error.split(' [ALERT]')[0] } }, { subresource: 'status' });
+      const invalidStatus = { validationError: refused.error.split(' [ALERT]')[0], ...this.renderMetadata(refused.content, rfc3339(now)) };
+      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', invalid!.metadata.name, this.inst.namespace, { status: invalidStatus }, { subresource: 'status' });
       this.refusal = { checksum, error: refused.error, knob };
       this.validatedAt = rfc3339(now);
       // the agent generation's events (configchange status_updater.go); the dataplane generation records none
@@ -161,7 +187,9 @@ export class HapticController {
     if (this.refusal) {
       this.refusal = undefined;
       this.validatedAt = rfc3339(now);
-      await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
+      // the released tags delete the refused render once one is accepted again; HEAD keeps it (configpublisher
+      // workers.go: the -invalid cleanup is gone), so its renderedAt tells that it is older than the live config
+      if (this.checksumStyle !== 'head') await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
       if (this.shape !== 'dataplane') await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
     }
     const stored = this.storedSpec(content);
@@ -170,9 +198,9 @@ export class HapticController {
       const [applied] = await this.kube.apply<Obj>([this.cfgObject(HAPROXY_CFG_NAME, content)], MANAGER);
       const generation = applied!.metadata.generation ?? 1;
       if (checksum !== this.accepted?.checksum) {
-        this.accepted = { checksum, content, generation, planID: planID(generation, checksum) };
-        this.renders.set(checksum, this.accepted);
-        for (const old of [...this.renders.keys()].slice(0, Math.max(0, this.renders.size - MAX_RENDERS))) this.renders.delete(old);
+        this.accepted = { checksum, entryChecksum: entryChecksumOf(content, this.checksumStyle), content, generation, planID: planID(generation, checksum) };
+        this.remember(this.accepted);
+        this.renderedAt = rfc3339(now);
         this.leader.setIntent(this.accepted.planID, checksum);
         this.validatedAt = rfc3339(now);
       }
@@ -221,7 +249,9 @@ export class HapticController {
         continue;
       }
       const failing = this.knobs.failDeployTo === pod.name || (this.knobs.failDeployTo === 'first' && pod.name === haproxies[0]!.name);
-      if (!failing && entry?.checksum === target.checksum && !entry.lastError) {
+      // up to date: the target deployed and settled (or reported in the mode the agentMode knob asks for)
+      const current = entry?.checksum === entryChecksum(target) && !entry.lastError && (settled(entry) || entry.mode === this.agentMode);
+      if (!failing && current) {
         this.due.delete(pod.name);
         continue;
       }
@@ -242,11 +272,12 @@ export class HapticController {
       let next = deployOutcome(entry, pod, landed, this.renders.get(entry?.checksum ?? '')?.content, error, this.shape, rfc3339(now), this.real && !error ? LAB_RELOAD : undefined);
       // a real reload is done when apply returns: the worker runs the plan
       if (this.real && !error && this.shape !== 'dataplane') next = finishReload(next);
+      if (this.agentMode && !error) next = agentReport(next, entry, this.agentMode);
       this.entries.set(pod.name, next);
       if (error !== undefined) {
         this.due.set(pod.name, { at: now + RETRY_MS, render: target });
         wake = minTime(wake, now + RETRY_MS);
-      } else if (next.appliedPlanID !== undefined && next.runningPlanID !== next.appliedPlanID) {
+      } else if (!this.agentMode && next.appliedPlanID !== undefined && next.runningPlanID !== next.appliedPlanID) {
         this.reloads.set(pod.name, now + RELOAD_MS);
         wake = minTime(wake, now + RELOAD_MS);
       }
@@ -299,11 +330,13 @@ export class HapticController {
     }
     if (!this.accepted) return;
     const deployedToPods = [...this.entries.values()].sort((a, b) => a.podName.localeCompare(b.podName));
+    const metadata = this.shape === 'dataplane' && this.renderedAt ? this.renderMetadata(this.accepted.content, this.renderedAt) : {};
     const conditions = haproxyCfgConditions(this.shape, this.refusal?.error, this.accepted.checksum, (this.cfgStatus as { conditions?: Condition[] }).conditions, now);
     const cfg = {
       deployedToPods,
       ...(conditions ? { conditions } : {}),
       ...(this.shape !== 'dataplane' && this.retained.length ? { retainedConfigs: this.retained } : {}),
+      ...metadata,
     };
     if (!jsonEqual(cfg, this.cfgStatus)) {
       await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace, [{ op: 'add', path: '/status', value: cfg }], { type: 'json', subresource: 'status' });
@@ -333,11 +366,32 @@ export class HapticController {
         if (foreign) wake = minTime(wake, since + FIGHT_INTERVAL_MS);
         continue;
       }
+      if (!(await this.mayPatchPodStatus(now))) return minTime(wake, now + RBAC_RECHECK_MS);
       const patch = { metadata: { uid }, status: { conditions: [ours] } };
       await this.kube.patch('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, patch, { type: 'strategic', subresource: 'status' });
       this.foreignSince.delete(uid);
     }
     return wake;
+  }
+
+  /**
+   * Whether the controller's service account may patch pods/status, as the API server's authorizer decides it (a
+   * SubjectAccessReview for the service account and its groups): the stand-in writes with admin credentials, so it
+   * asks what HAPTIC's own write would be answered. Checked again after RBAC_RECHECK_MS.
+   */
+  private async mayPatchPodStatus(now: number): Promise<boolean> {
+    if (this.rbac && now - this.rbac.at < RBAC_RECHECK_MS) return this.rbac.allowed;
+    const { namespace } = this.inst;
+    const review = await this.kube.create<Obj>({
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: { name: '' },
+      spec: {
+        user: `system:serviceaccount:${namespace}:${fullname(this.inst)}`,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+        resourceAttributes: { group: '', resource: 'pods', subresource: 'status', verb: 'patch' },
+      },
+    });
+    this.rbac = { at: now, allowed: review.status?.allowed === true };
+    return this.rbac.allowed;
   }
 
   /**
@@ -359,6 +413,32 @@ export class HapticController {
     this.cfgStatus = {};
   }
 
+  /** Which checksums this generation writes (haproxy-render.ts): the dataplane generation's, as released or at HEAD. */
+  private get checksumStyle(): ChecksumStyle {
+    return this.shape === 'dataplane' ? this.knobs.dataplaneRevision : 'short';
+  }
+
+  /** The agentMode knob, for the generations with an agent. */
+  private get agentMode(): AgentMode | undefined {
+    return this.shape === 'dataplane' || this.real ? undefined : this.knobs.agentMode;
+  }
+
+  /** Keeps a render findable by both its checksums, and only the newest MAX_RENDERS renders. */
+  private remember(render: Render): void {
+    this.renders.set(render.checksum, render);
+    this.renders.set(entryChecksum(render), render);
+    const keys = [...this.renders.keys()];
+    for (const old of keys.slice(0, Math.max(0, keys.length - 2 * MAX_RENDERS))) this.renders.delete(old);
+  }
+
+  /**
+   * status.metadata of the dataplane generation's HAProxyCfgs (its CRD schema; pkg/k8s/configpublisher/runtime_config.go
+   * sets renderedAt on every publish): when the content was rendered, and its size.
+   */
+  private renderMetadata(content: string, renderedAt: string): { metadata?: { renderedAt: string; contentSize: number } } {
+    return this.shape === 'dataplane' ? { metadata: { renderedAt, contentSize: Buffer.byteLength(content) } } : {};
+  }
+
   /** How the config is stored: zstd + base64 above the compression threshold (configpublisher compressIfNeeded). */
   private storedSpec(content: string): { content: string; compressed: boolean } {
     if (!this.knobs.compressed) return { content, compressed: false };
@@ -376,7 +456,7 @@ export class HapticController {
         labels: { [TEMPLATE_CONFIG_LABEL]: owner.name, ...extra.labels },
         ownerReferences: [{ apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true }],
       },
-      spec: { path: '/etc/haproxy/haproxy.cfg', ...stored, checksum: checksumOf(content), ...(extra.retainedPlan ? { retainedPlan: extra.retainedPlan } : {}) },
+      spec: { path: '/etc/haproxy/haproxy.cfg', ...stored, checksum: checksumOf(content, this.checksumStyle), ...(extra.retainedPlan ? { retainedPlan: extra.retainedPlan } : {}) },
     };
   }
 

@@ -3,6 +3,7 @@
 // HAPTIC's labels, the controller's CRD_NAME, RBAC with or without the readiness gate feature, leader election and
 // compression settings. Pure: installation and settings in, objects out.
 import type { Obj } from './common.ts';
+import { GATEWAY_API_VERSION } from './gateway-api-crds.ts';
 import { HAPTIC_API_VERSION } from './haptic-crds.ts';
 import type { StatusShape } from './knobs.ts';
 
@@ -17,6 +18,9 @@ export function fullname(inst: Installation): string {
 }
 
 export const TEMPLATE_CONFIG_NAME = 'haptic-config';
+/** values.yaml ingressClass.name and gatewayClass.name, and their controllerName */
+export const CLASS_NAME = 'haproxy';
+const CONTROLLER_NAME = 'haproxy-haptic.org/controller';
 export const HAPROXY_CFG_NAME = `${TEMPLATE_CONFIG_NAME}-haproxycfg`;
 
 export function selectorLabels(inst: Installation, component: 'controller' | 'loadbalancer'): Record<string, string> {
@@ -28,6 +32,7 @@ function labels(inst: Installation): Record<string, string> {
 }
 
 const read = ['get', 'list', 'watch'];
+export const DATAPLANE_PORT = 5555;
 
 /**
  * The controller's ClusterRole. Every released chart lets it read pods (namespaces and pods, clusterrole.yaml);
@@ -44,6 +49,7 @@ export function clusterRole(inst: Installation, settings: ChartSettings): Obj {
     { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
     { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: read },
     { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update', 'patch'] },
+    { apiGroups: ['gateway.networking.k8s.io'], resources: ['gateways', 'gatewayclasses', 'httproutes', 'grpcroutes'], verbs: read },
     ...(settings.statusShape === 'dataplane' ? [] : [{ apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] }]),
     { apiGroups: [''], resources: ['pods'], verbs: read },
     ...(gate ? [{ apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] }] : []),
@@ -95,9 +101,35 @@ export function templateConfig(inst: Installation, settings: ChartSettings): Obj
         leaderElection: { enabled: settings.leaderElection, leaseName: fullname(inst) },
         configPublishing: { compressionThreshold: settings.compressed ? 1 : 1048576 },
       },
+      // the libraries' watchedResources as charts/haptic/templates/_helpers.tpl merges them (libraries/ingress.yaml,
+      // gateway.yaml), the class names injected as field selectors
+      watchedResources: {
+        ingresses: { apiVersion: 'networking.k8s.io/v1', resources: 'ingresses', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: true, fieldSelector: `spec.ingressClassName=${CLASS_NAME}` },
+        gateways: { apiVersion: GATEWAY_API_VERSION, resources: 'gateways', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: false, fieldSelector: `spec.gatewayClassName=${CLASS_NAME}` },
+        httproutes: { apiVersion: GATEWAY_API_VERSION, resources: 'httproutes', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: true },
+        grpcroutes: { apiVersion: GATEWAY_API_VERSION, resources: 'grpcroutes', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: true },
+        services: { apiVersion: 'v1', resources: 'services', indexBy: ['metadata.namespace', 'metadata.name'] },
+        endpoints: { apiVersion: 'discovery.k8s.io/v1', resources: 'endpointslices', indexBy: ['metadata.namespace', 'metadata.labels.kubernetes\\.io/service-name'] },
+      },
       haproxyConfig: { template: '{% include "kubernetes-backends" %}' },
     },
   };
+}
+
+/**
+ * The chart's IngressClass and GatewayClass (templates/ingressclass.yaml, gatewayclass.yaml; values.yaml: name
+ * `haproxy`, controller `haproxy-haptic.org/controller`, not the default class). Cluster-scoped and named by the
+ * values, so only the first installation creates them: a second one routing the same class is installed with
+ * `ingressClass.enabled=false` and `gatewayClass.enabled=false`, or Helm would refuse objects another release owns.
+ */
+export function routeClasses(inst: Installation): Obj[] {
+  return [
+    { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: CLASS_NAME, labels: labels(inst) }, spec: { controller: CONTROLLER_NAME } },
+    {
+      apiVersion: GATEWAY_API_VERSION, kind: 'GatewayClass', metadata: { name: CLASS_NAME, labels: labels(inst) },
+      spec: { controllerName: CONTROLLER_NAME, parametersRef: { group: 'haproxy-haptic.org', kind: 'HAProxyTemplateConfig', name: TEMPLATE_CONFIG_NAME, namespace: inst.namespace } },
+    },
+  ];
 }
 
 /** Everything but the CRDs, in apply order. */
@@ -125,7 +157,9 @@ export function installationObjects(inst: Installation, settings: ChartSettings)
     controllerDeployment(inst, settings),
     deployment(inst, 'loadbalancer', `${name}-haproxy`, [
       { name: 'haproxy', image: 'haproxytech/haproxy-debian:3.2', ports: [{ name: 'http', containerPort: 8080 }, { name: 'https', containerPort: 8443 }] },
-      { name: 'agent', image: 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0' },
+      // the container HAPTIC deploys through exposes spec.dataplane.port (5555 by default): discovery looks for it
+      // and waits for that container to be ready (pkg/controller/discovery/discovery.go, isDataplaneContainerReady)
+      { name: 'agent', image: 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0', ports: [{ name: 'dataplane', containerPort: DATAPLANE_PORT }] },
     ]),
     templateConfig(inst, settings),
   ];

@@ -3,9 +3,10 @@
 // and applies the failure knobs of the ConfigMap haptic/haptic-standin-knobs (knobs.ts).
 import type { Kube } from '../kube.ts';
 import { errorText, informerLog, log, type Obj, sleep } from './common.ts';
+import { gatewayApiCrds } from './gateway-api-crds.ts';
 import { hapticCrds } from './haptic-crds.ts';
 import { HapticController, type RealHAProxy, type SharedCaches } from './haptic-installation.ts';
-import { type ChartSettings, clusterRole, controllerDeployment, DEFAULT_CHART, fullname, type Installation, installationObjects, templateConfig } from './haptic-manifests.ts';
+import { type ChartSettings, clusterRole, controllerDeployment, DEFAULT_CHART, fullname, type Installation, installationObjects, routeClasses, templateConfig } from './haptic-manifests.ts';
 import { APPLIED_ANNOTATION, type InstallationKnobs, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs, type StatusShape } from './knobs.ts';
 import { Reconciler } from './reconciler.ts';
 
@@ -31,7 +32,10 @@ async function retry<T>(what: string, timeoutMs: number, fn: () => Promise<T>): 
  * one generation's schemas, as in a real cluster.
  */
 async function installCrds(kube: Kube, shape: StatusShape): Promise<void> {
-  const crds = hapticCrds(shape);
+  await establish(kube, hapticCrds(shape));
+}
+
+async function establish(kube: Kube, crds: Obj[]): Promise<void> {
   await kube.apply(crds, MANAGER);
   await retry('waiting for the HAPTIC CRDs to be established', 30_000, async () => {
     for (const crd of crds) {
@@ -58,6 +62,8 @@ const chartOf = (k: InstallationKnobs): ChartSettings => ({ gateFeature: k.gateF
 /** `real`: the lab's HAProxy pods run real HAProxy, which checks renders and takes deploys (haptic-installation.ts). */
 export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDurationSeconds: number, real?: RealHAProxy): Promise<void> {
   await installCrds(kube, DEFAULT_CHART.statusShape);
+  await establish(kube, gatewayApiCrds());
+  await retry('creating the route classes', 30_000, () => kube.apply(routeClasses(PRIMARY), MANAGER));
   const controllers = new Map<string, HapticController>();
   let applied: ParsedKnobs | undefined;
 
@@ -119,10 +125,14 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
     services: await inform('v1', 'Service', 'haptic: services'),
     slices: await inform('discovery.k8s.io/v1', 'EndpointSlice', 'haptic: endpointslices'),
     templateConfigs: await inform('haproxy-haptic.org/v1alpha1', 'HAProxyTemplateConfig', 'haptic: template configs'),
+    ingresses: await inform('networking.k8s.io/v1', 'Ingress', 'haptic: ingresses'),
+    gateways: await inform('gateway.networking.k8s.io/v1', 'Gateway', 'haptic: gateways'),
+    httpRoutes: await inform('gateway.networking.k8s.io/v1', 'HTTPRoute', 'haptic: httproutes'),
+    grpcRoutes: await inform('gateway.networking.k8s.io/v1', 'GRPCRoute', 'haptic: grpcroutes'),
   };
   const knobsInformer = await kube.informer<Obj>('v1', 'ConfigMap', { namespace: KNOBS_NAMESPACE, fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` },
     { onObject: () => reconciler.enqueue(KNOBS), onError: informerLog('haptic: knobs') }, signal);
-  await Promise.all([caches.pods.whenSynced, caches.services.whenSynced, caches.slices.whenSynced, caches.templateConfigs.whenSynced, knobsInformer.whenSynced]);
+  await Promise.all([...Object.values(caches).map((c) => c.whenSynced), knobsInformer.whenSynced]);
 
   const primary = await install(PRIMARY, parseKnobs({}));
   await reconciler.settle(KNOBS);

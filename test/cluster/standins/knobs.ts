@@ -36,9 +36,23 @@ export type Knobs = {
   retainConfigs: `${number}`;
   /** Where the `# Pod: <pod>` comment goes: "end" of the server line (HAPTIC's library) or the line "before". */
   podComment: 'end' | 'before';
+  /**
+   * With statusShape "dataplane": "release" (default) as its released tags write (64-hex checksums in spec and
+   * entries, the -invalid HAProxyCfg deleted once a render is accepted again), "head" as its HEAD does (a 16-hex
+   * spec.checksum beside 64-hex entries, the -invalid HAProxyCfg kept).
+   */
+  dataplaneRevision: 'release' | 'head';
+  /**
+   * How the agent reports deploys that succeed (agent and gate shapes): "scheduled" (a reload queued),
+   * "rejected", "noop" or "file_only" as deployedToPods[].mode, with workerOpsPlanID; unset: runtime or reload as the
+   * change needs.
+   */
+  agentMode: 'scheduled' | 'rejected' | 'noop' | 'file_only';
 };
 
 export type StatusShape = 'gate' | 'agent' | 'dataplane';
+
+const AGENT_MODES: Knobs['agentMode'][] = ['scheduled', 'rejected', 'noop', 'file_only'];
 
 /** What one HAPTIC installation of the stand-in is told to do. */
 export type InstallationKnobs = {
@@ -52,6 +66,8 @@ export type InstallationKnobs = {
   compressed: boolean;
   retainConfigs: number;
   podComment: 'end' | 'before';
+  dataplaneRevision: 'release' | 'head';
+  agentMode?: Knobs['agentMode'] | undefined;
 };
 
 export type ParsedKnobs = InstallationKnobs & { secondInstallation: boolean };
@@ -75,6 +91,8 @@ export function parseKnobs(data: Record<string, string> | undefined): ParsedKnob
     compressed: data?.compressed === 'true',
     retainConfigs: Number.isInteger(retain) && retain >= 0 ? retain : 2,
     podComment: data?.podComment === 'before' ? 'before' : 'end',
+    dataplaneRevision: data?.dataplaneRevision === 'head' ? 'head' : 'release',
+    ...(AGENT_MODES.includes(data?.agentMode as Knobs['agentMode']) ? { agentMode: data!.agentMode as Knobs['agentMode'] } : {}),
     ...(Number.isFinite(delay) && delay >= 0 ? { deployDelayMs: delay } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deployMode, deployOutcome, type DeployEntry, finishReload, gateCondition, needsGateWrite, podsRoutedEverywhere, type Render, settled } from '../../cluster/standins/haptic-converge.ts';
 
-const cfg = (servers: string) => `backend shop_web_http\n    balance roundrobin\n${servers}`;
+const cfg = (servers: string) => `backend ing_shop_web_web_80\n    balance roundrobin\n${servers}`;
 const render = (checksum: string, content: string, generation: number): Render => ({ checksum, content, generation, planID: `plan-${generation}` });
 const r1 = render('1111111111111111', cfg('    server web-a 10.0.0.1:80 check\n    server web-b 10.0.0.2:80 check disabled\n'), 1);
 const r2 = render('2222222222222222', cfg('    server web-a 10.0.0.1:80 check\n    server web-b 10.0.0.2:80 check\n'), 2);
@@ -50,7 +50,7 @@ describe('deployOutcome, dataplane generation', () => {
       lastReloadAt: NOW, lastReloadID: 'reload-11111111', lastOperationSummary: { totalAPIOperations: 1, serversModified: 2 }, consecutiveErrors: 0,
     });
     const failed = deployOutcome(first, pod, r2, r1.content, 'dataplane API: 503', 'dataplane', '2026-11-29T12:00:05Z');
-    expect(failed).toMatchObject({ checksum: r1.checksum, deployedAt: NOW, lastError: 'dataplane API: 503', lastErrorAt: '2026-11-29T12:00:05Z', consecutiveErrors: 1 });
+    expect(failed).toMatchObject({ checksum: r2.checksum, deployedAt: NOW, lastError: 'dataplane API: 503', lastErrorAt: '2026-11-29T12:00:05Z', consecutiveErrors: 1 });
     expect(failed).not.toHaveProperty('podUID');
   });
 });

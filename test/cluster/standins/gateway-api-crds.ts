@@ -1,0 +1,45 @@
+// The Gateway API's CRDs as a cluster with Gateway API installed serves them (kubernetes-sigs/gateway-api,
+// config/crd/standard: gateway.networking.k8s.io, GatewayClass cluster-scoped, Gateway, HTTPRoute and GRPCRoute
+// namespaced, version v1 served and stored, a status subresource). HAPTIC's chart enables its gateway library only
+// when the cluster serves `gateway.networking.k8s.io/v1/GatewayClass` (charts/haptic/templates/_helpers.tpl), so the
+// test cluster serves them. Schemas stay open: neither HAPTIC's stand-in nor the plugin depends on the API server
+// validating these objects, only on their group, kinds, versions and scope.
+import type { Obj } from './common.ts';
+
+export const GATEWAY_API_VERSION = 'gateway.networking.k8s.io/v1';
+const GROUP = 'gateway.networking.k8s.io';
+
+function crd(kind: string, plural: string, scope: 'Cluster' | 'Namespaced', shortNames: string[]): Obj {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}`, annotations: {
+      // a *.k8s.io group needs the approval annotation (the API server refuses the CRD without it); the project's
+      // CRDs carry this one
+      'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/gateway-api/pull/2466',
+      'gateway.networking.k8s.io/bundle-version': 'v1.2.0',
+      'gateway.networking.k8s.io/channel': 'standard',
+    } },
+    spec: {
+      group: GROUP,
+      scope,
+      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames },
+      versions: [{
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      }],
+    },
+  };
+}
+
+export function gatewayApiCrds(): Obj[] {
+  return [
+    crd('GatewayClass', 'gatewayclasses', 'Cluster', ['gc']),
+    crd('Gateway', 'gateways', 'Namespaced', ['gtw']),
+    crd('HTTPRoute', 'httproutes', 'Namespaced', []),
+    crd('GRPCRoute', 'grpcroutes', 'Namespaced', []),
+  ];
+}
