@@ -70,6 +70,13 @@ export function gatedApp(o: AppOptions): KubeObject[] {
       metadata: { name: o.name, namespace },
       spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
     },
+    // the route that makes HAPTIC render the Service
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: o.name, namespace },
+      spec: { ingressClassName: 'haproxy', rules: [{ host: `${o.name}.example`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: o.name, port: { name: 'http' } } } }] } }] },
+    },
   ];
 }
 

@@ -58,7 +58,7 @@ function web(image: string): KubeObject[] {
         },
       },
     },
-    service(APP),
+    ...service(APP),
   ];
 }
 
@@ -79,17 +79,26 @@ function api(): KubeObject[] {
         },
       },
     },
-    service('api'),
+    ...service('api'),
   ];
 }
 
-function service(name: string): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: NAMESPACE },
-    spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-  };
+/** The Service and the Ingress of HAPTIC's class that routes it (HAPTIC renders only Services a route of its class names). */
+function service(name: string): KubeObject[] {
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: NAMESPACE },
+      spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+    },
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name, namespace: NAMESPACE },
+      spec: { ingressClassName: 'haproxy', rules: [{ host: `${name}.example`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'http' } } } }] } }] },
+    },
+  ];
 }
 
 /** example/web:1.0 → example/web:1.1 → …, so every run of the demo starts a real rollout. */

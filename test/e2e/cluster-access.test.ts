@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { load, dump } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
-import { adminApi, cluster, gatedDeployment, grantReadOnly, newNamespace, runPlugin, service, waitFor } from './support.ts';
+import { adminApi, cluster, gatedDeployment, grantReadOnly, newNamespace, routedService, runPlugin, waitFor } from './support.ts';
 
 // kubectl habits: the same kubeconfig handling, one-line errors with documented exit codes.
 describe('cluster access like kubectl', () => {
@@ -13,7 +13,7 @@ describe('cluster access like kubectl', () => {
   let dir: string;
   beforeAll(async () => {
     ns = await newNamespace('access');
-    await adminApi().apply([gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }), service({ name: 'web', namespace: ns, selector: { app: 'web' } })]);
+    await adminApi().apply([gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }), ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } })]);
     dir = mkdtempSync(join(tmpdir(), 'kh-access-'));
   });
 
@@ -184,7 +184,7 @@ describe('cluster access like kubectl', () => {
   });
 
   it('enable-gate refuses for a user who may patch Deployments but not read Leases or ClusterRoles: the checks it cannot read block', async () => {
-    await adminApi().apply([gatedDeployment({ name: 'ungated', namespace: ns, replicas: 1, gates: [] }), service({ name: 'ungated', namespace: ns, selector: { app: 'ungated' } })]);
+    await adminApi().apply([gatedDeployment({ name: 'ungated', namespace: ns, replicas: 1, gates: [] }), ...routedService({ name: 'ungated', namespace: ns, selector: { app: 'ungated' } })]);
     const kubeconfig = await serviceAccountKubeconfig('patcher', {
       namespaced: [
         { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'patch'] },

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchEvent } from '../../src/kube/client.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, gatedDeployment, GATE, type Kube, newNamespace, service, waitFor, type KubeObject } from './support.ts';
+import { adminApi, cluster, GATE, gatedDeployment, type Kube, type KubeObject, newNamespace, routedService, waitFor } from './support.ts';
 
 const api = () => adminApi();
 const HAPTIC_NS = 'haptic';
@@ -117,7 +117,7 @@ describe('the test cluster is faithful to Kubernetes and HAPTIC', () => {
     const ns = await newNamespace('fidelity');
     await api().apply([
       gatedDeployment({ name: 'web', namespace: ns, replicas: 2, maxSurge: 1, maxUnavailable: 0, terminationGracePeriodSeconds: GRACE }),
-      service({ name: 'web', namespace: ns, selector: { app: 'web' } }),
+      ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
     ]);
     await availableDeployment(ns, 'web', 2);
     const oldNames = (await podsOf(ns, 'web')).map((p) => p.metadata.name).sort();
@@ -256,7 +256,7 @@ describe('the test cluster is faithful to Kubernetes and HAPTIC', () => {
     const ns = await newNamespace('fidelity-stall');
     await api().apply([
       gatedDeployment({ name: 'stall', namespace: ns, replicas: 2, maxSurge: 1, maxUnavailable: 0, progressDeadlineSeconds: 10 }),
-      service({ name: 'stall', namespace: ns, selector: { app: 'stall' } }),
+      ...routedService({ name: 'stall', namespace: ns, selector: { app: 'stall' } }),
     ]);
     await availableDeployment(ns, 'stall', 2);
     const oldNames = (await podsOf(ns, 'stall')).map((p) => p.metadata.name).sort();

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
 import { repoRoot } from '../cluster/cluster.ts';
-import { adminApi, cluster, gatedDeployment, GATE, grantReadOnly, newNamespace, runPlugin, service, waitFor, type DeploymentOptions, type KubeObject, type PluginResult } from './support.ts';
+import { adminApi, cluster, type DeploymentOptions, GATE, gatedDeployment, grantReadOnly, type KubeObject, newNamespace, type PluginResult, routedService, runPlugin, service, waitFor } from './support.ts';
 
 const api = () => adminApi();
 const FAIL = 'standin.kubectl-haptic.dev/fail';
@@ -34,7 +34,7 @@ function doctorUntil(ns: string, name: string, what: string, until: (r: Report) 
 async function deploy(o: Partial<DeploymentOptions> & { ns: string; name: string; withService?: boolean; containerPatch?: Record<string, unknown>; objects?: KubeObject[] }): Promise<void> {
   const d = gatedDeployment({ replicas: 2, maxSurge: 1, maxUnavailable: 0, terminationGracePeriodSeconds: 2, ...o, namespace: o.ns });
   if (o.containerPatch) Object.assign((d as { spec: { template: { spec: { containers: object[] } } } }).spec.template.spec.containers[0] as object, o.containerPatch);
-  const svc = o.withService === false ? [] : [service({ name: o.name, namespace: o.ns, selector: o.labels ?? { app: o.name } })];
+  const svc = o.withService === false ? [] : routedService({ name: o.name, namespace: o.ns, selector: o.labels ?? { app: o.name } });
   await api().apply([d, ...svc, ...(o.objects ?? [])]);
   created.push({ ns: o.ns, name: o.name });
 }

@@ -3,7 +3,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { connect } from '../../src/kube/config.ts';
 import { applyGate } from '../../src/services/gate.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, gatedDeployment, GATE, grantReadOnly, newNamespace, runPlugin, service, waitFor, type KubeObject } from './support.ts';
+import { adminApi, cluster, GATE, gatedDeployment, grantReadOnly, type KubeObject, newNamespace, routedService, runPlugin, service, waitFor } from './support.ts';
 
 type Deployment = KubeObject & { spec: any; status?: any; metadata: { resourceVersion: string; generation: number; annotations?: Record<string, string> } };
 
@@ -13,7 +13,7 @@ const gatesOf = (d: Deployment) => (d.spec.template.spec.readinessGates ?? []).m
 
 /** A served Deployment (a Service selects it) rolled out and available, with the given gates. */
 async function servedDeployment(ns: string, name: string, gates: string[], replicas = 2): Promise<Deployment> {
-  await api().apply([gatedDeployment({ name, namespace: ns, gates, replicas }), service({ name, namespace: ns, selector: { app: name } })]);
+  await api().apply([gatedDeployment({ name, namespace: ns, gates, replicas }), ...routedService({ name, namespace: ns, selector: { app: name } })]);
   return waitFor(() => getDeployment(ns, name), {
     what: `deployment ${name} available`,
     timeoutMs: 60_000,
@@ -69,7 +69,7 @@ describe('enable-gate / disable-gate on the real control plane', () => {
   it('keeps other gates, and disable-gate restores the previous pod template', async () => {
     const other = 'example.com/other-gate';
     // nothing sets example.com/other-gate, so this Deployment never becomes available: wait only until it is observed
-    await api().apply([gatedDeployment({ name: 'multi', namespace: ns, gates: [other], replicas: 1 }), service({ name: 'multi', namespace: ns, selector: { app: 'multi' } })]);
+    await api().apply([gatedDeployment({ name: 'multi', namespace: ns, gates: [other], replicas: 1 }), ...routedService({ name: 'multi', namespace: ns, selector: { app: 'multi' } })]);
     const before = await waitFor(() => getDeployment(ns, 'multi'), { what: 'deployment multi observed', until: (d) => d.status?.observedGeneration === d.metadata.generation });
     const enabled = await runPlugin(['enable-gate', 'multi', '-n', ns]);
     expect(enabled.code).toBe(0);
@@ -96,7 +96,7 @@ describe('enable-gate / disable-gate on the real control plane', () => {
     expect(items[0].revision).toBe('2');
     expect(items[0].patch.at(-1)).toEqual({ op: 'add', path: '/spec/template/spec/readinessGates', value: [{ conditionType: GATE }] });
     // the doctor's DR103 (no readinessProbe: the gate would wait for HAProxy only) is a warning: the write went on
-    expect(items[0].findings.map((f: any) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG106', 'ok'], ['DR103', 'warning']]);
+    expect(items[0].findings.map((f: any) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG118', 'ok'], ['HG106', 'ok'], ['DR103', 'warning']]);
     expect(items[1].findings[0]).toMatchObject({ id: 'HG101', severity: 'blocker' });
     expect(gatesOf(await getDeployment(ns, 'many-a'))).toEqual([GATE]);
     expect(gatesOf(await getDeployment(ns, 'many-b'))).toEqual([]);
@@ -115,14 +115,14 @@ describe('enable-gate / disable-gate on the real control plane', () => {
   });
 
   it('removes the readinessGates field when the HAPTIC gate was the only one', async () => {
-    await api().apply([gatedDeployment({ name: 'solo', namespace: ns, gates: [GATE], replicas: 1 }), service({ name: 'solo', namespace: ns, selector: { app: 'solo' } })]);
+    await api().apply([gatedDeployment({ name: 'solo', namespace: ns, gates: [GATE], replicas: 1 }), ...routedService({ name: 'solo', namespace: ns, selector: { app: 'solo' } })]);
     const run = await runPlugin(['disable-gate', 'solo', '-n', ns]);
     expect(run.code).toBe(0);
     expect('readinessGates' in (await getDeployment(ns, 'solo')).spec.template.spec).toBe(false);
   });
 
   it('never clobbers a concurrent edit: it re-reads and retries once, or reports the conflict', async () => {
-    await api().apply([gatedDeployment({ name: 'race', namespace: ns, gates: [], replicas: 1 }), service({ name: 'race', namespace: ns, selector: { app: 'race' } })]);
+    await api().apply([gatedDeployment({ name: 'race', namespace: ns, gates: [], replicas: 1 }), ...routedService({ name: 'race', namespace: ns, selector: { app: 'race' } })]);
     const options = { namespace: ns, names: ['race'], action: 'enable' as const, conditionType: GATE, dryRun: 'none' as const, force: true };
     let edits = 0;
     const editTemplate = async () => {

@@ -4,7 +4,7 @@
 // no finding above info, and the HAPTIC causes that apply to that shape, each proven by why-stalled's first finding.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetKnobs, setKnobs, type Knobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, gatedDeployment, GATE, newNamespace, runPlugin, service, waitFor, type KubeObject, type PluginResult } from './support.ts';
+import { adminApi, cluster, GATE, gatedDeployment, type KubeObject, newNamespace, type PluginResult, routedService, runPlugin, waitFor } from './support.ts';
 
 const kubeconfig = () => cluster().adminKubeconfig;
 const api = () => adminApi();
@@ -20,7 +20,7 @@ const created: { ns: string; name: string }[] = [];
 /** A Deployment of one replica behind a Service (unless told); gated unless told (only the gate release sets it). */
 async function deploy(ns: string, name: string, gated: boolean, o: { withService?: boolean; podAnnotations?: Record<string, string> } = {}): Promise<void> {
   const d = gatedDeployment({ name, namespace: ns, replicas: 1, maxSurge: 1, maxUnavailable: 0, terminationGracePeriodSeconds: 2, gates: gated ? [GATE] : [], podAnnotations: o.podAnnotations });
-  await api().apply([d, ...(o.withService === false ? [] : [service({ name, namespace: ns, selector: { app: name } })])]);
+  await api().apply([d, ...(o.withService === false ? [] : routedService({ name, namespace: ns, selector: { app: name } }))]);
   created.push({ ns, name });
 }
 const restart = (ns: string, name: string) => api().patch('apps/v1', 'Deployment', name, ns, { spec: { template: { metadata: { annotations: { 'example.com/restartedAt': new Date().toISOString() } } } } });
@@ -55,7 +55,8 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
     const ns = await newNamespace(`shape-${shape}`);
     await deploy(ns, 'probe', false);
     const cfg = await waitFor(liveCfg, { what: 'every HAProxy pod deployed in this shape', until: (c) => (c.status?.deployedToPods ?? []).length === 2 && (c.status!.deployedToPods!).every((e) => (shape === 'dataplane' ? 'deployedAt' in e : 'podUID' in e) && e.checksum === c.spec.checksum) });
-    expect(cfg.spec.checksum).toMatch(/^[0-9a-f]{16}$/);
+    // the dataplane generation's released tags write a SHA-256 of the config; the agent generation 16 hex characters
+    expect(cfg.spec.checksum).toMatch(shape === 'dataplane' ? /^[0-9a-f]{64}$/ : /^[0-9a-f]{16}$/);
     for (const entry of cfg.status!.deployedToPods!) {
       expect(entry).not.toHaveProperty('observedGeneration');
       if (shape === 'dataplane') expect(Object.keys(entry)).not.toContain('podUID');
@@ -125,7 +126,7 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
     const [first] = await haproxyPods();
     if (shape === 'gate') {
       const r = await whyUntil(ns, 'web', 'HS106');
-      expect(r.stdout).toMatch(new RegExp(`${first}: runs [0-9a-f]{16} \\(live config [0-9a-f]{16}\\); lastError: failed to sync configuration to pod ${first}: .*; consecutiveErrors \\d+`));
+      expect(r.stdout).toMatch(new RegExp(`${first}: its last deploy failed \\(entry checksum [0-9a-f]{16}, live config [0-9a-f]{16}\\); lastError: failed to sync configuration to pod ${first}: .*; consecutiveErrors \\d+`));
     } else {
       // an ungated rollout completes whatever HAProxy does; status shows the failing deploy
       const s = await waitFor(() => runPlugin(['status', 'web', '-n', ns]), { what: 'status to show the failing deploy', until: (r) => r.stdout.includes(`deploy failing on ${first}`) && r.stdout.includes('HAProxy 1/2 on') });
@@ -134,6 +135,10 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
       const entry = cfg.status!.deployedToPods!.find((e) => e.podName === first)!;
       expect(entry.lastError).toMatch(/failed to sync configuration/);
       expect('lastErrorAt' in entry).toBe(shape === 'dataplane');
+      // the dataplane generation records the checksum it tried beside the error (configpublisher buildPodStatus)
+      if (shape === 'dataplane') {
+        await waitFor(liveCfg, { what: 'the failing entry to name the live config', until: (c) => c.status?.deployedToPods?.find((e) => e.podName === first)?.checksum === c.spec.checksum });
+      }
     }
   });
 

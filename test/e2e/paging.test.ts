@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminApi, cluster, gatedDeployment, newNamespace, runPlugin, service, waitFor } from './support.ts';
+import { adminApi, cluster, gatedDeployment, newNamespace, routedService, runPlugin, waitFor } from './support.ts';
 
 // What status asks the API server for, as the API server itself recorded it: the test cluster's audit log holds
 // every request of user `audited` with its answer (test/cluster/README.md). With KUBECTL_HAPTIC_PAGE_SIZE=2 (the
@@ -51,7 +51,7 @@ describe('status reads label-selected lists in pages', () => {
     ns = await newNamespace('paging');
     await adminApi().apply([
       gatedDeployment({ name: 'web', namespace: ns, replicas: 5 }),
-      service({ name: 'web', namespace: ns, selector: { app: 'web' } }),
+      ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
       // another team's pods in the same namespace: never asked for
       gatedDeployment({ name: 'batch', namespace: ns, replicas: 3, gates: [] }),
     ]);

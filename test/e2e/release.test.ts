@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
 import { fakeCluster, hostileServer, NS } from '../hostile/server.ts';
 import { goldenScenarios } from './golden-scenarios.ts';
-import { adminApi, gatedDeployment, newNamespace, runExecutable, runPlugin, service, waitFor } from './support.ts';
+import { adminApi, gatedDeployment, newNamespace, routedService, runExecutable, runPlugin, waitFor } from './support.ts';
 
 interface KrewPlatform {
   selector: { matchLabels: { os: string; arch: string } };
@@ -197,7 +197,7 @@ describe('the release: npm run package', () => {
 
     it("completes through kubectl_complete-haptic and runs through kubectl's plugin dispatch", async () => {
       const ns = await newNamespace('exe');
-      await adminApi().apply([gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }), service({ name: 'web', namespace: ns, selector: { app: 'web' } })]);
+      await adminApi().apply([gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }), ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } })]);
       const complete = join(dir, 'kubectl_complete-haptic');
       expect((await run(['status', '-n', ns, ''], complete)).stdout).toBe('web\n:4\n');
       expect((await run(['why-'], complete)).stdout).toBe('why-stalled\tExplain why a gated rollout is stalled, with evidence and a fix.\n:4\n');

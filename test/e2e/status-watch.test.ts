@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, gatedDeployment, GATE, newNamespace, service, waitFor } from './support.ts';
+import { adminApi, cluster, GATE, gatedDeployment, newNamespace, routedService, waitFor } from './support.ts';
 
 const run = promisify(execFile);
 const SOCKET = `kubectl-haptic-e2e-${process.pid}`;
@@ -22,7 +22,7 @@ const api = () => adminApi();
 async function served(namespace: string, name: string, replicas: number): Promise<string[]> {
   await api().apply([
     gatedDeployment({ name, namespace, replicas, maxSurge: 1, maxUnavailable: 0 }),
-    service({ name, namespace, selector: { app: name } }),
+    ...routedService({ name, namespace, selector: { app: name } }),
   ]);
   await waitFor(() => api().get<any>('apps/v1', 'Deployment', name, namespace), {
     what: `deployment ${name} available`,

@@ -2,7 +2,7 @@
 // rollout, the one-shot text of a completed rollout (one block per Deployment), and bad input.
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, gatedDeployment, GATE, newNamespace, runPlugin, service, waitFor, type DeploymentOptions } from './support.ts';
+import { adminApi, cluster, type DeploymentOptions, GATE, gatedDeployment, newNamespace, routedService, runPlugin, waitFor } from './support.ts';
 
 const api = () => adminApi();
 const HAPTIC_GROUP = 'haproxy-haptic.org/v1alpha1';
@@ -12,7 +12,7 @@ const TIME = /^\d\d:\d\d:\d\d /;
 async function served(options: DeploymentOptions): Promise<void> {
   const { name, namespace } = options;
   const replicas = options.replicas ?? 2;
-  await api().apply([gatedDeployment({ replicas, ...options }), service({ name, namespace, selector: options.labels ?? { app: name } })]);
+  await api().apply([gatedDeployment({ replicas, ...options }), ...routedService({ name, namespace, selector: options.labels ?? { app: name } })]);
   await waitFor(() => api().get<any>('apps/v1', 'Deployment', name, namespace), {
     what: `deployment ${name} available`,
     timeoutMs: 60_000,

@@ -173,6 +173,28 @@ export function gatedDeployment(options: DeploymentOptions): KubeObject {
   };
 }
 
+/**
+ * An Ingress of HAPTIC's class `haproxy` (the chart's IngressClass) to a Service port: the route a user creates so
+ * that HAPTIC renders the Service's pods (it renders only Services a route of its class references).
+ */
+export function ingress(options: { name: string; namespace: string; service?: string; port?: { number: number } | { name: string }; className?: string | null }): KubeObject {
+  const cls = options.className === undefined ? 'haproxy' : options.className;
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: options.name, namespace: options.namespace },
+    spec: {
+      ...(cls ? { ingressClassName: cls } : {}),
+      rules: [{ host: `${options.name}.${options.namespace}.example`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: options.service ?? options.name, port: options.port ?? { name: 'http' } } } }] } }],
+    },
+  };
+}
+
+/** A Service (as `service`) and the Ingress of class haproxy that routes it. */
+export function routedService(options: Parameters<typeof service>[0]): KubeObject[] {
+  return [service(options), ingress({ name: options.name, namespace: options.namespace })];
+}
+
 /** A ClusterIP Service from port (default 80) to the pods' `http` port. */
 export function service(options: {
   name: string;

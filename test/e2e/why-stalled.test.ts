@@ -5,7 +5,7 @@
 // until its rule is the first finding, then checks that output.
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, gatedDeployment, GATE, grantReadOnly, limitedApi, newNamespace, runPlugin, service, waitFor, type DeploymentOptions, type KubeObject, type PluginResult } from './support.ts';
+import { adminApi, cluster, type DeploymentOptions, GATE, gatedDeployment, grantReadOnly, type KubeObject, limitedApi, ingress, newNamespace, type PluginResult, routedService, runPlugin, service, waitFor } from './support.ts';
 
 const api = () => adminApi();
 const kubeconfig = () => cluster().adminKubeconfig;
@@ -21,7 +21,7 @@ const created: { ns: string; name: string }[] = [];
 async function deploy(o: Partial<DeploymentOptions> & { ns: string; name: string; withService?: boolean; podSpec?: Record<string, unknown> }): Promise<void> {
   const d = gatedDeployment({ replicas: 1, maxSurge: 1, maxUnavailable: 0, terminationGracePeriodSeconds: 2, ...o, namespace: o.ns });
   if (o.podSpec) Object.assign((d as { spec: { template: { spec: object } } }).spec.template.spec, o.podSpec);
-  const svc = o.withService === false ? [] : [service({ name: o.name, namespace: o.ns, selector: o.labels ?? { app: o.name } })];
+  const svc = o.withService === false ? [] : routedService({ name: o.name, namespace: o.ns, selector: o.labels ?? { app: o.name } });
   await api().apply([d, ...svc]);
   created.push({ ns: o.ns, name: o.name });
 }
@@ -93,7 +93,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
     it('HS102: a Service whose named targetPort the pod lacks: the EndpointSlice controller lists the pod without a port', async () => {
       const ns = await newNamespace('why-hs102');
       await deploy({ ns, name: 'ports', withService: false });
-      await api().apply([service({ name: 'ports', namespace: ns, selector: { app: 'ports' }, targetPort: 'web' })]);
+      await api().apply(routedService({ name: 'ports', namespace: ns, selector: { app: 'ports' }, targetPort: 'web' }));
       // What the real controller does: the pod IS in a slice, one with `ports: null` (not left out).
       const slice = await waitFor(async () => (await api().list<any>('discovery.k8s.io/v1', 'EndpointSlice', { namespace: ns, labelSelector: 'kubernetes.io/service-name=ports' })).find((s) => (s.endpoints ?? []).length > 0), {
         what: 'the EndpointSlice controller to list the pod',
@@ -112,7 +112,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
     it('HS102: the real way to a selected pod in no EndpointSlice at all: an ExternalName Service with a selector', async () => {
       const ns = await newNamespace('why-hs102x');
       await deploy({ ns, name: 'external', withService: false });
-      await api().apply([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'external', namespace: ns }, spec: { type: 'ExternalName', externalName: 'web.example.com', selector: { app: 'external' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } }]);
+      await api().apply([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'external', namespace: ns }, spec: { type: 'ExternalName', externalName: 'web.example.com', selector: { app: 'external' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } }, ingress({ name: 'external', namespace: ns })]);
       const r = await whyUntil(ns, 'external', 'HS102');
       const [pod] = await pods(ns, 'external');
       const name = pod!.metadata!.name;
@@ -170,7 +170,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       const [pod] = await pods(ns, 'undeployed');
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`[HS106] HAProxy pod ${haproxy} did not get HAPTIC haptic/haptic-config's configuration, so ${pod!.metadata!.name} cannot get the gate`);
-      expect(r.stdout).toMatch(new RegExp(`${haproxy}: runs [0-9a-f]{16} \\(live config [0-9a-f]{16}\\); lastError: failed to sync configuration to pod ${haproxy}: dataplane API: .*503 Service Unavailable: agent not reachable; consecutiveErrors \\d+`));
+      expect(r.stdout).toMatch(new RegExp(`${haproxy}: its last deploy failed \\(entry checksum [0-9a-f]{16}, live config [0-9a-f]{16}\\); lastError: failed to sync configuration to pod ${haproxy}: dataplane API: .*503 Service Unavailable: agent not reachable; consecutiveErrors \\d+`));
       expect(r.stdout).toContain(`fix: kubectl -n haptic logs ${haproxy} -c agent --tail=50`);
     });
 

@@ -10,7 +10,7 @@ import { get } from '../cluster/lab/load.ts';
 import { describe, expect, it } from 'vitest';
 import type { Obj } from '../cluster/standins/common.ts';
 import { adminApi, cluster, grantReadOnly, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
-import { labApp, labService, readyPods } from './support.ts';
+import { labApp, labServed, readyPods } from './support.ts';
 
 type Report = { requests: number; failed: number; failures: Record<string, number>; probe: { pod: string }; groups: { class: string; count: number; after?: { change: string } }[]; rollout: { outcome: string } };
 
@@ -29,7 +29,7 @@ async function noProbeLeft(namespace: string): Promise<void> {
 }
 
 async function deployed(namespace: string, gated: boolean): Promise<void> {
-  await adminApi().apply([labApp({ name: 'web', namespace, gated, maxSurge: 1, maxUnavailable: 0 }), labService({ name: 'web', namespace })]);
+  await adminApi().apply([labApp({ name: 'web', namespace, gated, maxSurge: 1, maxUnavailable: 0 }), ...labServed({ name: 'web', namespace })]);
   await waitFor(() => readyPods(namespace), { what: 'web Ready', timeoutMs: 90_000, until: (p) => p.length === 1 });
   // kube-proxy's rules trail the API (2 s in the lab): a probe started before they name the pod counts refusals
   // before the restart, which no rollout change explains. Drill a Service that already serves.

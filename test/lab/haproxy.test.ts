@@ -5,7 +5,7 @@ import type { Obj } from '../cluster/standins/common.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
 import { get } from '../cluster/lab/load.ts';
 import { adminApi, cluster, newNamespace, waitFor } from '../e2e/support.ts';
-import { gateOf, hapticHAProxy, labApp, labService } from './support.ts';
+import { gateOf, hapticHAProxy, labApp, labServed } from './support.ts';
 
 afterAll(() => resetKnobs(cluster().adminKubeconfig));
 
@@ -14,7 +14,7 @@ const cfg = () => adminApi().get<Obj>('haproxy-haptic.org/v1alpha1', 'HAProxyCfg
 describe("HAPTIC's HAProxy in the lab", () => {
   it('routes a Service by its Host through real HAProxy, every HAProxy pod reloaded with the config', async () => {
     const ns = await newNamespace('lab-route');
-    await adminApi().apply([labApp({ name: 'web', namespace: ns }), labService({ name: 'web', namespace: ns })]);
+    await adminApi().apply([labApp({ name: 'web', namespace: ns }), ...labServed({ name: 'web', namespace: ns })]);
     const { url, podIPs } = await hapticHAProxy();
     expect(podIPs).toHaveLength(2);
     const host = `web.${ns}.svc`;
@@ -34,7 +34,7 @@ describe("HAPTIC's HAProxy in the lab", () => {
   it('sets the gate only when every HAProxy pod already sends the pod requests', async () => {
     const ns = await newNamespace('lab-gate');
     const api = adminApi();
-    await api.apply([labApp({ name: 'shop', namespace: ns, gated: true }), labService({ name: 'shop', namespace: ns })]);
+    await api.apply([labApp({ name: 'shop', namespace: ns, gated: true }), ...labServed({ name: 'shop', namespace: ns })]);
     const host = `shop.${ns}.svc`;
     const { podIPs } = await hapticHAProxy();
     // poll the pod often; the moment its gate is True, ask each HAProxy pod for it
@@ -50,7 +50,7 @@ describe("HAPTIC's HAProxy in the lab", () => {
     const api = adminApi();
     await setKnobs(cluster().adminKubeconfig, { refuseRender: 'true' });
     const ns = await newNamespace('lab-refuse');
-    await api.apply([labService({ name: 'other', namespace: ns })]);
+    await api.apply(labServed({ name: 'other', namespace: ns }));
     const htc = await waitFor(() => api.get<Obj>('haproxy-haptic.org/v1alpha1', 'HAProxyTemplateConfig', 'haptic-config', 'haptic'), {
       what: 'the template config Invalid', timeoutMs: 30_000, until: (o) => o.status?.validationStatus === 'Invalid',
     });

@@ -55,3 +55,20 @@ export function labService(o: { name: string; namespace: string; selector?: Reco
     spec: { selector: o.selector ?? { app: o.name }, ports: [{ name: 'http', port: o.port ?? 80, targetPort: o.targetPort ?? 'http' }] },
   };
 }
+
+/**
+ * The Service and an Ingress of HAPTIC's class for it, with the host the lab's load sends (`<service>.<namespace>.svc`):
+ * HAPTIC renders only Services a route of its class references.
+ */
+export function labServed(o: { name: string; namespace: string }): KubeObject[] {
+  const ingress: KubeObject = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: o.name, namespace: o.namespace },
+    spec: {
+      ingressClassName: 'haproxy',
+      rules: [{ host: `${o.name}.${o.namespace}.svc`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: o.name, port: { name: 'http' } } } }] } }],
+    },
+  };
+  return [labService(o), ingress];
+}

@@ -19,7 +19,7 @@ import { Kube, type KubeObject } from '../cluster/kube.ts';
 import { type Counts, get, Load } from '../cluster/lab/load.ts';
 import type { Obj } from '../cluster/standins/common.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { labApp, labService } from './manifests.ts';
+import { labApp, labServed, labService } from './manifests.ts';
 
 export const SCENARIOS = ['ungated', 'gated', 'haproxy-trap', 'haproxy-fixed'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -136,7 +136,7 @@ async function prepare(kube: Kube, name: ScenarioName, namespace: string): Promi
   if (name === 'ungated' || name === 'gated') {
     await kube.apply([
       labApp({ name: 'web', namespace, replicas: 1, gated: name === 'gated', maxSurge: 1, maxUnavailable: 0 }),
-      labService({ name: 'web', namespace }),
+      ...labServed({ name: 'web', namespace }),
     ]);
     const svc = await kube.get<Obj>('v1', 'Service', 'haptic-haproxy', 'haptic');
     const haproxies = await kube.list<Obj>('v1', 'Pod', { namespace: 'haptic', labelSelector: 'app.kubernetes.io/component=loadbalancer,app.kubernetes.io/instance=haptic' });

@@ -3,7 +3,7 @@ import type { Obj } from '../cluster/standins/common.ts';
 import { adminApi } from '../e2e/support.ts';
 import { GATE } from './manifests.ts';
 
-export { GATE, LAB_HTTP_IMAGE, labApp, labService, type LabAppOptions } from './manifests.ts';
+export { GATE, LAB_HTTP_IMAGE, labApp, labServed, labService, type LabAppOptions } from './manifests.ts';
 
 /** The pods of a namespace whose Ready condition is True. */
 export async function readyPods(namespace: string): Promise<Obj[]> {
