@@ -120,7 +120,7 @@ export const CATALOGUE = {
     title: 'Could not tell whether a route that HAPTIC renders reaches {services}',
     fix: 'ask for cluster-wide read access to ingresses (networking.k8s.io) and to gateways, httproutes and grpcroutes (gateway.networking.k8s.io), or check the routes by hand',
   },
-  HG118: { severity: 'ok', summary: 'A route that HAPTIC renders reaches a Service that selects the pod template.', title: '{routes} reaches {services}' },
+  HG118: { severity: 'ok', summary: 'A route that HAPTIC renders reaches a Service that selects the pod template.', title: 'HAPTIC routes {services}' },
   HS101: {
     severity: 'error',
     summary: 'A gated pod is selected by no Service, so HAPTIC never sets its condition (near-miss selectors and selector-less Services named).',

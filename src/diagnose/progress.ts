@@ -34,7 +34,9 @@ function waitingFor(p: PodView): string {
   const route = p.haproxy[0];
   if (!route) return `pod ${p.name}: waiting for HAPTIC to render a config routing to it${started}`;
   if (route.disabled) return `pod ${p.name}: HAPTIC's config has its server disabled${started}`;
-  return `pod ${p.name}: HAProxy config routing to it runs on ${route.runningOn}/${route.of} HAProxy pods${started}`;
+  // a deploy the agent has not confirmed (a reload queued, a plan rejected) is why it is not counted yet: say so
+  const pending = route.pods.filter((h) => !h.settled && h.pending).map((h) => `${h.name}: ${h.pending}`);
+  return `pod ${p.name}: HAProxy config routing to it runs on ${route.runningOn}/${route.of} HAProxy pods${started}${pending.length ? `; ${pending.join('; ')}` : ''}`;
 }
 
 /**

@@ -20,7 +20,7 @@ const probed = (): Deployment => {
 describe('enable-gate preflight', () => {
   it('passes a served Deployment with a healthy installation', () => {
     expect(ids(probed()).map((f) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG118', 'ok'], ['HG106', 'ok']]);
-    expect(ids(probed())[1]).toMatchObject({ title: 'ingress shop/web → service/web:80 reaches service/web' });
+    expect(ids(probed())[1]).toMatchObject({ title: 'HAPTIC routes service/web' });
   });
 
   it('blocks when no route that HAPTIC renders reaches the Service, naming the near miss and the Ingress to create', () => {

@@ -462,7 +462,8 @@ describe('HAPTIC as its releases write it', () => {
   it('a reload still pending is progress, not a failed deploy', () => {
     const d = run({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'current', reloadPending: true }] } });
     expect(d.findings.map((f) => f.id)).toEqual(['HS901']);
-    expect(d.findings[0]!.evidence[0]).toBe('pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)');
+    // what the unsettled HAProxy pod waits for is said, so a reload that never finishes is visible
+    expect(d.findings[0]!.evidence[0]).toBe('pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago); haptic-haproxy-b: reload pending: running plan plan-6, applied plan plan-7');
   });
 
   it('an older config nobody keeps is said to be unknown, never counted as routing', () => {
