@@ -67,10 +67,20 @@ module.exports = {
     },
     {
       name: 'suites-apart',
-      comment: 'each test suite stands on its own; they share the local cluster (test/cluster/), the fixtures and the hostile servers',
+      comment:
+        'each test suite stands on its own; they share the local cluster (test/cluster/), the fixtures and the hostile servers',
       severity: 'error',
       from: { path: '^test/([^/]+)/' },
-      to: { path: '^test/', pathNot: ['^test/$1/', '^test/cluster/', '^test/fixtures/', '^test/hostile/server\\.ts$', '^test/e2e/support\\.ts$'] },
+      to: {
+        path: '^test/',
+        pathNot: [
+          '^test/$1/',
+          '^test/cluster/',
+          '^test/fixtures/',
+          '^test/hostile/server\\.ts$',
+          '^test/e2e/support\\.ts$',
+        ],
+      },
     },
     {
       name: 'no-unresolvable',
@@ -86,6 +96,10 @@ module.exports = {
     parser: 'swc',
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(node_modules|dist|release)/' },
-    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.d.ts'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.d.ts'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
   },
 };

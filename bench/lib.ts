@@ -53,13 +53,18 @@ export function gatedApp(o: AppOptions): KubeObject[] {
       spec: {
         replicas: o.replicas,
         selector: { matchLabels: labels },
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' } },
+        strategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' },
+        },
         template: {
           metadata: { labels, ...(o.podAnnotations ? { annotations: o.podAnnotations } : {}) },
           spec: {
             readinessGates: (o.gates ?? [GATE]).map((conditionType) => ({ conditionType })),
             terminationGracePeriodSeconds: o.terminationGracePeriodSeconds ?? 2,
-            containers: [{ name: 'app', image: o.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] }],
+            containers: [
+              { name: 'app', image: o.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] },
+            ],
           },
         },
       },
@@ -75,7 +80,19 @@ export function gatedApp(o: AppOptions): KubeObject[] {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',
       metadata: { name: o.name, namespace },
-      spec: { ingressClassName: 'haproxy', rules: [{ host: `${o.name}.example`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: o.name, port: { name: 'http' } } } }] } }] },
+      spec: {
+        ingressClassName: 'haproxy',
+        rules: [
+          {
+            host: `${o.name}.example`,
+            http: {
+              paths: [
+                { path: '/', pathType: 'Prefix', backend: { service: { name: o.name, port: { name: 'http' } } } },
+              ],
+            },
+          },
+        ],
+      },
     },
   ];
 }
@@ -86,7 +103,12 @@ export async function ensureNamespace(kube: Kube, name: string): Promise<void> {
 
 // ---------- waiting ----------
 
-export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 120_000, intervalMs = 250): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  fn: () => Promise<T> | T,
+  what: string,
+  timeoutMs = 120_000,
+  intervalMs = 250,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
@@ -96,19 +118,30 @@ export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeout
     } catch (error) {
       last = error instanceof Error ? error.message : String(error);
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? `: ${last}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? `: ${last}` : ''}`);
     await sleep(intervalMs);
   }
 }
 
 /** kubectl rollout status's notion of done: every replica updated and available, no old replica left. */
-export async function waitRolledOut(kube: Kube, name: string, namespace = NAMESPACE, timeoutMs = 240_000): Promise<void> {
+export async function waitRolledOut(
+  kube: Kube,
+  name: string,
+  namespace = NAMESPACE,
+  timeoutMs = 240_000,
+): Promise<void> {
   await waitFor(
     async () => {
       const d = await kube.get<any>('apps/v1', 'Deployment', name, namespace);
       const s = d.status ?? {};
       const want = d.spec.replicas;
-      return (s.observedGeneration ?? 0) >= d.metadata.generation && s.updatedReplicas === want && s.replicas === want && s.availableReplicas === want;
+      return (
+        (s.observedGeneration ?? 0) >= d.metadata.generation &&
+        s.updatedReplicas === want &&
+        s.replicas === want &&
+        s.availableReplicas === want
+      );
     },
     `deployment ${namespace}/${name} to roll out`,
     timeoutMs,
@@ -117,9 +150,17 @@ export async function waitRolledOut(kube: Kube, name: string, namespace = NAMESP
 }
 
 /** Waits until no pod of the Deployment is terminating any more (old pods drained). */
-export async function waitNoTerminating(kube: Kube, name: string, namespace = NAMESPACE, timeoutMs = 120_000): Promise<void> {
+export async function waitNoTerminating(
+  kube: Kube,
+  name: string,
+  namespace = NAMESPACE,
+  timeoutMs = 120_000,
+): Promise<void> {
   await waitFor(
-    async () => (await kube.list<any>('v1', 'Pod', { namespace, labelSelector: `app=${name}` })).every((p) => !p.metadata.deletionTimestamp),
+    async () =>
+      (await kube.list<any>('v1', 'Pod', { namespace, labelSelector: `app=${name}` })).every(
+        (p) => !p.metadata.deletionTimestamp,
+      ),
     `old pods of ${namespace}/${name} to go`,
     timeoutMs,
     500,
@@ -127,10 +168,23 @@ export async function waitNoTerminating(kube: Kube, name: string, namespace = NA
 }
 
 export async function setImage(kube: Kube, name: string, image: string, namespace = NAMESPACE): Promise<void> {
-  await kube.patch('apps/v1', 'Deployment', name, namespace, { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } }, { type: 'strategic' });
+  await kube.patch(
+    'apps/v1',
+    'Deployment',
+    name,
+    namespace,
+    { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
+    { type: 'strategic' },
+  );
 }
 
-export async function tryDelete(kube: Kube, apiVersion: string, kind: string, name: string, namespace?: string): Promise<void> {
+export async function tryDelete(
+  kube: Kube,
+  apiVersion: string,
+  kind: string,
+  name: string,
+  namespace?: string,
+): Promise<void> {
   try {
     await kube.delete(apiVersion, kind, name, namespace);
   } catch (error) {
@@ -187,7 +241,12 @@ export interface Timed {
  * Times commands interleaved (A B C A B C …) so a noisy neighbour hurts every command alike: `warmups` untimed rounds,
  * then `runs` timed rounds. Every run must exit 0.
  */
-export async function timeInterleaved(commands: Timed[], env: NodeJS.ProcessEnv, runs: number, warmups: number): Promise<Map<string, number[]>> {
+export async function timeInterleaved(
+  commands: Timed[],
+  env: NodeJS.ProcessEnv,
+  runs: number,
+  warmups: number,
+): Promise<Map<string, number[]>> {
   const times = new Map(commands.map((c) => [c.name, [] as number[]]));
   for (let round = 0; round < warmups + runs; round++) {
     for (const c of commands) {
@@ -227,15 +286,26 @@ export interface Summary {
 }
 
 export function summarize(xs: number[]): Summary {
-  return { runs: xs.length, medianMs: round(median(xs)), minMs: round(Math.min(...xs)), p90Ms: round(quantile(xs, 0.9)) };
+  return {
+    runs: xs.length,
+    medianMs: round(median(xs)),
+    minMs: round(Math.min(...xs)),
+    p90Ms: round(quantile(xs, 0.9)),
+  };
 }
 
 /** A plain aligned table; numbers are right-aligned. */
 export function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((r) => r.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  const numeric = header.map((_, i) => rows.every((r) => typeof r[i] === 'number' || /^([\d.]+( ?[a-z×%]+)?|\d+ \/ \d+)$/i.test(String(r[i]))));
-  const line = (r: string[]) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const numeric = header.map((_, i) =>
+    rows.every((r) => typeof r[i] === 'number' || /^([\d.]+( ?[a-z×%]+)?|\d+ \/ \d+)$/i.test(String(r[i]))),
+  );
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 

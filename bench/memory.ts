@@ -8,7 +8,17 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { KUBECTL, PLUGIN, ratio, round, setImage, table, waitNoTerminating, waitRolledOut, type BenchContext } from './lib.ts';
+import {
+  KUBECTL,
+  PLUGIN,
+  ratio,
+  round,
+  setImage,
+  table,
+  waitNoTerminating,
+  waitRolledOut,
+  type BenchContext,
+} from './lib.ts';
 
 const TIME = '/usr/bin/time';
 
@@ -42,11 +52,32 @@ export async function benchMemory(
 ): Promise<MemoryResult> {
   const haveTime = existsSync(TIME);
   const env = { ...ctx.env };
-  if (!haveTime) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(join(import.meta.dirname, 'maxrss-preload.mjs')).href}`.trim();
+  if (!haveTime)
+    env.NODE_OPTIONS =
+      `${env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(join(import.meta.dirname, 'maxrss-preload.mjs')).href}`.trim();
   const wrap = (argv: string[]) => (haveTime ? [TIME, '-v', ...argv] : argv);
-  const followArgv = (launcher: string) => [launcher, 'status', target.name, '-n', target.namespace, '--wait', '--drained', '--timeout', '15m'];
+  const followArgv = (launcher: string) => [
+    launcher,
+    'status',
+    target.name,
+    '-n',
+    target.namespace,
+    '--wait',
+    '--drained',
+    '--timeout',
+    '15m',
+  ];
   const pluginArgv = followArgv(PLUGIN);
-  const kubectlArgv = [KUBECTL, 'rollout', 'status', `deployment/${target.name}`, '-n', target.namespace, '--timeout', '15m'];
+  const kubectlArgv = [
+    KUBECTL,
+    'rollout',
+    'status',
+    `deployment/${target.name}`,
+    '-n',
+    target.namespace,
+    '--timeout',
+    '15m',
+  ];
 
   const oneShotArgv = [
     [PLUGIN, '--version'],
@@ -57,8 +88,19 @@ export async function benchMemory(
   const oneShot: Followed[] = [];
   for (const argv of oneShotArgv) {
     const r = await follow(wrap(argv), env, haveTime);
-    const replicas = argv.includes(target.namespace) ? ` (${target.replicas} replicas)` : argv.includes(small.namespace) ? ` (${small.replicas} replicas)` : '';
-    oneShot.push({ command: argv.join(' ').replace(PLUGIN, 'kubectl haptic').replace(/ -n \S+/, '') + replicas, ...r });
+    const replicas = argv.includes(target.namespace)
+      ? ` (${target.replicas} replicas)`
+      : argv.includes(small.namespace)
+        ? ` (${small.replicas} replicas)`
+        : '';
+    oneShot.push({
+      command:
+        argv
+          .join(' ')
+          .replace(PLUGIN, 'kubectl haptic')
+          .replace(/ -n \S+/, '') + replicas,
+      ...r,
+    });
   }
 
   const pods = await ctx.kube.list<any>('v1', 'Pod', { namespace: target.namespace });
@@ -66,12 +108,18 @@ export async function benchMemory(
 
   /** Rolls the Deployment to its other image and follows the rollout with `argv` (and kubectl, when asked). */
   const rollout = async (argv: string[], withKubectl: boolean) => {
-    const current = (await ctx.kube.get<any>('apps/v1', 'Deployment', target.name, target.namespace)).spec.template.spec.containers[0].image as string;
+    const current = (await ctx.kube.get<any>('apps/v1', 'Deployment', target.name, target.namespace)).spec.template.spec
+      .containers[0].image as string;
     const image = current.endsWith(':1') ? current.replace(/:1$/, ':2') : current.replace(/:\d+$/, ':1');
-    ctx.log(`memory: rolling ${target.namespace}/${target.name} (${target.replicas} replicas, ${otherPods} other pods around) to ${image}, followed by ${argv[0]}`);
+    ctx.log(
+      `memory: rolling ${target.namespace}/${target.name} (${target.replicas} replicas, ${otherPods} other pods around) to ${image}, followed by ${argv[0]}`,
+    );
     const started = performance.now();
     await setImage(ctx.kube, target.name, image, target.namespace);
-    const [plugin, kubectl] = await Promise.all([follow(wrap(argv), env, haveTime), withKubectl && haveTime ? follow(wrap(kubectlArgv), env, true) : Promise.resolve(undefined)]);
+    const [plugin, kubectl] = await Promise.all([
+      follow(wrap(argv), env, haveTime),
+      withKubectl && haveTime ? follow(wrap(kubectlArgv), env, true) : Promise.resolve(undefined),
+    ]);
     await waitRolledOut(ctx.kube, target.name, target.namespace, 120_000);
     await waitNoTerminating(ctx.kube, target.name, target.namespace);
     if (plugin.exitCode !== 0) throw new Error(`${argv.join(' ')} exited with ${plugin.exitCode}`);
@@ -111,17 +159,45 @@ async function follow(argv: string[], env: NodeJS.ProcessEnv, timeV: boolean): P
   const field = (label: string) => Number(new RegExp(`${label}[^:]*:\\s*([\\d.]+)`).exec(stderr)?.[1] ?? NaN);
   if (timeV) {
     // /usr/bin/time -v reports the child's own exit status; its own exit code mirrors it
-    return { exitCode: code, maxRssMiB: round(field('Maximum resident set size') / 1024), cpuSeconds: round(field('User time') + field('System time'), 2), wallSeconds };
+    return {
+      exitCode: code,
+      maxRssMiB: round(field('Maximum resident set size') / 1024),
+      cpuSeconds: round(field('User time') + field('System time'), 2),
+      wallSeconds,
+    };
   }
   return { exitCode: code, maxRssMiB: round(Number(/maxrss-kib=(\d+)/.exec(stderr)?.[1] ?? NaN) / 1024), wallSeconds };
 }
 
 export function memoryTable(r: MemoryResult): string {
   const rows: (string | number)[][] = [
-    ['kubectl haptic status --wait --drained', r.plugin.maxRssMiB.toFixed(1), r.plugin.cpuSeconds?.toFixed(2) ?? '-', r.plugin.wallSeconds.toFixed(1), r.kubectl ? ratio(r.plugin.maxRssMiB, r.kubectl.maxRssMiB) : '-'],
+    [
+      'kubectl haptic status --wait --drained',
+      r.plugin.maxRssMiB.toFixed(1),
+      r.plugin.cpuSeconds?.toFixed(2) ?? '-',
+      r.plugin.wallSeconds.toFixed(1),
+      r.kubectl ? ratio(r.plugin.maxRssMiB, r.kubectl.maxRssMiB) : '-',
+    ],
   ];
-  if (r.kubectl) rows.push(['kubectl rollout status', r.kubectl.maxRssMiB.toFixed(1), r.kubectl.cpuSeconds?.toFixed(2) ?? '-', r.kubectl.wallSeconds.toFixed(1), '1.00×']);
-  for (const c of r.compared) rows.push([`${c.command.split(' ')[0]} (its own rollout, ${c.rolloutSeconds} s)`, c.maxRssMiB.toFixed(1), c.cpuSeconds?.toFixed(2) ?? '-', c.wallSeconds.toFixed(1), r.kubectl ? ratio(c.maxRssMiB, r.kubectl.maxRssMiB) : '-']);
-  const refs = table(['for scale: one-shot', 'max RSS MiB'], r.oneShot.map((o) => [o.command, o.maxRssMiB.toFixed(1)]));
+  if (r.kubectl)
+    rows.push([
+      'kubectl rollout status',
+      r.kubectl.maxRssMiB.toFixed(1),
+      r.kubectl.cpuSeconds?.toFixed(2) ?? '-',
+      r.kubectl.wallSeconds.toFixed(1),
+      '1.00×',
+    ]);
+  for (const c of r.compared)
+    rows.push([
+      `${c.command.split(' ')[0]} (its own rollout, ${c.rolloutSeconds} s)`,
+      c.maxRssMiB.toFixed(1),
+      c.cpuSeconds?.toFixed(2) ?? '-',
+      c.wallSeconds.toFixed(1),
+      r.kubectl ? ratio(c.maxRssMiB, r.kubectl.maxRssMiB) : '-',
+    ]);
+  const refs = table(
+    ['for scale: one-shot', 'max RSS MiB'],
+    r.oneShot.map((o) => [o.command, o.maxRssMiB.toFixed(1)]),
+  );
   return `${r.replicas}-replica rollout among ${r.otherPods} pods of other Deployments, ${r.rolloutSeconds} s until every old pod was gone\n${table(['following the rollout', 'max RSS MiB', 'CPU s', 'wall s', 'vs kubectl'], rows)}\n\n${refs}`;
 }

@@ -35,7 +35,11 @@ export interface RedrawResult {
   note: string;
 }
 
-export async function benchRedraw(ctx: BenchContext, targets: RedrawTarget[], options: { flips?: number } = {}): Promise<RedrawResult> {
+export async function benchRedraw(
+  ctx: BenchContext,
+  targets: RedrawTarget[],
+  options: { flips?: number } = {},
+): Promise<RedrawResult> {
   const flips = options.flips ?? 20;
   const result: RedrawResult = {
     flips,
@@ -46,26 +50,52 @@ export async function benchRedraw(ctx: BenchContext, targets: RedrawTarget[], op
   for (const target of targets) {
     const ms = await pluginDelays(ctx, target, flips);
     result.plugin[target.label] = { replicas: target.replicas, ...summarize(ms) };
-    ctx.log(`redraw: plugin, ${target.replicas} replicas: ${result.plugin[target.label]!.medianMs} ms median over ${flips} flips`);
+    ctx.log(
+      `redraw: plugin, ${target.replicas} replicas: ${result.plugin[target.label]!.medianMs} ms median over ${flips} flips`,
+    );
   }
   result.kubectl = summarize(await kubectlDelays(ctx, targets[0]!, flips));
   return result;
 }
 
-async function probePod(ctx: BenchContext, target: RedrawTarget): Promise<{ pod: string; flip: (status: Status) => Promise<number> }> {
-  const pods = await ctx.kube.list<any>('v1', 'Pod', { namespace: target.namespace, labelSelector: `app=${target.name}` });
+async function probePod(
+  ctx: BenchContext,
+  target: RedrawTarget,
+): Promise<{ pod: string; flip: (status: Status) => Promise<number> }> {
+  const pods = await ctx.kube.list<any>('v1', 'Pod', {
+    namespace: target.namespace,
+    labelSelector: `app=${target.name}`,
+  });
   const pod = pods.find((p) => !p.metadata.deletionTimestamp)?.metadata.name as string | undefined;
   if (!pod) throw new Error(`no pod of ${target.namespace}/${target.name}`);
   const flip = async (status: Status) => {
-    const condition = { type: PROBE_CONDITION, status, reason: 'Bench', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
-    await ctx.kube.patch('v1', 'Pod', pod, target.namespace, { status: { conditions: [condition] } }, { type: 'strategic', subresource: 'status' });
+    const condition = {
+      type: PROBE_CONDITION,
+      status,
+      reason: 'Bench',
+      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    };
+    await ctx.kube.patch(
+      'v1',
+      'Pod',
+      pod,
+      target.namespace,
+      { status: { conditions: [condition] } },
+      { type: 'strategic', subresource: 'status' },
+    );
     return performance.now();
   };
   return { pod, flip };
 }
 
 /** Flips the condition `flips + 1` times (the first is a warm-up), each time waiting until `seen` resolves. */
-async function flipLoop(flips: number, start: Status, flip: (s: Status) => Promise<number>, expect: (s: Status) => Promise<number>, what: string): Promise<number[]> {
+async function flipLoop(
+  flips: number,
+  start: Status,
+  flip: (s: Status) => Promise<number>,
+  expect: (s: Status) => Promise<number>,
+  what: string,
+): Promise<number[]> {
   const delays: number[] = [];
   let status = start;
   for (let i = 0; i < flips + 1; i++) {
@@ -108,7 +138,10 @@ async function pluginDelays(ctx: BenchContext, target: RedrawTarget, flips: numb
 async function kubectlDelays(ctx: BenchContext, target: RedrawTarget, flips: number): Promise<number[]> {
   const { pod, flip } = await probePod(ctx, target);
   const jsonpath = `{.metadata.name}{" "}{.status.conditions[?(@.type=="${PROBE_CONDITION}")].status}{"\\n"}`;
-  const child = spawn(KUBECTL, ['get', 'pod', pod, '-n', target.namespace, '-w', '-o', `jsonpath=${jsonpath}`], { env: ctx.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(KUBECTL, ['get', 'pod', pod, '-n', target.namespace, '-w', '-o', `jsonpath=${jsonpath}`], {
+    env: ctx.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     let first: string | undefined;
     let waiter: { want: Status; resolve: (at: number) => void } | undefined;
@@ -128,13 +161,27 @@ async function kubectlDelays(ctx: BenchContext, target: RedrawTarget, flips: num
 export function redrawTable(r: RedrawResult): string {
   const k = r.kubectl.medianMs;
   const plus = (ms: number) => `+${(ms - k).toFixed(1)} ms`;
-  const rows: (string | number)[][] = Object.values(r.plugin).map((s) => [`kubectl haptic, ${s.replicas} replica${s.replicas === 1 ? '' : 's'} (onModel)`, s.medianMs.toFixed(1), s.minMs.toFixed(1), s.p90Ms.toFixed(1), plus(s.medianMs)]);
-  rows.push(['kubectl get pod -w (line printed)', k.toFixed(1), r.kubectl.minMs.toFixed(1), r.kubectl.p90Ms.toFixed(1), '']);
+  const rows: (string | number)[][] = Object.values(r.plugin).map((s) => [
+    `kubectl haptic, ${s.replicas} replica${s.replicas === 1 ? '' : 's'} (onModel)`,
+    s.medianMs.toFixed(1),
+    s.minMs.toFixed(1),
+    s.p90Ms.toFixed(1),
+    plus(s.medianMs),
+  ]);
+  rows.push([
+    'kubectl get pod -w (line printed)',
+    k.toFixed(1),
+    r.kubectl.minMs.toFixed(1),
+    r.kubectl.p90Ms.toFixed(1),
+    '',
+  ]);
   return table(['PATCH response → change shown', 'median ms', 'min ms', 'p90 ms', 'vs kubectl'], rows);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)));
+  const timeout = new Promise<T>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

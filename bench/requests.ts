@@ -48,10 +48,24 @@ export async function benchRequests(ctx: BenchContext, targets: Target[], only?:
   const wanted = REQUEST_COMMANDS.filter((c) => !only?.length || only.includes(c.id));
   const present = wanted.filter((c) => c.id in COMMANDS);
   const skipped = wanted.filter((c) => !(c.id in COMMANDS)).map((c) => c.id);
-  const result: RequestsResult = { targets, plugin: {}, kubectl: { command: 'kubectl get deploy,rs,pods -o json', requests: {} }, objects: {}, skipped, equal: true };
+  const result: RequestsResult = {
+    targets,
+    plugin: {},
+    kubectl: { command: 'kubectl get deploy,rs,pods -o json', requests: {} },
+    objects: {},
+    skipped,
+    equal: true,
+  };
   for (const t of targets) {
-    const [pods, events] = await Promise.all([ctx.kube.list<any>('v1', 'Pod', { namespace: t.namespace }), ctx.kube.list('v1', 'Event', { namespace: t.namespace })]);
-    result.objects[t.label] = { pods: pods.length, otherPods: pods.filter((p) => p.metadata.labels?.app !== t.name).length, events: events.length };
+    const [pods, events] = await Promise.all([
+      ctx.kube.list<any>('v1', 'Pod', { namespace: t.namespace }),
+      ctx.kube.list('v1', 'Event', { namespace: t.namespace }),
+    ]);
+    result.objects[t.label] = {
+      pods: pods.length,
+      otherPods: pods.filter((p) => p.metadata.labels?.app !== t.name).length,
+      events: events.length,
+    };
   }
   for (const c of present) {
     result.plugin[c.id] = {};
@@ -60,8 +74,11 @@ export async function benchRequests(ctx: BenchContext, targets: Target[], only?:
       const argv = [...c.argv(t.name, t.namespace).slice(1), '--kubeconfig', ctx.cluster.adminKubeconfig];
       const measured = await countRequests(COMMANDS[c.id], argv);
       // 0 ok, 1 rollout failed / stall found: both read the whole snapshot; anything else is a broken measurement
-      if (measured.exitCode !== 0 && measured.exitCode !== 1) throw new Error(`kubectl haptic ${c.argv(t.name, t.namespace).join(' ')} exited with ${measured.exitCode}`);
-      ctx.log(`requests: ${c.id} ${t.label}: ${measured.requests} requests, ${measured.bytes} bytes (exit ${measured.exitCode})`);
+      if (measured.exitCode !== 0 && measured.exitCode !== 1)
+        throw new Error(`kubectl haptic ${c.argv(t.name, t.namespace).join(' ')} exited with ${measured.exitCode}`);
+      ctx.log(
+        `requests: ${c.id} ${t.label}: ${measured.requests} requests, ${measured.bytes} bytes (exit ${measured.exitCode})`,
+      );
       result.plugin[c.id]![t.label] = measured;
     }
     const counts = new Set(Object.values(result.plugin[c.id]!).map((r) => r.requests));
@@ -70,7 +87,9 @@ export async function benchRequests(ctx: BenchContext, targets: Target[], only?:
   for (const t of targets) {
     // -v=6 logs one line per HTTP request; discovery is served from kubectl's cache after the start-up benchmark.
     const r = await run([KUBECTL, 'get', 'deploy,rs,pods', '-o', 'json', '-n', t.namespace, '-v=6'], ctx.env);
-    result.kubectl.requests[t.label] = r.stderr.split('\n').filter((l) => /\b(GET|POST|PUT|PATCH|DELETE) https?:\/\/\S+ \d{3}\b/.test(l)).length;
+    result.kubectl.requests[t.label] = r.stderr
+      .split('\n')
+      .filter((l) => /\b(GET|POST|PUT|PATCH|DELETE) https?:\/\/\S+ \d{3}\b/.test(l)).length;
   }
   return result;
 }
@@ -117,12 +136,27 @@ export async function countRequests(command: unknown, argv: string[]): Promise<C
 
 export function requestsTable(r: RequestsResult): string {
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
-  const rows: (string | number)[][] = Object.entries(r.plugin).map(([id, byTarget]) => [`kubectl haptic ${id}`, ...r.targets.map((t) => `${byTarget[t.label]!.requests} (${kib(byTarget[t.label]!.bytes)})`)]);
+  const rows: (string | number)[][] = Object.entries(r.plugin).map(([id, byTarget]) => [
+    `kubectl haptic ${id}`,
+    ...r.targets.map((t) => `${byTarget[t.label]!.requests} (${kib(byTarget[t.label]!.bytes)})`),
+  ]);
   rows.push([r.kubectl.command, ...r.targets.map((t) => String(r.kubectl.requests[t.label] ?? NaN))]);
-  rows.push(['(largest list answer, objects)', ...r.targets.map((t) => String(Math.max(...Object.values(r.plugin).map((byTarget) => byTarget[t.label]!.largestPage))))]);
-  rows.push(['(pods / of other Deployments / events in the namespace)', ...r.targets.map((t) => `${r.objects[t.label]?.pods} / ${r.objects[t.label]?.otherPods} / ${r.objects[t.label]?.events}`)]);
+  rows.push([
+    '(largest list answer, objects)',
+    ...r.targets.map((t) =>
+      String(Math.max(...Object.values(r.plugin).map((byTarget) => byTarget[t.label]!.largestPage))),
+    ),
+  ]);
+  rows.push([
+    '(pods / of other Deployments / events in the namespace)',
+    ...r.targets.map(
+      (t) => `${r.objects[t.label]?.pods} / ${r.objects[t.label]?.otherPods} / ${r.objects[t.label]?.events}`,
+    ),
+  ]);
   const lines = [table(['requests (bytes)', ...r.targets.map((t) => t.label)], rows)];
   if (r.skipped.length) lines.push(`(not measured, not in src/commands.ts yet: ${r.skipped.join(', ')})`);
-  lines.push(`the same number of requests for every size: ${r.equal ? 'yes' : 'NO (a list past 500 objects takes one more request per 500)'}`);
+  lines.push(
+    `the same number of requests for every size: ${r.equal ? 'yes' : 'NO (a list past 500 objects takes one more request per 500)'}`,
+  );
   return lines.join('\n');
 }

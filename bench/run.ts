@@ -14,9 +14,25 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { clusterIsHealthy, readClusterState, startCluster, stopCluster, type ClusterState } from '../test/cluster/cluster.ts';
+import {
+  clusterIsHealthy,
+  readClusterState,
+  startCluster,
+  stopCluster,
+  type ClusterState,
+} from '../test/cluster/cluster.ts';
 import { Kube } from '../test/cluster/kube.ts';
-import { benchEnv, ensureNamespace, gatedApp, KUBECTL, NAMESPACE, repoRoot, round, waitRolledOut, type BenchContext } from './lib.ts';
+import {
+  benchEnv,
+  ensureNamespace,
+  gatedApp,
+  KUBECTL,
+  NAMESPACE,
+  repoRoot,
+  round,
+  waitRolledOut,
+  type BenchContext,
+} from './lib.ts';
 import { benchMemory, memoryTable } from './memory.ts';
 import { PROBE_APP, benchRedraw, redrawTable } from './redraw.ts';
 import { benchRequests, requestsTable, type Target } from './requests.ts';
@@ -50,23 +66,36 @@ const count = (name: 'crowd' | 'target-replicas' | 'namespaces' | 'per-namespace
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number above 0`);
   return n;
 };
-const CROWD = { namespace: CROWD_NAMESPACE, target: { name: 'web', replicas: count('target-replicas') }, others: { count: Math.max(1, Math.round(count('crowd') / 500)), pods: count('crowd') } };
-const ALL_NAMESPACES = { prefix: 'bench-all-', namespaces: count('namespaces'), perNamespace: count('per-namespace'), replicas: 1 };
+const CROWD = {
+  namespace: CROWD_NAMESPACE,
+  target: { name: 'web', replicas: count('target-replicas') },
+  others: { count: Math.max(1, Math.round(count('crowd') / 500)), pods: count('crowd') },
+};
+const ALL_NAMESPACES = {
+  prefix: 'bench-all-',
+  namespaces: count('namespaces'),
+  perNamespace: count('per-namespace'),
+  replicas: 1,
+};
 const selected = positionals.length ? positionals : [...ALL];
-for (const name of selected) if (!(ALL as readonly string[]).includes(name)) throw new Error(`unknown benchmark "${name}"; choose from ${ALL.join(', ')}`);
+for (const name of selected)
+  if (!(ALL as readonly string[]).includes(name))
+    throw new Error(`unknown benchmark "${name}"; choose from ${ALL.join(', ')}`);
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const invocation = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 const started = Date.now();
 const loadAtStart = round(loadavg()[0]!, 2);
 
-if (!existsSync(join(repoRoot, 'dist/kubectl-haptic.js'))) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
+if (!existsSync(join(repoRoot, 'dist/kubectl-haptic.js')))
+  throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
 
 const needsCrowd = selected.includes('requests') || selected.includes('memory');
 const needsAllNamespaces = selected.includes('all-namespaces');
 // every pod at once, surges included (25% of each rolling Deployment), and HAPTIC's
 const podsNeeded = Math.ceil(
-  (STARTUP_APP.replicas + PROBE_APP.replicas + BIG.replicas) * 1.25 + 10 +
+  (STARTUP_APP.replicas + PROBE_APP.replicas + BIG.replicas) * 1.25 +
+    10 +
     (needsCrowd ? CROWD.others.pods + CROWD.target.replicas * 1.5 : 0) +
     (needsAllNamespaces ? ALL_NAMESPACES.namespaces * ALL_NAMESPACES.perNamespace * ALL_NAMESPACES.replicas * 2 : 0),
 );
@@ -85,14 +114,22 @@ async function cluster(): Promise<ClusterState> {
 
 const state = await cluster();
 const kube = new Kube(state.adminKubeconfig);
-const podCapacity = (await kube.list<any>('v1', 'Node')).reduce((sum, n) => sum + Number(n.status?.allocatable?.pods ?? 0), 0);
-if (podCapacity < podsNeeded) throw new Error(`the ${CLUSTER} cluster has room for ${podCapacity} pods, ${podsNeeded} are needed: run without --reuse to start it afresh`);
+const podCapacity = (await kube.list<any>('v1', 'Node')).reduce(
+  (sum, n) => sum + Number(n.status?.allocatable?.pods ?? 0),
+  0,
+);
+if (podCapacity < podsNeeded)
+  throw new Error(
+    `the ${CLUSTER} cluster has room for ${podCapacity} pods, ${podsNeeded} are needed: run without --reuse to start it afresh`,
+  );
 const kubernetes = ((await kube.request('GET', '/version')) as { gitVersion?: string }).gitVersion;
 const ctx: BenchContext = { cluster: state, kube, env: benchEnv(state), compare: values.compare, log };
 const results: Record<string, unknown> = {};
 const tables: string[] = [];
 try {
-  log(`cluster ${CLUSTER}: room for ${podCapacity} pods; deploying bench/web (10 replicas), bench/probe (1) and bench-300/web (300)`);
+  log(
+    `cluster ${CLUSTER}: room for ${podCapacity} pods; deploying bench/web (10 replicas), bench/probe (1) and bench-300/web (300)`,
+  );
   await ensureNamespace(kube, NAMESPACE);
   await ensureNamespace(kube, BIG_NAMESPACE);
   await kube.apply([
@@ -100,7 +137,12 @@ try {
     ...gatedApp({ name: PROBE_APP.name, replicas: PROBE_APP.replicas }),
     ...gatedApp({ ...BIG, terminationGracePeriodSeconds: 1 }),
   ]);
-  for (const [name, ns] of [[STARTUP_APP.name, NAMESPACE], [PROBE_APP.name, NAMESPACE], [BIG.name, BIG_NAMESPACE]] as const) await waitRolledOut(kube, name, ns);
+  for (const [name, ns] of [
+    [STARTUP_APP.name, NAMESPACE],
+    [PROBE_APP.name, NAMESPACE],
+    [BIG.name, BIG_NAMESPACE],
+  ] as const)
+    await waitRolledOut(kube, name, ns);
   log(`apps ready (${((Date.now() - started) / 1000).toFixed(1)} s since start)`);
 
   const section = (title: string, body: string) => {
@@ -111,19 +153,30 @@ try {
   if (selected.includes('startup')) {
     const r = await benchStartup(ctx, { runs: Number(values.runs) });
     results.startup = r;
-    section(`Start-up, one-shot: the single executable and the npm install, directly and through kubectl (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`, startupTable(r));
+    section(
+      `Start-up, one-shot: the single executable and the npm install, directly and through kubectl (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`,
+      startupTable(r),
+    );
   }
   if (needsAllNamespaces) {
     // before the crowded namespace exists: -A then lists these namespaces and the other benchmarks' small apps
     await deployAllNamespaces(ctx, ALL_NAMESPACES);
     const r = await benchAllNamespaces(ctx, { runs: Math.min(Number(values.runs), 11) });
     results.allNamespaces = r;
-    section(`-A across ${ALL_NAMESPACES.namespaces} namespaces × ${ALL_NAMESPACES.perNamespace} Deployments (median of ${r.runs} runs after ${r.warmups} warm-ups)`, allNamespacesTable(r));
+    section(
+      `-A across ${ALL_NAMESPACES.namespaces} namespaces × ${ALL_NAMESPACES.perNamespace} Deployments (median of ${r.runs} runs after ${r.warmups} warm-ups)`,
+      allNamespacesTable(r),
+    );
   }
   if (needsCrowd) await deployCrowd(ctx, CROWD);
   const crowdLabel = `${CROWD.target.replicas} among ${CROWD.others.pods} other pods`;
   const requestTargets: Target[] = [
-    { label: `${STARTUP_APP.replicas} replicas`, name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas },
+    {
+      label: `${STARTUP_APP.replicas} replicas`,
+      name: STARTUP_APP.name,
+      namespace: NAMESPACE,
+      replicas: STARTUP_APP.replicas,
+    },
     { label: `${BIG.replicas} replicas`, ...BIG },
     { label: crowdLabel, name: CROWD.target.name, namespace: CROWD.namespace, replicas: CROWD.target.replicas },
   ];
@@ -138,21 +191,34 @@ try {
       { label: '300', ...BIG },
     ]);
     results.redraw = r;
-    section(`Watch mode: a pod condition changes → the model shows it (${r.flips} changes)`, `${redrawTable(r)}\n(${r.note})`);
+    section(
+      `Watch mode: a pod condition changes → the model shows it (${r.flips} changes)`,
+      `${redrawTable(r)}\n(${r.note})`,
+    );
   }
   if (selected.includes('memory')) {
-    const r = await benchMemory(ctx, { name: CROWD.target.name, namespace: CROWD.namespace, replicas: CROWD.target.replicas }, { name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas });
+    const r = await benchMemory(
+      ctx,
+      { name: CROWD.target.name, namespace: CROWD.namespace, replicas: CROWD.target.replicas },
+      { name: STARTUP_APP.name, namespace: NAMESPACE, replicas: STARTUP_APP.replicas },
+    );
     results.memory = r;
     section('Peak memory following a rollout', memoryTable(r));
     if (selected.includes('requests')) {
       // The rollout left its events behind (Scheduled, Killing… per pod): the same count, since only Warning events are read.
       const after = await benchRequests(ctx, requestTargets, values.command);
       results.requestsAfterRollout = after;
-      section(`API requests (and bytes) of a one-shot command (after the ${CROWD.target.replicas}-replica rollout)`, requestsTable(after));
+      section(
+        `API requests (and bytes) of a one-shot command (after the ${CROWD.target.replicas}-replica rollout)`,
+        requestsTable(after),
+      );
     }
   }
 } finally {
-  if (values.keep) log(`--keep: cluster ${CLUSTER} keeps running; export KUBECONFIG=${state.adminKubeconfig}; stop it with: node test/cluster/down.ts ${CLUSTER}`);
+  if (values.keep)
+    log(
+      `--keep: cluster ${CLUSTER} keeps running; export KUBECONFIG=${state.adminKubeconfig}; stop it with: node test/cluster/down.ts ${CLUSTER}`,
+    );
   else {
     await stopCluster(CLUSTER);
     log(`stopped cluster ${CLUSTER}`);
@@ -160,12 +226,22 @@ try {
 }
 
 const file = join(repoRoot, 'bench/results.json');
-const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { results?: Record<string, unknown> }) : {};
+const previous = existsSync(file)
+  ? (JSON.parse(readFileSync(file, 'utf8')) as { results?: Record<string, unknown> })
+  : {};
 const output = {
   generatedAt: new Date().toISOString(),
   machine: machine(),
   // each section says which command measured it: sections of benchmarks not run this time come from other runs
-  results: { ...(previous.results ?? {}), ...Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { measuredAt: new Date().toISOString(), measuredBy: invocation, ...(v as object) }])) },
+  results: {
+    ...(previous.results ?? {}),
+    ...Object.fromEntries(
+      Object.entries(results).map(([k, v]) => [
+        k,
+        { measuredAt: new Date().toISOString(), measuredBy: invocation, ...(v as object) },
+      ]),
+    ),
+  },
 };
 writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 log(`wrote bench/results.json (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);

@@ -36,7 +36,14 @@ export function plainApp(name: string, namespace: string, replicas: number, bulk
         metadata: { labels },
         spec: {
           terminationGracePeriodSeconds: 1,
-          containers: [{ name: 'app', image: 'example/worker:1', env: [{ name: 'MODE', value: 'batch' }], resources: { requests: { cpu: '1m', memory: '1Mi' } } }],
+          containers: [
+            {
+              name: 'app',
+              image: 'example/worker:1',
+              env: [{ name: 'MODE', value: 'batch' }],
+              resources: { requests: { cpu: '1m', memory: '1Mi' } },
+            },
+          ],
         },
       },
     },
@@ -46,24 +53,41 @@ export function plainApp(name: string, namespace: string, replicas: number, bulk
 /** Runs `fn` over items with at most `width` at a time. */
 export async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 /** Waits until every Deployment with the label is rolled out as kubectl rollout status means it. */
-export async function waitAllRolledOut(kube: Kube, labelSelector: string, expected: number, timeoutMs: number): Promise<void> {
+export async function waitAllRolledOut(
+  kube: Kube,
+  labelSelector: string,
+  expected: number,
+  timeoutMs: number,
+): Promise<void> {
   let last = '';
-  await waitFor(async () => {
-    const all = await kube.list<any>('apps/v1', 'Deployment', { labelSelector });
-    const done = all.filter((d) => {
-      const s = d.status ?? {};
-      const want = d.spec.replicas;
-      return (s.observedGeneration ?? 0) >= d.metadata.generation && s.updatedReplicas === want && s.replicas === want && s.availableReplicas === want;
-    }).length;
-    last = `${done}/${expected}`;
-    return all.length === expected && done === expected;
-  }, `${expected} Deployments labelled ${labelSelector} to roll out (last seen ${last})`, timeoutMs, 2000);
+  await waitFor(
+    async () => {
+      const all = await kube.list<any>('apps/v1', 'Deployment', { labelSelector });
+      const done = all.filter((d) => {
+        const s = d.status ?? {};
+        const want = d.spec.replicas;
+        return (
+          (s.observedGeneration ?? 0) >= d.metadata.generation &&
+          s.updatedReplicas === want &&
+          s.replicas === want &&
+          s.availableReplicas === want
+        );
+      }).length;
+      last = `${done}/${expected}`;
+      return all.length === expected && done === expected;
+    },
+    `${expected} Deployments labelled ${labelSelector} to roll out (last seen ${last})`,
+    timeoutMs,
+    2000,
+  );
 }
 
 /** The crowded namespace: the gated target (with its Service) and `others.count` plain Deployments of `others.pods` pods in all. */
@@ -71,10 +95,19 @@ export async function deployCrowd(ctx: BenchContext, o: CrowdOptions): Promise<v
   const { kube } = ctx;
   await ensureNamespace(kube, o.namespace);
   const per = Math.ceil(o.others.pods / Math.max(1, o.others.count));
-  const others = Array.from({ length: o.others.count }, (_, i) => plainApp(`other-${i}`, o.namespace, Math.min(per, o.others.pods - per * i), 'crowd'));
-  ctx.log(`scale: ${o.namespace}: ${o.target.name} (${o.target.replicas} gated replicas) among ${o.others.count} other Deployments of ${o.others.pods} pods`);
+  const others = Array.from({ length: o.others.count }, (_, i) =>
+    plainApp(`other-${i}`, o.namespace, Math.min(per, o.others.pods - per * i), 'crowd'),
+  );
+  ctx.log(
+    `scale: ${o.namespace}: ${o.target.name} (${o.target.replicas} gated replicas) among ${o.others.count} other Deployments of ${o.others.pods} pods`,
+  );
   const started = Date.now();
-  const target = gatedApp({ name: o.target.name, namespace: o.namespace, replicas: o.target.replicas, terminationGracePeriodSeconds: 1 });
+  const target = gatedApp({
+    name: o.target.name,
+    namespace: o.namespace,
+    replicas: o.target.replicas,
+    terminationGracePeriodSeconds: 1,
+  });
   (target[0]!.metadata as { labels: Record<string, string> }).labels[BULK_LABEL] = 'crowd';
   await kube.apply([...target, ...others]);
   await waitAllRolledOut(kube, `${BULK_LABEL}=crowd`, o.others.count + 1, 900_000);
@@ -89,7 +122,9 @@ export async function deployAllNamespaces(ctx: BenchContext, o: AllNamespacesOpt
   const started = Date.now();
   await inParallel(names, 8, async (ns) => {
     await ensureNamespace(kube, ns);
-    await kube.apply(Array.from({ length: o.perNamespace }, (_, i) => plainApp(`web-${i}`, ns, o.replicas, 'all-namespaces')));
+    await kube.apply(
+      Array.from({ length: o.perNamespace }, (_, i) => plainApp(`web-${i}`, ns, o.replicas, 'all-namespaces')),
+    );
   });
   await waitAllRolledOut(kube, `${BULK_LABEL}=all-namespaces`, o.namespaces * o.perNamespace, 900_000);
   ctx.log(`scale: ${o.namespaces} namespaces ready (${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -14,7 +14,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { KUBECTL, NAMESPACE, PLUGIN, median, repoRoot, round, run, summarize, table, type BenchContext, type Summary } from './lib.ts';
+import {
+  KUBECTL,
+  NAMESPACE,
+  PLUGIN,
+  median,
+  repoRoot,
+  round,
+  run,
+  summarize,
+  table,
+  type BenchContext,
+  type Summary,
+} from './lib.ts';
 
 export const STARTUP_APP = { name: 'web', replicas: 10 };
 
@@ -38,7 +50,17 @@ export interface StartupResult {
   replicas: number;
   /** the single executable's size */
   executable: { bytes: number };
-  commands: Record<string, Summary & { command: string; install: Install; via: 'direct' | 'kubectl'; firstByteMs: number; baseline?: string; goal?: number }>;
+  commands: Record<
+    string,
+    Summary & {
+      command: string;
+      install: Install;
+      via: 'direct' | 'kubectl';
+      firstByteMs: number;
+      baseline?: string;
+      goal?: number;
+    }
+  >;
   /** medians, plugin ÷ its kubectl baseline */
   ratios: Record<string, number>;
   /** the same for the time to the first byte of output */
@@ -53,7 +75,10 @@ const BASELINES = {
   version: 'kubectl version --client',
 };
 
-export async function benchStartup(ctx: BenchContext, options: { runs?: number; warmups?: number } = {}): Promise<StartupResult> {
+export async function benchStartup(
+  ctx: BenchContext,
+  options: { runs?: number; warmups?: number } = {},
+): Promise<StartupResult> {
   const runs = options.runs ?? 15;
   const warmups = options.warmups ?? 2;
   const app = STARTUP_APP.name;
@@ -64,14 +89,20 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
     const npmDir = join(scratch, 'npm');
     const executable = join(exeDir, 'kubectl-haptic');
     ctx.log('startup: building the single executable for this platform (npm run package -- --executable)');
-    execFileSync(process.execPath, [join(repoRoot, 'scripts/package.js'), '--executable', executable], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [join(repoRoot, 'scripts/package.js'), '--executable', executable], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     mkdirSync(npmDir);
     symlinkSync(PLUGIN, join(npmDir, 'kubectl-haptic'));
     const withPath = (dir: string): NodeJS.ProcessEnv => ({ ...ctx.env, PATH: `${dir}:${ctx.env.PATH ?? ''}` });
     // kubectl as a plugin of itself: `kubectl kubectl get …` goes through the plugin dispatch `kubectl haptic …` does
     const selfDir = join(scratch, 'kubectl-as-plugin');
     mkdirSync(selfDir);
-    symlinkSync(execFileSync('sh', ['-c', 'command -v "$0"', KUBECTL], { encoding: 'utf8' }).trim(), join(selfDir, 'kubectl-kubectl'));
+    symlinkSync(
+      execFileSync('sh', ['-c', 'command -v "$0"', KUBECTL], { encoding: 'utf8' }).trim(),
+      join(selfDir, 'kubectl-kubectl'),
+    );
 
     const baselineArgs = {
       [BASELINES.get]: ['get', 'deploy,rs,pods', '-o', 'json', '-n', NAMESPACE],
@@ -82,7 +113,13 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
     for (const [name, args] of Object.entries(baselineArgs)) {
       rows.push(
         { name, install: 'kubectl', via: 'direct', argv: [KUBECTL, ...args], env: ctx.env },
-        { name: `${name} (through kubectl's plugin dispatch)`, install: 'kubectl', via: 'kubectl', argv: [KUBECTL, 'kubectl', ...args], env: withPath(selfDir) },
+        {
+          name: `${name} (through kubectl's plugin dispatch)`,
+          install: 'kubectl',
+          via: 'kubectl',
+          argv: [KUBECTL, 'kubectl', ...args],
+          env: withPath(selfDir),
+        },
       );
     }
     const through = (baseline: string) => `${baseline} (through kubectl's plugin dispatch)`;
@@ -92,12 +129,31 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
       { args: ['--version'], baseline: BASELINES.version, goal: 1.3 },
       { args: ['--help'], baseline: BASELINES.version, goal: 1.3 },
     ];
-    for (const [install, dir] of [['executable', exeDir], ['npm', npmDir]] as const) {
+    for (const [install, dir] of [
+      ['executable', exeDir],
+      ['npm', npmDir],
+    ] as const) {
       for (const c of pluginCommands) {
         const shown = c.args.filter((a, i) => a !== '-n' && c.args[i - 1] !== '-n').join(' ');
         rows.push(
-          { name: `${install}: kubectl-haptic ${shown}`, install, via: 'direct', argv: [join(dir, 'kubectl-haptic'), ...c.args], baseline: c.baseline, goal: c.goal, env: ctx.env },
-          { name: `${install}: kubectl haptic ${shown}`, install, via: 'kubectl', argv: [KUBECTL, 'haptic', ...c.args], baseline: through(c.baseline), goal: c.goal, env: withPath(dir) },
+          {
+            name: `${install}: kubectl-haptic ${shown}`,
+            install,
+            via: 'direct',
+            argv: [join(dir, 'kubectl-haptic'), ...c.args],
+            baseline: c.baseline,
+            goal: c.goal,
+            env: ctx.env,
+          },
+          {
+            name: `${install}: kubectl haptic ${shown}`,
+            install,
+            via: 'kubectl',
+            argv: [KUBECTL, 'haptic', ...c.args],
+            baseline: through(c.baseline),
+            goal: c.goal,
+            env: withPath(dir),
+          },
         );
       }
     }
@@ -105,8 +161,22 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
     for (const other of ctx.compare) {
       const label = basename(dirname(dirname(other)));
       rows.push(
-        { name: `${label}: kubectl-haptic status ${app}`, install: 'npm', via: 'direct', argv: [other, 'status', app, '-n', NAMESPACE], baseline: BASELINES.get, env: ctx.env },
-        { name: `${label}: kubectl-haptic --version`, install: 'npm', via: 'direct', argv: [other, '--version'], baseline: BASELINES.version, env: ctx.env },
+        {
+          name: `${label}: kubectl-haptic status ${app}`,
+          install: 'npm',
+          via: 'direct',
+          argv: [other, 'status', app, '-n', NAMESPACE],
+          baseline: BASELINES.get,
+          env: ctx.env,
+        },
+        {
+          name: `${label}: kubectl-haptic --version`,
+          install: 'npm',
+          via: 'direct',
+          argv: [other, '--version'],
+          baseline: BASELINES.version,
+          env: ctx.env,
+        },
       );
     }
 
@@ -115,7 +185,8 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
     for (let round = 0; round < warmups + runs; round++) {
       for (const r of rows) {
         const result = await run(r.argv, r.env, 60_000);
-        if (result.code !== 0) throw new Error(`${r.argv.join(' ')} exited with ${result.code}\n${result.stderr}${result.stdout}`);
+        if (result.code !== 0)
+          throw new Error(`${r.argv.join(' ')} exited with ${result.code}\n${result.stderr}${result.stdout}`);
         if (round < warmups) continue;
         times.get(r.name)!.ms.push(result.ms);
         times.get(r.name)!.firstByte.push(result.firstByteMs ?? result.ms);
@@ -135,7 +206,14 @@ export async function benchStartup(ctx: BenchContext, options: { runs?: number; 
     for (const r of rows) {
       const t = times.get(r.name)!;
       const command = r.argv.map((a) => a.replace(scratch, '$TMP').replace(repoRoot, '.')).join(' ');
-      result.commands[r.name] = { command, install: r.install, via: r.via, ...summarize(t.ms), firstByteMs: round(median(t.firstByte)), ...(r.baseline ? { baseline: r.baseline, goal: r.goal } : {}) };
+      result.commands[r.name] = {
+        command,
+        install: r.install,
+        via: r.via,
+        ...summarize(t.ms),
+        firstByteMs: round(median(t.firstByte)),
+        ...(r.baseline ? { baseline: r.baseline, goal: r.goal } : {}),
+      };
     }
     for (const r of rows) {
       if (!r.baseline) continue;

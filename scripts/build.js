@@ -36,7 +36,18 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * And Ink's React DevTools bridge (ink/build/devtools.js) stays out: Ink imports it only when DEV=true and the
  * react-devtools-core package resolves, which it never does here; left a dynamic import, it is never reached.
  */
-const LAZY_IN_OCLIF = new Set(['tinyglobby', 'minimatch', 'semver', 'cli-spinners', 'get-package-type', 'lilconfig', 'node:child_process', 'node:readline', 'node:perf_hooks', 'node:fs/promises']);
+const LAZY_IN_OCLIF = new Set([
+  'tinyglobby',
+  'minimatch',
+  'semver',
+  'cli-spinners',
+  'get-package-type',
+  'lilconfig',
+  'node:child_process',
+  'node:readline',
+  'node:perf_hooks',
+  'node:fs/promises',
+]);
 
 /** The exports of a module, loaded when first read. `__esModule` is answered without loading (oclif's interop reads it). */
 function lazyModule(specifier, esModule) {
@@ -57,28 +68,49 @@ const leanDependencies = {
   name: 'lean-dependencies',
   setup(build) {
     build.onResolve({ filter: /./ }, (args) => {
-      if (args.kind !== 'require-call' || !LAZY_IN_OCLIF.has(args.path) || !args.importer.includes('/node_modules/@oclif/core/')) return undefined;
+      if (
+        args.kind !== 'require-call' ||
+        !LAZY_IN_OCLIF.has(args.path) ||
+        !args.importer.includes('/node_modules/@oclif/core/')
+      )
+        return undefined;
       return { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } };
     });
     build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
-      const esModule = isBuiltin(args.path) ? false : Boolean(createRequire(join(args.pluginData.resolveDir, 'x.js'))(args.path).__esModule);
+      const esModule = isBuiltin(args.path)
+        ? false
+        : Boolean(createRequire(join(args.pluginData.resolveDir, 'x.js'))(args.path).__esModule);
       return { contents: lazyModule(args.path, esModule), loader: 'js', resolveDir: args.pluginData.resolveDir };
     });
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
     const wslUtilsLean = fileURLToPath(new URL('./wsl-utils-lean.js', import.meta.url));
-    build.onResolve({ filter: /^wsl-utils$/ }, (args) => (args.importer === wslUtilsLean ? undefined : { path: wslUtilsLean }));
-    build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (args.importer.includes('/node_modules/ink/') ? { path: args.path, external: true } : undefined));
+    build.onResolve({ filter: /^wsl-utils$/ }, (args) =>
+      args.importer === wslUtilsLean ? undefined : { path: wslUtilsLean },
+    );
+    build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) =>
+      args.importer.includes('/node_modules/ink/') ? { path: args.path, external: true } : undefined,
+    );
     build.onResolve({ filter: /^[a-z_]+(\/[a-z_]+)?$|^node:/ }, (args) => {
       if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined;
       return { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'cjs-builtin' };
     });
-    build.onLoad({ filter: /.*/, namespace: 'cjs-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'cjs-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
     build.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.leanDependencies) return undefined;
-      const fromClientNode = args.path.startsWith('@kubernetes/client-node') || args.importer.includes('/node_modules/@kubernetes/client-node/');
+      const fromClientNode =
+        args.path.startsWith('@kubernetes/client-node') ||
+        args.importer.includes('/node_modules/@kubernetes/client-node/');
       if (!fromClientNode) return undefined;
-      const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { leanDependencies: true } });
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { leanDependencies: true },
+      });
       if (resolved.errors.length) return { errors: resolved.errors };
       const inClientNode = resolved.path.includes('/node_modules/@kubernetes/client-node/');
       return { ...resolved, sideEffects: inClientNode ? false : resolved.sideEffects };
@@ -103,7 +135,14 @@ export async function oclifManifest() {
   try {
     // oclif imports (rather than requires) the table of an ESM package; the table awaits its modules at top level
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module' }));
-    await build({ ...bundleOptions(), entryPoints: { commands: 'src/commands.ts' }, outdir: scratch, splitting: false, sourcemap: false, plugins: [leanDependencies] });
+    await build({
+      ...bundleOptions(),
+      entryPoints: { commands: 'src/commands.ts' },
+      outdir: scratch,
+      splitting: false,
+      sourcemap: false,
+      plugins: [leanDependencies],
+    });
     const { Plugin } = await import('@oclif/core');
     const pjson = embeddedPjson();
     const plugin = new Plugin({
@@ -112,7 +151,10 @@ export async function oclifManifest() {
       ignoreManifest: true,
       errorOnManifestCreate: true,
       respectNoCacheDefault: true,
-      pjson: { ...pjson, oclif: { ...pjson.oclif, commands: { strategy: 'explicit', target: './commands.js', identifier: 'COMMANDS' } } },
+      pjson: {
+        ...pjson,
+        oclif: { ...pjson.oclif, commands: { strategy: 'explicit', target: './commands.js', identifier: 'COMMANDS' } },
+      },
     });
     await plugin.load();
     const { COMMANDS } = await import(pathToFileURL(join(scratch, 'commands.js')).href);
@@ -130,7 +172,10 @@ export function embedOclif(embedded) {
     name: 'embed-oclif',
     setup(build) {
       build.onResolve({ filter: /^kubectl-haptic:oclif$/ }, (args) => ({ path: args.path, namespace: 'embedded' }));
-      build.onLoad({ filter: /.*/, namespace: 'embedded' }, () => ({ contents: JSON.stringify(embedded), loader: 'json' }));
+      build.onLoad({ filter: /.*/, namespace: 'embedded' }, () => ({
+        contents: JSON.stringify(embedded),
+        loader: 'json',
+      }));
     },
   };
 }
@@ -150,7 +195,9 @@ export function bundleOptions(embedded) {
     plugins: embedded ? [leanDependencies, embedOclif(embedded)] : [leanDependencies],
     define: { 'process.env.NODE_ENV': '"production"' },
     // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
   };
 }
 
@@ -162,14 +209,21 @@ export function bundleOptions(embedded) {
  */
 const SEA_ASSETS = {
   undici: { asset: 'undici.cjs', entry: fileURLToPath(new URL('./undici-lean.js', import.meta.url)) },
-  '@kubernetes/client-node/dist/oidc_auth.js': { asset: 'oidc.cjs', entry: '@kubernetes/client-node/dist/oidc_auth.js' },
+  '@kubernetes/client-node/dist/oidc_auth.js': {
+    asset: 'oidc.cjs',
+    entry: '@kubernetes/client-node/dist/oidc_auth.js',
+  },
 };
 
 /** The plugin's imports of SEA_ASSETS' modules become loaders of the asset, in the single executable's main. */
 const seaAssetLoaders = {
   name: 'sea-assets',
   setup(build) {
-    build.onResolve({ filter: /./ }, (args) => (Object.hasOwn(SEA_ASSETS, args.path) && args.importer.includes('/src/') ? { path: args.path, namespace: 'sea-asset' } : undefined));
+    build.onResolve({ filter: /./ }, (args) =>
+      Object.hasOwn(SEA_ASSETS, args.path) && args.importer.includes('/src/')
+        ? { path: args.path, namespace: 'sea-asset' }
+        : undefined,
+    );
     // CommonJS compiled as Node compiles a module; its require reaches Node's built-ins (all the bundle needs)
     build.onLoad({ filter: /.*/, namespace: 'sea-asset' }, (args) => ({
       contents: `const { getAsset } = require('node:sea');
@@ -194,14 +248,29 @@ module.exports = loaded.exports;`,
  */
 export async function buildSeaMain(outfile, embedded) {
   const options = bundleOptions(embedded);
-  await build({ ...options, plugins: [seaAssetLoaders, ...options.plugins], entryPoints: ['src/entry.ts'], outfile, splitting: false, sourcemap: false });
+  await build({
+    ...options,
+    plugins: [seaAssetLoaders, ...options.plugins],
+    entryPoints: ['src/entry.ts'],
+    outfile,
+    splitting: false,
+    sourcemap: false,
+  });
   const { text, made } = eagerModules(asciiOnly(readFileSync(outfile, 'utf8')));
   assertEager(made);
   writeFileSync(outfile, text);
   const assets = {};
   for (const { asset, entry } of Object.values(SEA_ASSETS)) {
     assets[asset] = join(dirname(outfile), asset);
-    await build({ ...bundleOptions(), format: 'cjs', banner: {}, entryPoints: [entry], outfile: assets[asset], splitting: false, sourcemap: false });
+    await build({
+      ...bundleOptions(),
+      format: 'cjs',
+      banner: {},
+      entryPoints: [entry],
+      outfile: assets[asset],
+      splitting: false,
+      sourcemap: false,
+    });
   }
   return assets;
 }
@@ -211,7 +280,8 @@ export async function buildSeaMain(outfile, embedded) {
  * the gate's patches, and what oclif loads on first use (LAZY_IN_OCLIF). Their module bodies stay lazily compiled
  * (eagerModules). SEA_ASSETS are not in the main at all.
  */
-const NOT_ON_A_START = /^"node_modules\/(?:socks|ip-address|smart-buffer|ink|react|react-reconciler|scheduler|yoga-layout|@alcalzone|slice-ansi|cli-boxes|fast-json-patch|semver|minimatch|picomatch|tinyglobby|fdir|lilconfig|cli-spinners|get-package-type)\//;
+const NOT_ON_A_START =
+  /^"node_modules\/(?:socks|ip-address|smart-buffer|ink|react|react-reconciler|scheduler|yoga-layout|@alcalzone|slice-ansi|cli-boxes|fast-json-patch|semver|minimatch|picomatch|tinyglobby|fdir|lilconfig|cli-spinners|get-package-type)\//;
 
 /**
  * esbuild wraps each bundled module's body in a function that runs when the module is first required or imported
@@ -225,11 +295,14 @@ const NOT_ON_A_START = /^"node_modules\/(?:socks|ip-address|smart-buffer|ink|rea
  */
 export function eagerModules(text) {
   let made = 0;
-  const out = text.replace(/(= __(?:commonJS|esm)\(\{\n {2})("[^"\n]+")\(([^)\n]*)\) \{\n((?:(?! {2}\}\n\}\);\n)[\s\S])*?) {2}\}\n\}\);\n/g, (all, head, key, params, body) => {
-    if (NOT_ON_A_START.test(key)) return all;
-    made++;
-    return `${head}${key}: (function(${params}) {\n${body}  })\n});\n`;
-  });
+  const out = text.replace(
+    /(= __(?:commonJS|esm)\(\{\n {2})("[^"\n]+")\(([^)\n]*)\) \{\n((?:(?! {2}\}\n\}\);\n)[\s\S])*?) {2}\}\n\}\);\n/g,
+    (all, head, key, params, body) => {
+      if (NOT_ON_A_START.test(key)) return all;
+      made++;
+      return `${head}${key}: (function(${params}) {\n${body}  })\n});\n`;
+    },
+  );
   return { text: out, made };
 }
 

@@ -10,14 +10,26 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The families of ids, in the order the docs list them. */
 const FAMILIES: { name: string; title: string; prefix: RegExp; intro: string }[] = [
-  { name: 'preflight', title: 'enable-gate preflight (HG1xx)', prefix: /^HG1/, intro: 'Checked before `enable-gate` writes. A blocker refuses the write unless `--force`; a warning is shown and does not block.' },
-  { name: 'why-stalled', title: 'why-stalled (HS1xx, HS2xx, HS9xx)', prefix: /^HS/, intro: 'Checked by `why-stalled` (and shown by `status --watch`/`--wait` as soon as one appears), in this order: the first one found is the most likely cause.' },
+  {
+    name: 'preflight',
+    title: 'enable-gate preflight (HG1xx)',
+    prefix: /^HG1/,
+    intro:
+      'Checked before `enable-gate` writes. A blocker refuses the write unless `--force`; a warning is shown and does not block.',
+  },
+  {
+    name: 'why-stalled',
+    title: 'why-stalled (HS1xx, HS2xx, HS9xx)',
+    prefix: /^HS/,
+    intro:
+      'Checked by `why-stalled` (and shown by `status --watch`/`--wait` as soon as one appears), in this order: the first one found is the most likely cause.',
+  },
   {
     name: 'doctor',
     title: 'doctor (DR1xx–DR6xx)',
     prefix: /^DR/,
     intro: [
-      'Checked by `kubectl haptic doctor`: DR1xx probes, DR2xx shutdown (preStop, stop signal, grace period, HAProxy\'s drain), DR3xx HAProxy\'s DNS,',
+      "Checked by `kubectl haptic doctor`: DR1xx probes, DR2xx shutdown (preStop, stop signal, grace period, HAProxy's drain), DR3xx HAProxy's DNS,",
       'DR4xx PodDisruptionBudgets, DR5xx endpoints, DR6xx the gate and the rollout strategy. Mode says where a check runs: **static** on manifests',
       '(`-f`) and on a cluster, **live** only on a cluster. In static mode the live-only checks are listed once, under `not run … (needs a',
       'cluster)`, in the text report, in `-o json|yaml` (`notRun`) and in `-o sarif` (tool execution notifications), instead of being guessed.',
@@ -28,11 +40,17 @@ const FAMILIES: { name: string; title: string; prefix: RegExp; intro: string }[]
 
 /** Where a doctor check runs, from what its catalogue entry needs. */
 function doctorMode(entry: CatalogueEntry): string {
-  return entry.needs === 'cluster' ? 'live' : entry.needs === 'helm-history' ? 'live, with --helm-history' : 'static and live';
+  return entry.needs === 'cluster'
+    ? 'live'
+    : entry.needs === 'helm-history'
+      ? 'live, with --helm-history'
+      : 'static and live';
 }
 
 function severityLine(entry: CatalogueEntry): string {
-  const forms = Object.entries(entry.severityOf ?? {}).map(([form, severity]) => `**${severity}** for the ${form} form`);
+  const forms = Object.entries(entry.severityOf ?? {}).map(
+    ([form, severity]) => `**${severity}** for the ${form} form`,
+  );
   return `Severity: **${entry.severity}**${forms.length ? `; ${forms.join(', ')}` : ''}.`;
 }
 
@@ -64,7 +82,15 @@ export function checksPage(): string {
     lines.push('', `## ${family.title}`, '', family.intro, '', familyTable(family.name));
     for (const [id, entry] of entries().filter(([id]) => family.prefix.test(id))) {
       const mode = id.startsWith('DR') ? ` Mode: ${doctorMode(entry)}.` : '';
-      lines.push('', `### ${id}`, '', `${entry.summary} ${severityLine(entry)}${mode}`, '', ...templateLines('title', entry.title), ...templateLines('fix', entry.fix));
+      lines.push(
+        '',
+        `### ${id}`,
+        '',
+        `${entry.summary} ${severityLine(entry)}${mode}`,
+        '',
+        ...templateLines('title', entry.title),
+        ...templateLines('fix', entry.fix),
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -78,10 +104,14 @@ export function familyTable(family: string): string {
   const rows = entries()
     .filter(([id]) => f.prefix.test(id))
     .map(([id, e]) => {
-      const severity = [e.severity, ...Object.values(e.severityOf ?? {})].filter((v, i, all) => all.indexOf(v) === i).join(' / ');
+      const severity = [e.severity, ...Object.values(e.severityOf ?? {})]
+        .filter((v, i, all) => all.indexOf(v) === i)
+        .join(' / ');
       return `| [${id}](#${id.toLowerCase()}) | ${severity} |${doctor ? ` ${doctorMode(e)} |` : ''} ${e.summary.replace(/\|/g, '\\|')} |`;
     });
-  const head = doctor ? ['| id | severity | mode | what it finds |', '|---|---|---|---|'] : ['| id | severity | what it finds |', '|---|---|---|'];
+  const head = doctor
+    ? ['| id | severity | mode | what it finds |', '|---|---|---|---|']
+    : ['| id | severity | what it finds |', '|---|---|---|'];
   return [...head, ...rows].join('\n');
 }
 

@@ -11,12 +11,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const COMMANDS_DIR = `${root}docs/commands/`;
 
 /** Ends the generated part of a page; what follows it is written by hand and kept as it is. */
-export const HAND_WRITTEN = '<!-- end of the generated reference: what follows is written by hand, and npm run docs keeps it -->';
+export const HAND_WRITTEN =
+  '<!-- end of the generated reference: what follows is written by hand, and npm run docs keeps it -->';
 
 /** oclif's manifest of src/commands.ts, as the build computes and embeds it. */
 export async function commandManifest(): Promise<Interfaces.Manifest> {
   // scripts/build.js is plain JavaScript, without type declarations
-  const { oclifManifest } = (await import('./build.js' as string)) as { oclifManifest: () => Promise<Interfaces.Manifest> };
+  const { oclifManifest } = (await import('./build.js' as string)) as {
+    oclifManifest: () => Promise<Interfaces.Manifest>;
+  };
   return oclifManifest();
 }
 
@@ -70,7 +73,12 @@ function descriptionMarkdown(paragraphs: string[]): string[] {
       if (last?.indented === indented) last.lines.push(line);
       else runs.push({ indented, lines: [line] });
     }
-    for (const run of runs) out.push(run.indented ? ['```text', ...run.lines.map((l) => l.replace(/^ {2}/, '')), '```'].join('\n') : run.lines.map(prose).join('\n'));
+    for (const run of runs)
+      out.push(
+        run.indented
+          ? ['```text', ...run.lines.map((l) => l.replace(/^ {2}/, '')), '```'].join('\n')
+          : run.lines.map(prose).join('\n'),
+      );
   }
   return out;
 }
@@ -94,7 +102,9 @@ function flagTable(flags: Command.Flag.Cached[]): string[] {
     const name = [f.char ? code(`-${f.char}`) : undefined, code(`--${f.name}`)].filter(Boolean).join(', ');
     const value = f.type === 'option' ? (f.options?.length ? f.options.map(code).join(', ') : 'value') : '';
     const fallback = f.type === 'option' && f.default !== undefined ? code(String(f.default)) : '';
-    const summary = [f.summary ?? f.description ?? '', f.type === 'option' && f.multiple ? '(repeatable)' : ''].filter(Boolean).join(' ');
+    const summary = [f.summary ?? f.description ?? '', f.type === 'option' && f.multiple ? '(repeatable)' : '']
+      .filter(Boolean)
+      .join(' ');
     return `| ${name} | ${value} | ${fallback} | ${cell(summary)} |`;
   });
   return ['| flag | value | default | meaning |', '|---|---|---|---|', ...rows];
@@ -128,7 +138,15 @@ export function commandReference(command: Command.Cached, bin = binName()): stri
     for (const a of args) lines.push(`| ${code(argName(command, a))} | ${cell(a.description ?? '')} |`);
   }
   if (own.length) lines.push('', '## Flags', '', ...flagTable(own));
-  if (shared.length) lines.push('', '## Flags every command takes', '', 'As kubectl reads them: [Connecting to a cluster](../kubeconfig.md).', '', ...flagTable(shared));
+  if (shared.length)
+    lines.push(
+      '',
+      '## Flags every command takes',
+      '',
+      'As kubectl reads them: [Connecting to a cluster](../kubeconfig.md).',
+      '',
+      ...flagTable(shared),
+    );
   const examples = command.examples ?? [];
   if (examples.length) {
     lines.push('', '## Examples');
@@ -167,7 +185,10 @@ export function commandIndex(commands: Command.Cached[], bin = binName()): strin
 }
 
 /** Every file of docs/commands/ as it should be, by name. */
-export function commandDocs(manifest: Interfaces.Manifest, read: (name: string) => string | undefined): Map<string, string> {
+export function commandDocs(
+  manifest: Interfaces.Manifest,
+  read: (name: string) => string | undefined,
+): Map<string, string> {
   const bin = binName();
   const commands = publicCommands(manifest);
   const files = new Map([['README.md', commandIndex(commands, bin)]]);
@@ -192,7 +213,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   mkdirSync(COMMANDS_DIR, { recursive: true });
   // a page of a command that is gone goes too
-  for (const name of readdirSync(COMMANDS_DIR)) if (name.endsWith('.md') && !files.has(name)) rmSync(`${COMMANDS_DIR}${name}`);
+  for (const name of readdirSync(COMMANDS_DIR))
+    if (name.endsWith('.md') && !files.has(name)) rmSync(`${COMMANDS_DIR}${name}`);
   for (const [name, text] of files) writeFileSync(`${COMMANDS_DIR}${name}`, text);
   console.log(`wrote docs/commands/ (${[...files.keys()].join(', ')})`);
 }

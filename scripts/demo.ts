@@ -9,7 +9,13 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { clusterIsHealthy, readClusterState, repoRoot, startCluster, type ClusterState } from '../test/cluster/cluster.ts';
+import {
+  clusterIsHealthy,
+  readClusterState,
+  repoRoot,
+  startCluster,
+  type ClusterState,
+} from '../test/cluster/cluster.ts';
 import { Kube, KubeApiError, type KubeObject } from '../test/cluster/kube.ts';
 import { resetKnobs, setKnobs } from '../test/cluster/standins/knobs.ts';
 
@@ -28,7 +34,10 @@ async function cluster(): Promise<ClusterState> {
     return running;
   }
   if (running) log(`cluster ${CLUSTER} is not healthy; starting it afresh`);
-  else log(`starting the local cluster ${CLUSTER} (the first time, etcd and Kubernetes are built from Go modules: 10–25 minutes)`);
+  else
+    log(
+      `starting the local cluster ${CLUSTER} (the first time, etcd and Kubernetes are built from Go modules: 10–25 minutes)`,
+    );
   return startCluster({ name: CLUSTER });
 }
 
@@ -75,7 +84,10 @@ function api(): KubeObject[] {
         selector: { matchLabels: labels },
         template: {
           metadata: { labels },
-          spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'api', image: 'example/api:1.0', ports: [{ name: 'http', containerPort: 8080 }] }] },
+          spec: {
+            terminationGracePeriodSeconds: 5,
+            containers: [{ name: 'api', image: 'example/api:1.0', ports: [{ name: 'http', containerPort: 8080 }] }],
+          },
         },
       },
     },
@@ -96,7 +108,17 @@ function service(name: string): KubeObject[] {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',
       metadata: { name, namespace: NAMESPACE },
-      spec: { ingressClassName: 'haproxy', rules: [{ host: `${name}.example`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'http' } } } }] } }] },
+      spec: {
+        ingressClassName: 'haproxy',
+        rules: [
+          {
+            host: `${name}.example`,
+            http: {
+              paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'http' } } } }],
+            },
+          },
+        ],
+      },
     },
   ];
 }
@@ -114,9 +136,16 @@ async function waitSettled(kube: Kube, name: string, timeoutMs = 120_000): Promi
     const s = d.status ?? {};
     const want = d.spec.replicas;
     const pods = await kube.list<any>('v1', 'Pod', { namespace: NAMESPACE, labelSelector: `app=${name}` });
-    const done = (s.observedGeneration ?? 0) >= d.metadata.generation && s.updatedReplicas === want && s.replicas === want && s.availableReplicas === want;
+    const done =
+      (s.observedGeneration ?? 0) >= d.metadata.generation &&
+      s.updatedReplicas === want &&
+      s.replicas === want &&
+      s.availableReplicas === want;
     if (done && pods.length === want && pods.every((p) => !p.metadata.deletionTimestamp)) return;
-    if (Date.now() > deadline) throw new Error(`deployment ${NAMESPACE}/${name} did not become available within ${timeoutMs / 1000} s; see: kubectl haptic why-stalled ${name} -n ${NAMESPACE}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `deployment ${NAMESPACE}/${name} did not become available within ${timeoutMs / 1000} s; see: kubectl haptic why-stalled ${name} -n ${NAMESPACE}`,
+      );
     await new Promise((r) => setTimeout(r, 300));
   }
 }
@@ -162,7 +191,8 @@ function closingNotes(state: ClusterState): string {
     '',
     ...commented([['npm run cluster:down', 'stop the cluster and remove its state']]),
   ];
-  if (k !== 'kubectl haptic') lines.push('', '(kubectl-haptic is not on your PATH yet: `npm install -g .` makes it `kubectl haptic`)');
+  if (k !== 'kubectl haptic')
+    lines.push('', '(kubectl-haptic is not on your PATH yet: `npm install -g .` makes it `kubectl haptic`)');
   return `${lines.join('\n')}\n`;
 }
 
@@ -176,7 +206,8 @@ async function main(): Promise<number> {
   await kube.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }]);
   const before = await currentImage(kube);
   if (before) log(`${NAMESPACE}/${APP} exists (image ${before}); waiting until it is available`);
-  else log(`deploying ${NAMESPACE}/${APP}: 3 replicas behind HAPTIC's gate, maxSurge 1, maxUnavailable 0, 10 s to drain`);
+  else
+    log(`deploying ${NAMESPACE}/${APP}: 3 replicas behind HAPTIC's gate, maxSurge 1, maxUnavailable 0, 10 s to drain`);
   await kube.apply([...web(before ?? 'example/web:1.0'), ...api()]);
   await waitSettled(kube, APP);
   await waitSettled(kube, 'api');
@@ -187,11 +218,20 @@ async function main(): Promise<number> {
   const from = (await currentImage(kube))!;
   const to = nextImage(from);
   log(`rolling ${NAMESPACE}/${APP} from ${from} to ${to}`);
-  await kube.patch('apps/v1', 'Deployment', APP, NAMESPACE, { spec: { template: { spec: { containers: [{ name: 'web', image: to }] } } } }, { type: 'strategic' });
+  await kube.patch(
+    'apps/v1',
+    'Deployment',
+    APP,
+    NAMESPACE,
+    { spec: { template: { spec: { containers: [{ name: 'web', image: to }] } } } },
+    { type: 'strategic' },
+  );
 
   const tty = process.stdout.isTTY === true;
   const args = ['status', APP, '-n', NAMESPACE, tty ? '--watch' : '--wait', '--drained'];
-  log(`kubectl haptic ${args.join(' ')}${tty ? '   (Ctrl-C to stop watching)' : '   (stdout is not a terminal: --wait instead of --watch)'}`);
+  log(
+    `kubectl haptic ${args.join(' ')}${tty ? '   (Ctrl-C to stop watching)' : '   (stdout is not a terminal: --wait instead of --watch)'}`,
+  );
   const child = spawn(PLUGIN, args, { stdio: 'inherit', env: { ...process.env, KUBECONFIG: state.adminKubeconfig } });
   // Ctrl-C reaches the plugin too (same process group): let it restore the terminal and exit, then print the notes.
   const ignore = () => {};

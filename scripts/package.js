@@ -9,7 +9,17 @@
 // archive built in this run with its sha256; a platform whose Node package is not published is left out, said so.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,7 +42,11 @@ const COMPLETION = 'kubectl_complete-haptic';
 /** The archive's file names for a platform: the executable, the completion helper, the license. */
 export function archiveFiles(platform) {
   const windows = platform.os === 'windows';
-  return { executable: windows ? `${EXECUTABLE}.exe` : EXECUTABLE, completion: windows ? `${COMPLETION}.cmd` : COMPLETION, license: 'LICENSE' };
+  return {
+    executable: windows ? `${EXECUTABLE}.exe` : EXECUTABLE,
+    completion: windows ? `${COMPLETION}.cmd` : COMPLETION,
+    license: 'LICENSE',
+  };
 }
 
 export function archiveName(version, platform) {
@@ -43,12 +57,20 @@ export function archiveName(version, platform) {
  * Builds the archives of `platforms` (os/arch strings; default: all) into `out` and writes the krew manifest to
  * `manifest`. Returns what was built: [{ os, arch, file, sha256, codeCache }] and what was skipped, with why.
  */
-export async function packageRelease({ out = join(repoRoot, 'release'), manifest = join(repoRoot, 'plugin-manifest', 'haptic.yaml'), platforms, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+export async function packageRelease({
+  out = join(repoRoot, 'release'),
+  manifest = join(repoRoot, 'plugin-manifest', 'haptic.yaml'),
+  platforms,
+  log = (line) => process.stderr.write(`${line}\n`),
+} = {}) {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
   const runtime = pinnedRuntime();
   const wanted = platforms ?? PLATFORMS.map((p) => `${p.os}/${p.arch}`);
   const unknown = wanted.filter((w) => !PLATFORMS.some((p) => `${p.os}/${p.arch}` === w));
-  if (unknown.length) throw new Error(`unknown platform ${unknown.join(', ')}; choose from ${PLATFORMS.map((p) => `${p.os}/${p.arch}`).join(', ')}`);
+  if (unknown.length)
+    throw new Error(
+      `unknown platform ${unknown.join(', ')}; choose from ${PLATFORMS.map((p) => `${p.os}/${p.arch}`).join(', ')}`,
+    );
 
   const work = mkdtempSync(join(tmpdir(), 'kh-package-'));
   try {
@@ -75,11 +97,27 @@ export async function packageRelease({ out = join(repoRoot, 'release'), manifest
       copyFileSync(join(repoRoot, 'LICENSE'), join(stage, files.license));
       const name = archiveName(pkg.version, platform);
       const entries = [files.executable, files.completion, files.license];
-      const members = entries.map((f) => ({ name: f, data: readFileSync(join(stage, f)), mode: statSync(join(stage, f)).mode }));
+      const members = entries.map((f) => ({
+        name: f,
+        data: readFileSync(join(stage, f)),
+        mode: statSync(join(stage, f)).mode,
+      }));
       writeFileSync(join(out, name), platform.os === 'windows' ? zip(members, mtime) : tarGz(members, mtime));
-      const sha256 = createHash('sha256').update(readFileSync(join(out, name))).digest('hex');
-      built.push({ os: platform.os, arch: platform.arch, file: join(out, name), name, sha256, codeCache: isHost, files });
-      log(`built ${name} (${(statSync(join(out, name)).size / 2 ** 20).toFixed(1)} MiB, code cache ${isHost ? 'on' : 'off: built on another platform'})`);
+      const sha256 = createHash('sha256')
+        .update(readFileSync(join(out, name)))
+        .digest('hex');
+      built.push({
+        os: platform.os,
+        arch: platform.arch,
+        file: join(out, name),
+        name,
+        sha256,
+        codeCache: isHost,
+        files,
+      });
+      log(
+        `built ${name} (${(statSync(join(out, name)).size / 2 ** 20).toFixed(1)} MiB, code cache ${isHost ? 'on' : 'off: built on another platform'})`,
+      );
       rmSync(dir, { recursive: true, force: true });
     }
     if (!built.length) throw new Error('no platform was built');
@@ -98,7 +136,10 @@ export async function packageRelease({ out = join(repoRoot, 'release'), manifest
  */
 export function pinnedRuntime() {
   const runtime = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).optionalDependencies.node;
-  if (process.version !== `v${runtime}`) throw new Error(`building the executable needs the pinned Node ${runtime} (node_modules/.bin/node), not ${process.version}`);
+  if (process.version !== `v${runtime}`)
+    throw new Error(
+      `building the executable needs the pinned Node ${runtime} (node_modules/.bin/node), not ${process.version}`,
+    );
   return runtime;
 }
 
@@ -127,7 +168,18 @@ export function buildExecutable({ platform, runtime, main: { main, assets }, dir
   const codeCache = isHostPlatform(platform);
   const config = join(dir, 'sea.json');
   // V8's code cache only loads on the platform that made it (Node's SEA docs: off when building for another)
-  writeFileSync(config, JSON.stringify({ main, mainFormat: 'module', assets, executable: base, output, disableExperimentalSEAWarning: true, useCodeCache: codeCache }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      main,
+      mainFormat: 'module',
+      assets,
+      executable: base,
+      output,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: codeCache,
+    }),
+  );
   execFileSync(process.execPath, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   chmodSync(output, 0o755);
   rmSync(base);
@@ -148,7 +200,9 @@ function nodeExecutable(platform, runtime, dir) {
   if (isHost) copyFileSync(process.execPath, target);
   else {
     try {
-      execFileSync('npm', ['pack', `${platform.npm}@${runtime}`, '--pack-destination', dir, '--loglevel=error'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('npm', ['pack', `${platform.npm}@${runtime}`, '--pack-destination', dir, '--loglevel=error'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
     } catch (error) {
       // no such version (ETARGET) or no such package (E404)
       if (/\b(ETARGET|E404)\b/.test(String(error.stderr))) return undefined;
@@ -265,7 +319,7 @@ export function zip(entries, mtime) {
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, so the mode below is read
     common(central, 6);
-    central.writeUInt32LE(((e.mode & 0o777) | 0o100000) << 16 >>> 0, 38);
+    central.writeUInt32LE((((e.mode & 0o777) | 0o100000) << 16) >>> 0, 38);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, data);
     centrals.push(central, name);
@@ -330,17 +384,35 @@ async function hostExecutable(output) {
   if (!HOST_PLATFORM) throw new Error(`Node publishes no executable for ${process.platform}/${process.arch}`);
   const work = mkdtempSync(join(tmpdir(), 'kh-executable-'));
   try {
-    buildExecutable({ platform: HOST_PLATFORM, runtime: pinnedRuntime(), main: await seaMain(work), dir: work, output });
+    buildExecutable({
+      platform: HOST_PLATFORM,
+      runtime: pinnedRuntime(),
+      main: await seaMain(work),
+      dir: work,
+      output,
+    });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { platform: { type: 'string', multiple: true }, out: { type: 'string' }, manifest: { type: 'string' }, executable: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      platform: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      manifest: { type: 'string' },
+      executable: { type: 'string' },
+    },
+  });
   if (values.executable) await hostExecutable(values.executable);
   else {
-    const { skipped } = await packageRelease({ platforms: values.platform, out: values.out, manifest: values.manifest });
-    if (skipped.length) process.stderr.write(`not built: ${skipped.map((s) => `${s.platform} (${s.reason})`).join('; ')}\n`);
+    const { skipped } = await packageRelease({
+      platforms: values.platform,
+      out: values.out,
+      manifest: values.manifest,
+    });
+    if (skipped.length)
+      process.stderr.write(`not built: ${skipped.map((s) => `${s.platform} (${s.reason})`).join('; ')}\n`);
   }
 }

@@ -16,7 +16,8 @@ import { colorEnabled, painter, type Painter } from '../ui/style.ts';
 function pageSizeFromEnv(fallback: number): number {
   const text = process.env.KUBECTL_HAPTIC_PAGE_SIZE;
   if (text === undefined || text === '') return fallback;
-  if (!/^[1-9]\d{0,5}$/.test(text)) throw new UserError('KUBECTL_HAPTIC_PAGE_SIZE is not a whole number of objects per list page (1 to 999999)');
+  if (!/^[1-9]\d{0,5}$/.test(text))
+    throw new UserError('KUBECTL_HAPTIC_PAGE_SIZE is not a whole number of objects per list page (1 to 999999)');
   return Number(text);
 }
 
@@ -39,7 +40,8 @@ export abstract class KubeCommand extends Command {
     });
     // the API server would refuse it, and "." or ".." would address another URL: refuse it before any request
     const problem = namespaceNameProblem(connection.namespace);
-    if (problem) throw new UserError(`invalid namespace "${connection.namespace}" (${connection.namespaceSource}): ${problem}`);
+    if (problem)
+      throw new UserError(`invalid namespace "${connection.namespace}" (${connection.namespaceSource}): ${problem}`);
     const client = new KubeClient(connection);
     client.pageSize = pageSizeFromEnv(client.pageSize);
     return client;
@@ -68,7 +70,8 @@ export abstract class KubeCommand extends Command {
     const hint = hintOf(err);
     if (hint) process.stderr.write(`${redact(hint)}\n`);
     if (this.debugErrors || process.argv.includes('--debug')) process.stderr.write(`${redact(err.stack ?? '')}\n`);
-    else if (!known && !parseFailure) process.stderr.write('(unexpected error: rerun with --debug for the stack trace and report it)\n');
+    else if (!known && !parseFailure)
+      process.stderr.write('(unexpected error: rerun with --debug for the stack trace and report it)\n');
     this.exit(parseFailure ? ExitCode.usage : exitCodeOf(err));
   }
 }

@@ -20,6 +20,9 @@ export function parseDuration(text: string, flag: string): number {
     }
     ms = parts.reduce((sum, p) => sum + Number(p[1]) * (unitMs[p[2] as string] as number), 0);
   }
-  if (!Number.isFinite(ms) || ms > MAX_MS) throw new UserError(`invalid ${flag} "${text}": longer than the longest duration kubectl accepts (about 292 years)`);
+  if (!Number.isFinite(ms) || ms > MAX_MS)
+    throw new UserError(
+      `invalid ${flag} "${text}": longer than the longest duration kubectl accepts (about 292 years)`,
+    );
   return ms > 0 && ms < 1 ? 1 : Math.round(ms);
 }

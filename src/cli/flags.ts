@@ -3,11 +3,19 @@ import { GATE_CONDITION } from '../haptic/names.ts';
 
 /** The flags kubectl users type without thinking. kubectl does not pass its global flags to plugins. */
 export const kubeFlags = {
-  namespace: Flags.string({ char: 'n', summary: 'Namespace to use (default: the current context\'s namespace, else "default").', helpGroup: 'KUBECTL' }),
+  namespace: Flags.string({
+    char: 'n',
+    summary: 'Namespace to use (default: the current context\'s namespace, else "default").',
+    helpGroup: 'KUBECTL',
+  }),
   context: Flags.string({ summary: 'The kubeconfig context to use.', helpGroup: 'KUBECTL' }),
-  kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).', helpGroup: 'KUBECTL' }),
+  kubeconfig: Flags.string({
+    summary: 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).',
+    helpGroup: 'KUBECTL',
+  }),
   'request-timeout': Flags.string({
-    summary: 'How long one API request may take, its credential plugin and whole answer included (e.g. 10s, 1m; 0 = no overall limit, but 60 s without an answer or 30 s of a stalled body still time out).',
+    summary:
+      'How long one API request may take, its credential plugin and whole answer included (e.g. 10s, 1m; 0 = no overall limit, but 60 s without an answer or 30 s of a stalled body still time out).',
     default: '0',
     helpGroup: 'KUBECTL',
   }),
@@ -43,7 +51,9 @@ export function exitCodesHelp(own: Record<number, string> = {}): string {
 export const EXIT_CODES_HELP = exitCodesHelp();
 
 /** The Deployment a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
-export const rolloutArgs = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };
+export const rolloutArgs = {
+  name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }),
+};
 
 export const rolloutFlags = {
   selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to look at.' }),
@@ -53,18 +63,26 @@ export const rolloutFlags = {
 };
 
 /** Deployments to act on: several NAME or deployment/NAME, or -l, or --all. */
-export const gateArgs = { targets: Args.string({ description: 'Deployments: NAME or deployment/NAME (several allowed).', required: false }) };
+export const gateArgs = {
+  targets: Args.string({ description: 'Deployments: NAME or deployment/NAME (several allowed).', required: false }),
+};
 
 export const gateFlags = {
-  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to act on (e.g. app=web,tier!=db).' }),
+  selector: Flags.string({
+    char: 'l',
+    summary: 'Label selector for the Deployments to act on (e.g. app=web,tier!=db).',
+  }),
   all: Flags.boolean({ summary: 'Act on every Deployment in the namespace.' }),
   'condition-type': conditionTypeFlag,
   'dry-run': Flags.option({
-    summary: 'client: print the patch and the pod template before/after; server: let the API server validate the patch. Neither writes.',
+    summary:
+      'client: print the patch and the pod template before/after; server: let the API server validate the patch. Neither writes.',
     options: ['none', 'client', 'server'] as const,
     default: 'none' as const,
   })(),
   output: outputFlag,
-  wait: Flags.boolean({ summary: 'After the write, follow the rollout it started until it completes (as status --wait).' }),
+  wait: Flags.boolean({
+    summary: 'After the write, follow the rollout it started until it completes (as status --wait).',
+  }),
   timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 5m; 0 = no limit).', default: '0' }),
 };

@@ -31,27 +31,35 @@ export abstract class GateCommand extends KubeCommand {
     const timeoutMs = parseDuration(flags.timeout, '--timeout');
     if (flags.wait && flags.output) throw new UserError('--wait prints transitions as text; it does not go with -o');
     const client = this.client(flags);
-    const records = this.safe(await applyGate(client, {
-      namespace: client.connection.namespace,
-      names,
-      selector: flags.selector,
-      all: flags.all,
-      action: this.action,
-      conditionType: flags['condition-type'],
-      dryRun: flags['dry-run'],
-      force,
-    }));
-    process.stdout.write(flags.output ? formatStructured(gateOutput(records), flags.output) : gateText(records, this.paint(flags)));
+    const records = this.safe(
+      await applyGate(client, {
+        namespace: client.connection.namespace,
+        names,
+        selector: flags.selector,
+        all: flags.all,
+        action: this.action,
+        conditionType: flags['condition-type'],
+        dryRun: flags['dry-run'],
+        force,
+      }),
+    );
+    process.stdout.write(
+      flags.output ? formatStructured(gateOutput(records), flags.output) : gateText(records, this.paint(flags)),
+    );
     const code = gateExitCode(records);
     this.finish(code);
     const started = records.filter((r) => r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed'));
     if (flags.wait && started.length) {
-      const { outcome, reports } = await waitStatus(client, { namespace: client.connection.namespace, names: started.map((r) => r.name) }, {
-        conditionType: flags['condition-type'],
-        drained: false,
-        timeoutMs,
-        onEntry: (entry) => process.stdout.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
-      });
+      const { outcome, reports } = await waitStatus(
+        client,
+        { namespace: client.connection.namespace, names: started.map((r) => r.name) },
+        {
+          conditionType: flags['condition-type'],
+          drained: false,
+          timeoutMs,
+          onEntry: (entry) => process.stdout.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
+        },
+      );
       const paint = this.paint(flags);
       for (const report of this.safe(reports)) process.stdout.write(`\n${reportText(report, paint)}`);
       this.finish(waitExitCode(outcome));

@@ -70,7 +70,11 @@ export async function run(embedded: Embedded, argv = process.argv.slice(2)): Pro
     const help = wantsHelp(embedded.pjson, argv);
     // Config.load, but help alone is drawn in oclif's theme: a command does not read the user's theme.json (nor load
     // node:fs/promises to read it) on every start
-    const config = new Config({ root: embedded.root, pjson: embedded.pjson, plugins: new Map([[plugin.name, plugin]]) });
+    const config = new Config({
+      root: embedded.root,
+      pjson: embedded.pjson,
+      plugins: new Map([[plugin.name, plugin]]),
+    });
     if (!help) config.loadTheme = () => Promise.resolve(undefined);
     await config.load();
     await dispatch(config, argv, help);

@@ -2,7 +2,11 @@ import type { KubeClient } from '../kube/client.ts';
 import { deploymentNames, type TargetSelection } from '../services/targets.ts';
 
 /** What a read-only command looks at: the named Deployment, else -l, else every one (of the namespace, or -A). */
-export function rolloutSelection(client: KubeClient, name: string | undefined, flags: { selector?: string | undefined; 'all-namespaces': boolean }): TargetSelection {
+export function rolloutSelection(
+  client: KubeClient,
+  name: string | undefined,
+  flags: { selector?: string | undefined; 'all-namespaces': boolean },
+): TargetSelection {
   const names = name ? deploymentNames([name]) : [];
   return {
     namespace: flags['all-namespaces'] ? undefined : client.connection.namespace,

@@ -12,7 +12,10 @@ Removing the gate changes the pod template, so it starts a rollout.
 ${EXIT_CODES_HELP}`;
   static override examples = [
     { description: 'Preview the change', command: 'kubectl haptic disable-gate web -n shop --dry-run=client' },
-    { description: 'Remove the gate from every Deployment in the namespace', command: 'kubectl haptic disable-gate --all -n shop' },
+    {
+      description: 'Remove the gate from every Deployment in the namespace',
+      command: 'kubectl haptic disable-gate --all -n shop',
+    },
   ];
   static override args = gateArgs;
   // several Deployments: NAME NAME deployment/NAME …

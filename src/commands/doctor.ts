@@ -20,7 +20,8 @@ const checks = (Object.entries(CATALOGUE) as [string, CatalogueEntry][])
   .join('\n');
 
 export default class Doctor extends KubeCommand {
-  static override summary = 'Find the drain-safety traps that drop requests during rollouts and drains, with evidence and a fix.';
+  static override summary =
+    'Find the drain-safety traps that drop requests during rollouts and drains, with evidence and a fix.';
   static override description = `\
 Checks Deployments, the Services, EndpointSlices, PodDisruptionBudgets and autoscalers around them, and the \
 HAProxy tier in front of them (HAPTIC's HAProxy pods and the configuration they run, or a plain HAProxy Deployment \
@@ -44,19 +45,40 @@ exit code.
 
 ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
   static override examples = [
-    { description: 'Check one Deployment and the HAProxy tier in front of it', command: 'kubectl haptic doctor web -n shop' },
-    { description: 'Check manifests in CI before they are applied, as SARIF', command: 'helm template shop ./chart | kubectl haptic doctor -f - -o sarif > doctor.sarif' },
-    { description: 'Check a folder of manifests; warnings fail too', command: 'kubectl haptic doctor -f deploy/ --strict' },
-    { description: 'Every Deployment of every namespace, with Helm history (reads release Secrets)', command: 'kubectl haptic doctor -A --helm-history -o json' },
+    {
+      description: 'Check one Deployment and the HAProxy tier in front of it',
+      command: 'kubectl haptic doctor web -n shop',
+    },
+    {
+      description: 'Check manifests in CI before they are applied, as SARIF',
+      command: 'helm template shop ./chart | kubectl haptic doctor -f - -o sarif > doctor.sarif',
+    },
+    {
+      description: 'Check a folder of manifests; warnings fail too',
+      command: 'kubectl haptic doctor -f deploy/ --strict',
+    },
+    {
+      description: 'Every Deployment of every namespace, with Helm history (reads release Secrets)',
+      command: 'kubectl haptic doctor -A --helm-history -o json',
+    },
   ];
-  static override args = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }) };
+  static override args = {
+    name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }),
+  };
   static override flags = {
-    filename: Flags.string({ char: 'f', summary: 'Check manifests instead of the cluster: a file, a folder, or - for standard input (repeatable).', multiple: true }),
+    filename: Flags.string({
+      char: 'f',
+      summary: 'Check manifests instead of the cluster: a file, a folder, or - for standard input (repeatable).',
+      multiple: true,
+    }),
     selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to check.' }),
     'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
     output: Flags.option({ char: 'o', summary: 'Output format.', options: ['json', 'yaml', 'sarif'] as const })(),
     strict: Flags.boolean({ summary: 'Exit 1 on warnings too.' }),
-    'helm-history': Flags.boolean({ summary: "DR404: compare PodDisruptionBudgets across the Helm release's revisions (needs read on its Secrets; prints none of their content)." }),
+    'helm-history': Flags.boolean({
+      summary:
+        "DR404: compare PodDisruptionBudgets across the Helm release's revisions (needs read on its Secrets; prints none of their content).",
+    }),
   };
 
   async run(): Promise<void> {
@@ -64,10 +86,18 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
     const output = flags.output;
     let report: DoctorReport;
     if (flags.filename?.length) {
-      if (flags['all-namespaces']) throw new UserError('-A reads the cluster; with -f every Deployment of the manifests is checked');
+      if (flags['all-namespaces'])
+        throw new UserError('-A reads the cluster; with -f every Deployment of the manifests is checked');
       if (flags['helm-history']) throw new UserError('--helm-history reads the cluster; it does not go with -f');
       const name = args.name ? deploymentNames([args.name])[0] : undefined;
-      report = this.safe(await doctorStatic({ paths: flags.filename, namespace: flags.namespace ?? 'default', name, selector: flags.selector }));
+      report = this.safe(
+        await doctorStatic({
+          paths: flags.filename,
+          namespace: flags.namespace ?? 'default',
+          name,
+          selector: flags.selector,
+        }),
+      );
     } else {
       const client = this.client(flags);
       const selection = rolloutSelection(client, args.name, flags);

@@ -12,7 +12,8 @@ import { formatStructured, toYaml } from '../ui/output.ts';
 import { waitLines } from '../ui/wait-text.ts';
 
 export default class Drill extends KubeCommand {
-  static override summary = 'Count the requests a rollout drops: a probe pod sends requests while the Deployment rolls.';
+  static override summary =
+    'Count the requests a rollout drops: a probe pod sends requests while the Deployment rolls.';
   static override description = `\
 Creates a short-lived probe pod in the Deployment's namespace that sends a GET to the Deployment's Service (or, \
 with --host, through HAPTIC's HAProxy with that Host header) every --interval, each on a new connection.
@@ -34,29 +35,59 @@ The probe runs curl in a shell loop (default image ${DEFAULT_PROBE_IMAGE}); its 
 Another image must have sh and curl 7.75 or newer.
 
 ${exitCodesHelp({
-    0: 'no request failed',
-    1: 'a request failed, or the rollout failed (progress deadline exceeded), or the probe pod could not start',
-    2: 'timed out: --timeout ran out, or an API request did (--request-timeout)',
-    4: 'cluster, API, permission or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed)',
-    130: 'stopped with Ctrl-C (the probe pod is deleted)',
-  })}`;
+  0: 'no request failed',
+  1: 'a request failed, or the rollout failed (progress deadline exceeded), or the probe pod could not start',
+  2: 'timed out: --timeout ran out, or an API request did (--request-timeout)',
+  4: 'cluster, API, permission or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed)',
+  130: 'stopped with Ctrl-C (the probe pod is deleted)',
+})}`;
   static override examples = [
-    { description: 'Restart web and count what its Service drops meanwhile', command: 'kubectl haptic drill web -n shop' },
-    { description: "Through HAPTIC's HAProxy, as clients of an ingress host see it", command: 'kubectl haptic drill web -n shop --host shop.example.com' },
-    { description: 'Wait for the next rollout (started by CI) instead of restarting', command: 'kubectl haptic drill web --no-restart --timeout 15m' },
-    { description: 'Show the probe pod and the restart patch, create nothing', command: 'kubectl haptic drill web --dry-run' },
+    {
+      description: 'Restart web and count what its Service drops meanwhile',
+      command: 'kubectl haptic drill web -n shop',
+    },
+    {
+      description: "Through HAPTIC's HAProxy, as clients of an ingress host see it",
+      command: 'kubectl haptic drill web -n shop --host shop.example.com',
+    },
+    {
+      description: 'Wait for the next rollout (started by CI) instead of restarting',
+      command: 'kubectl haptic drill web --no-restart --timeout 15m',
+    },
+    {
+      description: 'Show the probe pod and the restart patch, create nothing',
+      command: 'kubectl haptic drill web --dry-run',
+    },
     { description: 'The report as JSON', command: 'kubectl haptic drill web -o json' },
   ];
   static override args = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: true }) };
   static override flags = {
-    service: Flags.string({ summary: "The Service to send requests to (default: the one that selects the Deployment's pods).", exclusive: ['host'] }),
-    host: Flags.string({ summary: "Send the requests through HAPTIC's HAProxy with this Host header (an ingress host) instead." }),
-    'haproxy-service': Flags.string({ summary: "With --host: the Service in front of HAPTIC's HAProxy, NAMESPACE/NAME (default: the only one).", dependsOn: ['host'] }),
-    port: Flags.integer({ summary: "The Service's port (default: its only TCP port, or the one named http).", min: 1, max: 65535 }),
+    service: Flags.string({
+      summary: "The Service to send requests to (default: the one that selects the Deployment's pods).",
+      exclusive: ['host'],
+    }),
+    host: Flags.string({
+      summary: "Send the requests through HAPTIC's HAProxy with this Host header (an ingress host) instead.",
+    }),
+    'haproxy-service': Flags.string({
+      summary: "With --host: the Service in front of HAPTIC's HAProxy, NAMESPACE/NAME (default: the only one).",
+      dependsOn: ['host'],
+    }),
+    port: Flags.integer({
+      summary: "The Service's port (default: its only TCP port, or the one named http).",
+      min: 1,
+      max: 65535,
+    }),
     path: Flags.string({ summary: 'The path to request.', default: '/' }),
-    image: Flags.string({ summary: 'The probe image: it needs sh and curl 7.75 or newer.', default: DEFAULT_PROBE_IMAGE }),
+    image: Flags.string({
+      summary: 'The probe image: it needs sh and curl 7.75 or newer.',
+      default: DEFAULT_PROBE_IMAGE,
+    }),
     interval: Flags.string({ summary: 'The pause after each request.', default: '100ms' }),
-    'probe-timeout': Flags.string({ summary: 'How long one request may take before it counts as a timeout.', default: '2s' }),
+    'probe-timeout': Flags.string({
+      summary: 'How long one request may take before it counts as a timeout.',
+      default: '2s',
+    }),
     'no-restart': Flags.boolean({ summary: 'Do not restart the rollout: wait for one to start (and finish).' }),
     timeout: Flags.string({ summary: 'Give up after this long (e.g. 10m; 0 = no limit).', default: '10m' }),
     'dry-run': Flags.boolean({ summary: 'Print the probe pod and the restart patch; create and change nothing.' }),
@@ -90,8 +121,18 @@ ${exitCodesHelp({
     const plan = await planDrill(client, request);
     await checkPermissions(client, plan);
     if (flags['dry-run']) {
-      const shown = { pod: plan.pod, restartPatch: plan.restart ?? null, permissions: plan.permissions.map(permissionText) };
-      process.stdout.write(this.safe(flags.output ? formatStructured(shown, flags.output) : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch deployment/${name} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of deployment/${name} (--no-restart)\n`}`));
+      const shown = {
+        pod: plan.pod,
+        restartPatch: plan.restart ?? null,
+        permissions: plan.permissions.map(permissionText),
+      };
+      process.stdout.write(
+        this.safe(
+          flags.output
+            ? formatStructured(shown, flags.output)
+            : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch deployment/${name} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of deployment/${name} (--no-restart)\n`}`,
+        ),
+      );
       return;
     }
     const interrupt = new AbortController();
@@ -99,15 +140,20 @@ ${exitCodesHelp({
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
-      const report = this.safe(await runDrill(client, plan, request, {
-        signal: interrupt.signal,
-        onStep: (line) => process.stderr.write(`${this.safe(line)}\n`),
-        onUpdate: (update) => {
-          const at = Date.now();
-          for (const text of update.transitions) process.stderr.write(`${waitLines(this.safe({ at, kind: 'transition', text }))[0]}\n`);
-        },
-      }));
-      process.stdout.write(flags.output ? formatStructured(report, flags.output) : drillText(report, this.paint(flags)));
+      const report = this.safe(
+        await runDrill(client, plan, request, {
+          signal: interrupt.signal,
+          onStep: (line) => process.stderr.write(`${this.safe(line)}\n`),
+          onUpdate: (update) => {
+            const at = Date.now();
+            for (const text of update.transitions)
+              process.stderr.write(`${waitLines(this.safe({ at, kind: 'transition', text }))[0]}\n`);
+          },
+        }),
+      );
+      process.stdout.write(
+        flags.output ? formatStructured(report, flags.output) : drillText(report, this.paint(flags)),
+      );
       this.finish(drillExitCode(report));
     } catch (error) {
       if (error instanceof Interrupted) {

@@ -20,11 +20,23 @@ re-read and retried once, never overwritten. Adding the gate changes the pod tem
 
 ${EXIT_CODES_HELP}`;
   static override examples = [
-    { description: 'Preview the change without writing', command: 'kubectl haptic enable-gate web -n shop --dry-run=client' },
+    {
+      description: 'Preview the change without writing',
+      command: 'kubectl haptic enable-gate web -n shop --dry-run=client',
+    },
     { description: 'Add the gate to one Deployment', command: 'kubectl haptic enable-gate deployment/web -n shop' },
-    { description: 'Every Deployment labelled tier=frontend, as JSON', command: 'kubectl haptic enable-gate -l tier=frontend -o json' },
-    { description: 'Add it although no Service selects the pods yet', command: 'kubectl haptic enable-gate web --force' },
-    { description: 'Add it and follow the rollout it starts (CI)', command: 'kubectl haptic enable-gate web --wait --timeout 5m' },
+    {
+      description: 'Every Deployment labelled tier=frontend, as JSON',
+      command: 'kubectl haptic enable-gate -l tier=frontend -o json',
+    },
+    {
+      description: 'Add it although no Service selects the pods yet',
+      command: 'kubectl haptic enable-gate web --force',
+    },
+    {
+      description: 'Add it and follow the rollout it starts (CI)',
+      command: 'kubectl haptic enable-gate web --wait --timeout 5m',
+    },
   ];
   static override args = gateArgs;
   // several Deployments: NAME NAME deployment/NAME …

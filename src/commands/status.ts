@@ -34,22 +34,41 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
   static override examples = [
     { description: 'One-shot view of a rollout', command: 'kubectl haptic status web -n shop' },
     { description: 'Live view until the rollout completes', command: 'kubectl haptic status deployment/web --watch' },
-    { description: 'In CI: wait for the rollout and for old pods to drain, at most 5 minutes', command: 'kubectl haptic status web --wait --drained --timeout 5m' },
-    { description: 'Every gated Deployment labelled tier=frontend in all namespaces, as JSON', command: 'kubectl haptic status -A -l tier=frontend -o json' },
+    {
+      description: 'In CI: wait for the rollout and for old pods to drain, at most 5 minutes',
+      command: 'kubectl haptic status web --wait --drained --timeout 5m',
+    },
+    {
+      description: 'Every gated Deployment labelled tier=frontend in all namespaces, as JSON',
+      command: 'kubectl haptic status -A -l tier=frontend -o json',
+    },
   ];
   static override args = rolloutArgs;
   static override flags = {
     ...rolloutFlags,
-    watch: Flags.boolean({ char: 'w', summary: 'Live view (terminal only) until the rollout completes.', exclusive: ['wait', 'output'] }),
-    wait: Flags.boolean({ summary: 'No UI: log transitions and exit when the rollout completes, fails or times out; then, if the rollout made progress while followed, print its report (with -o: transitions on stderr, the report as kind RolloutReport on stdout).' }),
-    timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit).', default: '0' }),
+    watch: Flags.boolean({
+      char: 'w',
+      summary: 'Live view (terminal only) until the rollout completes.',
+      exclusive: ['wait', 'output'],
+    }),
+    wait: Flags.boolean({
+      summary:
+        'No UI: log transitions and exit when the rollout completes, fails or times out; then, if the rollout made progress while followed, print its report (with -o: transitions on stderr, the report as kind RolloutReport on stdout).',
+    }),
+    timeout: Flags.string({
+      summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit).',
+      default: '0',
+    }),
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
   };
 
   async run(): Promise<void> {
     const { flags, args } = await this.parse(Status);
     const timeoutMs = parseDuration(flags.timeout, '--timeout');
-    if (flags.watch && !process.stdout.isTTY) throw new UserError('--watch needs a terminal; use --wait (one line per transition) or -o json when output is piped');
+    if (flags.watch && !process.stdout.isTTY)
+      throw new UserError(
+        '--watch needs a terminal; use --wait (one line per transition) or -o json when output is piped',
+      );
     const client = this.client(flags);
     const selection = rolloutSelection(client, args.name, flags);
     const conditionType = flags['condition-type'];
@@ -67,13 +86,29 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       return;
     }
     if (flags.wait) {
-      const [{ waitLines }, { reportText }] = await Promise.all([import('../ui/wait-text.ts'), import('../ui/report-text.ts')]);
+      const [{ waitLines }, { reportText }] = await Promise.all([
+        import('../ui/wait-text.ts'),
+        import('../ui/report-text.ts'),
+      ]);
       // with -o the log goes to stderr, so stdout holds only the report, parseable
       const log = flags.output ? process.stderr : process.stdout;
-      const { outcome, reports: raw } = await waitStatus(client, selection, { conditionType, drained: flags.drained, timeoutMs, onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`) });
+      const { outcome, reports: raw } = await waitStatus(client, selection, {
+        conditionType,
+        drained: flags.drained,
+        timeoutMs,
+        onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
+      });
       const reports = this.safe(raw);
       if (flags.output) {
-        if (reports.length) process.stdout.write(formatStructured(reports.length === 1 ? reports[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports }, flags.output));
+        if (reports.length)
+          process.stdout.write(
+            formatStructured(
+              reports.length === 1
+                ? reports[0]
+                : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports },
+              flags.output,
+            ),
+          );
       } else {
         const paint = this.paint(flags);
         for (const report of reports) process.stdout.write(`\n${reportText(report, paint)}`);

@@ -2,7 +2,6 @@ import { GATE_FEATURE_HELM_VALUE } from '../haptic/names.ts';
 import { DOCTOR_CATALOGUE } from './doctor/catalogue.ts';
 import type { CatalogueEntry, Finding, FindingText, Severity, Template } from '../types/finding.ts';
 
-
 /** Where the checks are documented, one section per id (generated from this file by scripts/catalogue-docs.ts). */
 export const DOCS_PAGE = 'docs/checks.md';
 /** The project's home (also the krew manifest's homepage); its docs/checks.md is what SARIF's helpUri points at. */
@@ -11,7 +10,8 @@ export const PROJECT_HOMEPAGE = 'https://github.com/kubectl-haptic/kubectl-hapti
 const INSTALL_GATE_FEATURE = GATE_FEATURE_HELM_VALUE;
 
 /** A route HAPTIC renders, as a kubectl user creates one: an Ingress of its class, every path to the Service's port. */
-const ROUTE_FIX = "create a route HAPTIC renders: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}'";
+const ROUTE_FIX =
+  "create a route HAPTIC renders: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}'";
 
 /**
  * Every finding id, its severity, what it means, and the words of its title and fix. Ids are stable and never
@@ -19,23 +19,33 @@ const ROUTE_FIX = "create a route HAPTIC renders: kubectl -n {namespace} create 
  * HS9xx progress notes, DRxxx the doctor's drain-safety checks (doctor/catalogue.ts).
  */
 export const CATALOGUE = {
-  HG100: { severity: 'ok', summary: 'A Service selects the pod template.', title: 'Service {services} selects the pod template' },
+  HG100: {
+    severity: 'ok',
+    summary: 'A Service selects the pod template.',
+    title: 'Service {services} selects the pod template',
+  },
   HG101: {
     severity: 'blocker',
     summary: 'No Service selects the pod template, so HAPTIC would never set the gate.',
-    title: "No Service in namespace {namespace} selects the pod template; HAPTIC only sets the gate on pods listed in a Service's EndpointSlice, so new pods would never become Ready",
+    title:
+      "No Service in namespace {namespace} selects the pod template; HAPTIC only sets the gate on pods listed in a Service's EndpointSlice, so new pods would never become Ready",
     fix: {
-      nearMiss: 'fix the near-miss selector above, or create a Service whose selector matches the pod template labels, then run enable-gate again',
+      nearMiss:
+        'fix the near-miss selector above, or create a Service whose selector matches the pod template labels, then run enable-gate again',
       none: 'create a Service whose selector matches the pod template labels, then run enable-gate again',
     },
   },
   HG102: {
     severity: 'blocker',
     summary: 'No HAPTIC installation found.',
-    title: { absent: 'No HAPTIC installation found: nothing would set the gate', unreadable: 'No HAPTIC installation could be read: nothing shows that one would set the gate' },
+    title: {
+      absent: 'No HAPTIC installation found: nothing would set the gate',
+      unreadable: 'No HAPTIC installation could be read: nothing shows that one would set the gate',
+    },
     fix: {
       absent: `install HAPTIC with ${INSTALL_GATE_FEATURE}`,
-      unreadable: "ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC's pods and leases, or pass --force",
+      unreadable:
+        "ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC's pods and leases, or pass --force",
     },
   },
   HG103: {
@@ -50,26 +60,34 @@ export const CATALOGUE = {
   HG104: {
     severity: 'blocker',
     summary: "HAPTIC's readiness-gate feature is off (controller may not patch pods/status).",
-    title: 'HAPTIC installation {installation} cannot set the gate: no ClusterRole bound to its controller allows patch on pods/status',
+    title:
+      'HAPTIC installation {installation} cannot set the gate: no ClusterRole bound to its controller allows patch on pods/status',
     fix: `helm upgrade with --set ${INSTALL_GATE_FEATURE}`,
   },
   HG105: {
     severity: 'blocker',
-    summary: "Whether HAPTIC's gate feature is on could not be checked (the controller's RBAC could not be read): blocking, as the check cannot pass.",
+    summary:
+      "Whether HAPTIC's gate feature is on could not be checked (the controller's RBAC could not be read): blocking, as the check cannot pass.",
     title: 'Could not check whether HAPTIC installation {installation} may set the gate',
     fix: 'ask for read access to clusterroles and clusterrolebindings (rbac.authorization.k8s.io), or pass --force if you know the gate feature is on',
   },
-  HG106: { severity: 'ok', summary: 'HAPTIC installation with a leader and the gate feature on (or allowed by its RBAC).', title: 'HAPTIC installation {installation}: {leader}, gate feature {gateFeature}' },
+  HG106: {
+    severity: 'ok',
+    summary: 'HAPTIC installation with a leader and the gate feature on (or allowed by its RBAC).',
+    title: 'HAPTIC installation {installation}: {leader}, gate feature {gateFeature}',
+  },
   HG107: {
     severity: 'blocker',
-    summary: "Whether HAPTIC has a controller leader could not be checked (its Lease could not be read): blocking, as the check cannot pass.",
+    summary:
+      'Whether HAPTIC has a controller leader could not be checked (its Lease could not be read): blocking, as the check cannot pass.',
     title: 'Could not check whether HAPTIC installation {installation} has a controller leader',
     fix: 'ask for read access to leases (coordination.k8s.io) in namespace {namespace}, or pass --force if you know the controller runs',
   },
   HG108: {
     severity: 'blocker',
-    summary: "HAPTIC runs without leader election (one controller, no Lease) and that controller is not running.",
-    title: "HAPTIC installation {installation} runs one controller without leader election, and it is not running: new gated pods would stay NotReady",
+    summary: 'HAPTIC runs without leader election (one controller, no Lease) and that controller is not running.',
+    title:
+      'HAPTIC installation {installation} runs one controller without leader election, and it is not running: new gated pods would stay NotReady',
     fix: {
       scaledToZero: 'kubectl -n {namespace} scale deployment -l app.kubernetes.io/component=controller --replicas=1',
       notRunning: 'kubectl -n {namespace} describe pod {pod}',
@@ -102,13 +120,16 @@ export const CATALOGUE = {
   HG115: {
     severity: 'warning',
     summary: 'More than one HAPTIC installation: they would fight over the condition.',
-    title: '{count} HAPTIC installations: if more than one routes this Service they write the same condition and overwrite each other',
+    title:
+      '{count} HAPTIC installations: if more than one routes this Service they write the same condition and overwrite each other',
     fix: 'route each gated Service through exactly one installation',
   },
   HG116: {
     severity: 'blocker',
-    summary: 'No route that HAPTIC renders reaches a Service that selects the pod template (no Ingress of its class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC would never route the new pods, so they would never become Ready.',
-    title: 'No route that HAPTIC renders reaches {services}: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready',
+    summary:
+      'No route that HAPTIC renders reaches a Service that selects the pod template (no Ingress of its class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC would never route the new pods, so they would never become Ready.',
+    title:
+      'No route that HAPTIC renders reaches {services}: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready',
     fix: {
       nearMiss: `fix the route above (its class, parent Gateway or port), or ${ROUTE_FIX}; then run enable-gate again`,
       none: `${ROUTE_FIX}; then run enable-gate again`,
@@ -116,34 +137,46 @@ export const CATALOGUE = {
   },
   HG117: {
     severity: 'warning',
-    summary: 'Whether a route that HAPTIC renders reaches the Services could not be told (a route kind could not be read, or a template config says nothing of what it watches).',
+    summary:
+      'Whether a route that HAPTIC renders reaches the Services could not be told (a route kind could not be read, or a template config says nothing of what it watches).',
     title: 'Could not tell whether a route that HAPTIC renders reaches {services}',
     fix: 'ask for cluster-wide read access to ingresses (networking.k8s.io) and to gateways, httproutes and grpcroutes (gateway.networking.k8s.io), or check the routes by hand',
   },
-  HG118: { severity: 'ok', summary: 'A route that HAPTIC renders reaches a Service that selects the pod template.', title: 'HAPTIC routes {services}' },
+  HG118: {
+    severity: 'ok',
+    summary: 'A route that HAPTIC renders reaches a Service that selects the pod template.',
+    title: 'HAPTIC routes {services}',
+  },
   HS101: {
     severity: 'error',
-    summary: 'A gated pod is selected by no Service, so HAPTIC never sets its condition (near-miss selectors and selector-less Services named).',
+    summary:
+      'A gated pod is selected by no Service, so HAPTIC never sets its condition (near-miss selectors and selector-less Services named).',
     title: '{pods}: no Service selects {which}, so HAPTIC never sets {gateType}',
     fix: 'create a Service that selects the pods (or fix the selector above), or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
   },
   HS102: {
     severity: 'error',
-    summary: 'A Service selects the pod but no EndpointSlice lists it with a port HAProxy could route to (e.g. a named targetPort the pod lacks, an ExternalName Service).',
+    summary:
+      'A Service selects the pod but no EndpointSlice lists it with a port HAProxy could route to (e.g. a named targetPort the pod lacks, an ExternalName Service).',
     title: {
       unlisted: 'pod {pod} is selected by {services} but no EndpointSlice lists it',
       externalName: 'pod {pod} is selected by {services} but no EndpointSlice lists it',
-      portless: 'pod {pod} is selected by {services} but no EndpointSlice lists it with a port, so HAProxy has nothing to route to',
+      portless:
+        'pod {pod} is selected by {services} but no EndpointSlice lists it with a port, so HAProxy has nothing to route to',
     },
     fix: {
-      unlisted: 'kubectl -n {namespace} get endpointslices -l kubernetes.io/service-name={service} -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)',
-      externalName: 'an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
-      portless: 'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it without a port)',
+      unlisted:
+        'kubectl -n {namespace} get endpointslices -l kubernetes.io/service-name={service} -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)',
+      externalName:
+        'an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
+      portless:
+        'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it without a port)',
     },
   },
   HS103: {
     severity: 'error',
-    summary: 'HAPTIC has no controller leader (Lease missing, stale, or held by a pod that is gone or not running; controller scaled to zero): nothing renders, deploys or sets the gate.',
+    summary:
+      'HAPTIC has no controller leader (Lease missing, stale, or held by a pod that is gone or not running; controller scaled to zero): nothing renders, deploys or sets the gate.',
     title: 'HAPTIC {installation} has no controller leader, so nothing renders, deploys or sets the gate',
     fix: {
       scaledToZero: 'kubectl -n {namespace} scale deployment -l app.kubernetes.io/component=controller --replicas=2',
@@ -159,12 +192,14 @@ export const CATALOGUE = {
     },
     fix: {
       absent: `install HAPTIC with ${INSTALL_GATE_FEATURE}, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}`,
-      unreadable: "ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC's pods and leases, then run why-stalled again",
+      unreadable:
+        "ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC's pods and leases, then run why-stalled again",
     },
   },
   HS105: {
     severity: 'error',
-    summary: "HAPTIC's gate feature is off: the controller's RBAC does not allow patch on pods/status (or the release predates the gate).",
+    summary:
+      "HAPTIC's gate feature is off: the controller's RBAC does not allow patch on pods/status (or the release predates the gate).",
     title: {
       rbac: 'HAPTIC {installation} has the readiness-gate feature off: it may not patch pods/status',
       dataplane: 'HAPTIC {installation} is a release without the readiness gate: nothing sets {gateType}',
@@ -176,24 +211,35 @@ export const CATALOGUE = {
   },
   HS106: {
     severity: 'error',
-    summary: 'A HAProxy pod did not get the configuration routing to the pod: a failed deploy (its lastError), or no deployedToPods entry at all.',
-    title: "HAProxy {podNoun} {haproxyPods} did not get HAPTIC {installation}'s configuration, so {pods} cannot get the gate",
+    summary:
+      'A HAProxy pod did not get the configuration routing to the pod: a failed deploy (its lastError), or no deployedToPods entry at all.',
+    title:
+      "HAProxy {podNoun} {haproxyPods} did not get HAPTIC {installation}'s configuration, so {pods} cannot get the gate",
     fix: 'kubectl -n {namespace} logs {haproxyPod} -c {container} --tail=50',
   },
   HS107: {
     severity: 'error',
-    summary: 'No new render reaches HAProxy: HAProxy refused it, the validation could not run, the template is invalid, or new controller pods refused it at start-up; pods keep the last accepted config.',
+    summary:
+      'No new render reaches HAProxy: HAProxy refused it, the validation could not run, the template is invalid, or new controller pods refused it at start-up; pods keep the last accepted config.',
     title: {
-      haproxyRefused: "HAProxy refused HAPTIC {installation}'s rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
-      gateUnavailable: "HAPTIC {installation} could not validate its rendered configuration (the render gate is unavailable); nothing new reaches the HAProxy pods",
-      configInvalid: "HAPTIC {installation}'s template config is invalid (a template or validation test fails); nothing new is rendered for the new pods",
-      loadGateFailed: "HAPTIC {installation}'s new controller pods refuse the configuration at start-up (load gate), so none of them takes over rendering",
+      haproxyRefused:
+        "HAProxy refused HAPTIC {installation}'s rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
+      gateUnavailable:
+        'HAPTIC {installation} could not validate its rendered configuration (the render gate is unavailable); nothing new reaches the HAProxy pods',
+      configInvalid:
+        "HAPTIC {installation}'s template config is invalid (a template or validation test fails); nothing new is rendered for the new pods",
+      loadGateFailed:
+        "HAPTIC {installation}'s new controller pods refuse the configuration at start-up (load gate), so none of them takes over rendering",
     },
     fix: {
-      haproxyRefused: 'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
-      gateUnavailable: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 (why the validation with haproxy -c could not run)',
-      configInvalid: 'fix the template or test named in validationErrors: kubectl -n {namespace} get haproxytemplateconfig {templateConfig} -o yaml',
-      loadGateFailed: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100; roll back the config change that fails the load gate',
+      haproxyRefused:
+        'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
+      gateUnavailable:
+        'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 (why the validation with haproxy -c could not run)',
+      configInvalid:
+        'fix the template or test named in validationErrors: kubectl -n {namespace} get haproxytemplateconfig {templateConfig} -o yaml',
+      loadGateFailed:
+        'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100; roll back the config change that fails the load gate',
     },
   },
   HS108: {
@@ -211,13 +257,16 @@ export const CATALOGUE = {
   HS110: {
     severity: 'warning',
     summary: 'Every HAProxy pod routes to the pod, but HAPTIC has not set the condition.',
-    title: 'every HAProxy pod routes to {pods}, yet HAPTIC {installation} has not set {gateType} (containers ready for {age})',
+    title:
+      'every HAProxy pod routes to {pods}, yet HAPTIC {installation} has not set {gateType} (containers ready for {age})',
     fix: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 | grep -i readiness',
   },
   HS111: {
     severity: 'error',
-    summary: 'HAPTIC runs without leader election (one controller, no Lease) and that controller is not running: nothing renders, deploys or sets the gate.',
-    title: 'HAPTIC {installation} runs one controller without leader election, and it is not running, so nothing renders, deploys or sets the gate',
+    summary:
+      'HAPTIC runs without leader election (one controller, no Lease) and that controller is not running: nothing renders, deploys or sets the gate.',
+    title:
+      'HAPTIC {installation} runs one controller without leader election, and it is not running, so nothing renders, deploys or sets the gate',
     fix: {
       scaledToZero: 'kubectl -n {namespace} scale deployment -l app.kubernetes.io/component=controller --replicas=1',
       notRunning: 'kubectl -n {namespace} describe pod {pod}',
@@ -225,14 +274,18 @@ export const CATALOGUE = {
   },
   HS112: {
     severity: 'warning',
-    summary: "HAPTIC's controller has not processed the latest edit of its HAProxyTemplateConfig (status.observedGeneration behind metadata.generation).",
-    title: 'HAPTIC {installation} has not processed the latest edit of its template config (generation {generation}, observed {observed})',
+    summary:
+      "HAPTIC's controller has not processed the latest edit of its HAProxyTemplateConfig (status.observedGeneration behind metadata.generation).",
+    title:
+      'HAPTIC {installation} has not processed the latest edit of its template config (generation {generation}, observed {observed})',
     fix: 'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=50',
   },
   HS113: {
     severity: 'error',
-    summary: 'The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC never routes them, so it never sets the condition (the near misses named).',
-    title: '{pods}: no route that HAPTIC renders reaches {services}, so HAPTIC never routes {which} and never sets {gateType}',
+    summary:
+      'The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC never routes them, so it never sets the condition (the near misses named).',
+    title:
+      '{pods}: no route that HAPTIC renders reaches {services}, so HAPTIC never routes {which} and never sets {gateType}',
     fix: {
       nearMiss: `fix the route above (its class, parent Gateway or port), or ${ROUTE_FIX}`,
       none: ROUTE_FIX,
@@ -240,12 +293,23 @@ export const CATALOGUE = {
   },
   HS201: {
     severity: 'error',
-    summary: "A readiness probe fails (the probe and the Unhealthy event named): the pod's containers never become ready.",
+    summary:
+      "A readiness probe fails (the probe and the Unhealthy event named): the pod's containers never become ready.",
     title: 'pod {pod}: readiness probe fails, so its containers never become ready (the gate is not the blocker)',
     fix: 'check what the probe calls: kubectl -n {namespace} logs {pod} -c {container}; fix the application or the probe',
   },
-  HS202: { severity: 'error', summary: 'A container is crash-looping (restarts and the last exit named).', title: 'pod {pod}: container {container} is crash-looping', fix: 'kubectl -n {namespace} logs {pod} -c {container} --previous' },
-  HS203: { severity: 'error', summary: 'An image cannot be pulled.', title: 'pod {pod}: image {image} cannot be pulled', fix: 'fix the image name or tag, or the registry credentials (imagePullSecrets)' },
+  HS202: {
+    severity: 'error',
+    summary: 'A container is crash-looping (restarts and the last exit named).',
+    title: 'pod {pod}: container {container} is crash-looping',
+    fix: 'kubectl -n {namespace} logs {pod} -c {container} --previous',
+  },
+  HS203: {
+    severity: 'error',
+    summary: 'An image cannot be pulled.',
+    title: 'pod {pod}: image {image} cannot be pulled',
+    fix: 'fix the image name or tag, or the registry credentials (imagePullSecrets)',
+  },
   HS204: {
     severity: 'error',
     summary: 'A pod cannot be scheduled (the FailedScheduling event named).',
@@ -257,7 +321,8 @@ export const CATALOGUE = {
     summary: 'The ReplicaSet cannot create pods (a quota, an admission webhook).',
     title: 'replicaset/{replicaSet} cannot create pods',
     fix: {
-      quota: "raise the ResourceQuota in namespace {namespace} (kubectl -n {namespace} describe resourcequota) or lower the pods' requests/maxSurge",
+      quota:
+        "raise the ResourceQuota in namespace {namespace} (kubectl -n {namespace} describe resourcequota) or lower the pods' requests/maxSurge",
       refused: 'fix what the API server refused (message above)',
     },
   },
@@ -270,11 +335,15 @@ export const CATALOGUE = {
   HS207: {
     severity: 'error',
     summary: 'The rollout exceeded its progress deadline (reported after its cause, never instead of it).',
-    title: { alone: 'deployment {name} exceeded its progress deadline ({seconds}s)', withCause: 'deployment {name} exceeded its progress deadline ({seconds}s); the cause is above' },
+    title: {
+      alone: 'deployment {name} exceeded its progress deadline ({seconds}s)',
+      withCause: 'deployment {name} exceeded its progress deadline ({seconds}s); the cause is above',
+    },
   },
   HS208: {
     severity: 'warning',
-    summary: 'Old pods are stuck terminating over 15 s past their grace period (finalizers named); the seconds a kubelet takes to kill and delete a pod are not a stall.',
+    summary:
+      'Old pods are stuck terminating over 15 s past their grace period (finalizers named); the seconds a kubelet takes to kill and delete a pod are not a stall.',
     title: 'pod {pod} is still terminating {age} past its grace period',
     fix: {
       finalizers: `find the controller that owns the finalizer; as a last resort: kubectl -n {namespace} patch pod {pod} --type=merge -p '{"metadata":{"finalizers":null}}'`,
@@ -284,7 +353,8 @@ export const CATALOGUE = {
   HS209: {
     severity: 'error',
     summary: "The pod has HAPTIC's gate but waits for another readiness gate that nothing sets.",
-    title: 'pod {pod}: {gateType} is True, but the pod waits for readiness gate {other}, which is {status} {age} after its containers got ready',
+    title:
+      'pod {pod}: {gateType} is True, but the pod waits for readiness gate {other}, which is {status} {age} after its containers got ready',
     fix: 'find the controller that should set {other}, or remove it from spec.template.spec.readinessGates of deployment {name}',
   },
   HS210: {
@@ -293,11 +363,19 @@ export const CATALOGUE = {
     title: 'pod {pod}: containers not ready for {age}, longer than the {probe} allows ({budget})',
     fix: 'kubectl -n {namespace} describe pod {pod} (probe settings and events); kubectl -n {namespace} logs {pod} -c {container}',
   },
-  HS901: { severity: 'info', summary: 'Not a stall: what a progressing rollout waits for (e.g. the HAProxy config routing to a pod runs on 1 of 2 HAProxy pods).', title: 'deployment {name} is {state}, not stalled' },
+  HS901: {
+    severity: 'info',
+    summary:
+      'Not a stall: what a progressing rollout waits for (e.g. the HAProxy config routing to a pod runs on 1 of 2 HAProxy pods).',
+    title: 'deployment {name} is {state}, not stalled',
+  },
   HS902: {
     severity: 'ok',
     summary: 'Not a stall: the rollout is complete (and whether old pods still drain).',
-    title: { drained: 'deployment {name} is rolled out', draining: 'deployment {name} is rolled out; {count} old {podNoun} still draining' },
+    title: {
+      drained: 'deployment {name} is rolled out',
+      draining: 'deployment {name} is rolled out; {count} old {podNoun} still draining',
+    },
   },
   ...DOCTOR_CATALOGUE,
 } as const satisfies Record<string, CatalogueEntry>;
@@ -324,7 +402,12 @@ export function variants(entry: CatalogueEntry): string[] {
 }
 
 /** Fills a template; a missing argument or variant is a bug in the rule, not a finding to print half-filled. */
-export function fill(template: Template, variant: string | undefined, args: Record<string, string | number>, where: string): string {
+export function fill(
+  template: Template,
+  variant: string | undefined,
+  args: Record<string, string | number>,
+  where: string,
+): string {
   const text = typeof template === 'string' ? template : variant !== undefined ? template[variant] : undefined;
   if (text === undefined) throw new Error(`${where}: no text for variant ${JSON.stringify(variant)}`);
   return text.replace(PLACEHOLDER, (_, name: string) => {

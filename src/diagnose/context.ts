@@ -24,7 +24,9 @@ export function blockingPods(ctx: DiagnoseContext): PodView[] {
 
 /** Blocking pods whose containers are ready and that wait for the gate only. */
 export function waitingForGate(ctx: DiagnoseContext): PodView[] {
-  return blockingPods(ctx).filter((p) => p.containersReady.status === 'True' && p.gate.state !== 'True' && p.gate.state !== 'not-gated');
+  return blockingPods(ctx).filter(
+    (p) => p.containersReady.status === 'True' && p.gate.state !== 'True' && p.gate.state !== 'not-gated',
+  );
 }
 
 /** The installations that matter for these pods: those whose config routes them, else every installation. */
@@ -50,4 +52,8 @@ export function rawPod(ctx: DiagnoseContext, name: string): Pod | undefined {
 }
 
 /** Names a few pods and counts the rest, so a title stays one line with 300 replicas. */
-export const podList = (pods: PodView[]) => pods.slice(0, 3).map((p) => p.name).join(', ') + (pods.length > 3 ? ` and ${pods.length - 3} more` : '');
+export const podList = (pods: PodView[]) =>
+  pods
+    .slice(0, 3)
+    .map((p) => p.name)
+    .join(', ') + (pods.length > 3 ? ` and ${pods.length - 3} more` : '');

@@ -20,13 +20,18 @@ export function leaderEvidence(inst: Installation): string[] {
       // leader election off: no Lease to show, the controller pods below are the whole story
       break;
     default:
-      lines.push(`${lease}: holder ${l.holder}, renewed ${l.renewAgeMs === undefined ? 'never' : `${formatAge(l.renewAgeMs)} ago`}, leaseDurationSeconds ${l.leaseDurationSeconds ?? '?'}${l.state === 'stale' ? ' (stale)' : ''}`);
+      lines.push(
+        `${lease}: holder ${l.holder}, renewed ${l.renewAgeMs === undefined ? 'never' : `${formatAge(l.renewAgeMs)} ago`}, leaseDurationSeconds ${l.leaseDurationSeconds ?? '?'}${l.state === 'stale' ? ' (stale)' : ''}`,
+      );
   }
   if (l.state === 'holder-gone') lines.push(`holder pod ${l.holder} does not exist`);
   if (l.state === 'holder-not-running') lines.push(`holder pod ${l.holder} is ${l.holderPhase}`);
-  if (inst.controllerPods.length === 0) lines.push(`no controller pods in namespace ${inst.namespace} (scaled to zero?)`);
+  if (inst.controllerPods.length === 0)
+    lines.push(`no controller pods in namespace ${inst.namespace} (scaled to zero?)`);
   for (const p of inst.controllerPods) {
-    lines.push(`controller pod ${p.name}: ${p.phase}${p.ready ? ', ready' : ', not ready'}${p.waitingReason ? `, ${p.waitingReason}` : ''}${p.restarts ? `, ${p.restarts} restarts` : ''}`);
+    lines.push(
+      `controller pod ${p.name}: ${p.phase}${p.ready ? ', ready' : ', not ready'}${p.waitingReason ? `, ${p.waitingReason}` : ''}${p.restarts ? `, ${p.restarts} restarts` : ''}`,
+    );
   }
   return lines;
 }

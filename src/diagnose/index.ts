@@ -15,7 +15,15 @@ import { routingRules, twoInstallationsRule } from './rules/routing.ts';
  * stay unready), then why HAPTIC never sees the pod, then HAPTIC itself, then drains; the
  * progress deadline last, since it only reports that one of the above lasted too long.
  */
-const RULES = [replicaSetRules, containerRules, readinessRules, routingRules, hapticRules, twoInstallationsRule, drainRules];
+const RULES = [
+  replicaSetRules,
+  containerRules,
+  readinessRules,
+  routingRules,
+  hapticRules,
+  twoInstallationsRule,
+  drainRules,
+];
 
 export interface Diagnosis {
   stalled: boolean;
@@ -38,7 +46,10 @@ export function groupByPod(findings: Finding[]): Finding[] {
     const more = others.get(f) ?? [];
     if (!more.length) return f;
     const named = more.slice(0, 5).join(', ') + (more.length > 5 ? ` (+${more.length - 5} more)` : '');
-    return { ...f, evidence: [...f.evidence, `the same on ${more.length} more pod${more.length === 1 ? '' : 's'}: ${named}`] };
+    return {
+      ...f,
+      evidence: [...f.evidence, `the same on ${more.length} more pod${more.length === 1 ? '' : 's'}: ${named}`],
+    };
   });
 }
 

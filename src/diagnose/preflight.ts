@@ -3,7 +3,15 @@ import { GATE_CONDITION } from '../haptic/names.ts';
 import type { HapticModel, Installation } from '../model/haptic/haptic.ts';
 import { formatSelector } from '../model/selectors.ts';
 import { resolveStrategy } from '../model/rollout/strategy.ts';
-import { foreignGateTypes, gateFeatureOff, installationId, leaderProblem, leaderUnknown, noInstallation, standaloneControllerDown } from './checks/haptic.ts';
+import {
+  foreignGateTypes,
+  gateFeatureOff,
+  installationId,
+  leaderProblem,
+  leaderUnknown,
+  noInstallation,
+  standaloneControllerDown,
+} from './checks/haptic.ts';
 import { routeCheck } from './checks/routes.ts';
 import { serviceSelection } from './checks/services.ts';
 import { routeInstallations, routingFor, type RouteLists, type Routing } from '../model/haptic/routes.ts';
@@ -27,16 +35,32 @@ export interface PreflightInput {
  */
 export function preflight({ deployment, services, haptic, routes, conditionType }: PreflightInput): Finding[] {
   const selection = serviceCheck(deployment, services);
-  const routing = routingFor(deployment.spec.template.metadata?.labels, services, routes, routeInstallations(haptic.installations));
-  const reached = selection.id === 'HG100' && haptic.installations.length ? [routesCheck(deployment, services, routing, haptic)] : [];
-  return [selection, ...reached, ...hapticChecks(haptic), ...strategyChecks(deployment, conditionType), ...gateWarnings(deployment, services)];
+  const routing = routingFor(
+    deployment.spec.template.metadata?.labels,
+    services,
+    routes,
+    routeInstallations(haptic.installations),
+  );
+  const reached =
+    selection.id === 'HG100' && haptic.installations.length ? [routesCheck(deployment, services, routing, haptic)] : [];
+  return [
+    selection,
+    ...reached,
+    ...hapticChecks(haptic),
+    ...strategyChecks(deployment, conditionType),
+    ...gateWarnings(deployment, services),
+  ];
 }
 
 /** HG116–HG118: a route that HAPTIC renders reaches a Service that selects the pod template. */
 function routesCheck(deployment: Deployment, services: Service[], routing: Routing, haptic: HapticModel): Finding {
   const selecting = services.filter((s) => routing.services.some((r) => r.service === s.metadata.name));
   const check = routeCheck(routing, selecting, haptic.installations);
-  const args = { services: selecting.map((s) => `service/${s.metadata.name}`).join(', '), namespace: deployment.metadata.namespace ?? '', ...check.fixArgs };
+  const args = {
+    services: selecting.map((s) => `service/${s.metadata.name}`).join(', '),
+    namespace: deployment.metadata.namespace ?? '',
+    ...check.fixArgs,
+  };
   if (check.routed.length) return finding('HG118', { ...args, routes: check.routed.join(', ') }, check.routed);
   if (check.unrouted) return finding('HG116', args, check.evidence, { variant: check.nearMiss ? 'nearMiss' : 'none' });
   return finding('HG117', args, check.evidence);
@@ -47,7 +71,11 @@ function serviceCheck(deployment: Deployment, services: Service[]): Finding {
   const namespace = deployment.metadata.namespace ?? '';
   const { selecting, misses, evidence } = serviceSelection('template', labels, services, namespace);
   if (selecting.length) {
-    return finding('HG100', { services: selecting.map((s) => s.metadata.name).join(', ') }, selecting.map((s) => `service/${s.metadata.name} selector ${formatSelector(s.spec.selector)}`));
+    return finding(
+      'HG100',
+      { services: selecting.map((s) => s.metadata.name).join(', ') },
+      selecting.map((s) => `service/${s.metadata.name} selector ${formatSelector(s.spec.selector)}`),
+    );
   }
   return finding('HG101', { namespace }, evidence, { variant: misses.length ? 'nearMiss' : 'none' });
 }
@@ -70,16 +98,27 @@ function installationChecks(inst: Installation): Finding[] {
   const namespace = inst.namespace;
   const findings: Finding[] = [];
   const leader = leaderProblem(inst);
-  if (leader) findings.push(finding('HG103', { installation, namespace }, leader.evidence, { variant: leader.variant }));
+  if (leader)
+    findings.push(finding('HG103', { installation, namespace }, leader.evidence, { variant: leader.variant }));
   const down = standaloneControllerDown(inst);
-  if (down) findings.push(finding('HG108', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }));
+  if (down)
+    findings.push(
+      finding('HG108', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }),
+    );
   const unknown = leaderUnknown(inst);
   if (unknown) findings.push(finding('HG107', { installation, namespace }, unknown.evidence));
   const off = gateFeatureOff(inst);
   if (off) findings.push(finding('HG104', { installation }, off.evidence));
-  else if (inst.gateFeature.state === 'unknown') findings.push(finding('HG105', { installation }, [inst.gateFeature.reason]));
+  else if (inst.gateFeature.state === 'unknown')
+    findings.push(finding('HG105', { installation }, [inst.gateFeature.reason]));
   if (findings.length === 0 || findings.every((f) => f.severity === 'warning')) {
-    findings.push(finding('HG106', { installation, leader: leaderText(inst), gateFeature: gateFeatureText(inst) }, leaderEvidence(inst)));
+    findings.push(
+      finding(
+        'HG106',
+        { installation, leader: leaderText(inst), gateFeature: gateFeatureText(inst) },
+        leaderEvidence(inst),
+      ),
+    );
   }
   return findings;
 }
@@ -112,10 +151,17 @@ function strategyChecks(deployment: Deployment, conditionType: string): Finding[
   if (strategy.type === 'Recreate') {
     findings.push(finding('HG112', {}, ['spec.strategy.type: Recreate']));
   } else if (replicas === 1 && strategy.maxUnavailable >= 1) {
-    findings.push(finding('HG111', at, [`spec.replicas: 1, resolved maxSurge: ${strategy.maxSurge}, maxUnavailable: ${strategy.maxUnavailable}`]));
+    findings.push(
+      finding('HG111', at, [
+        `spec.replicas: 1, resolved maxSurge: ${strategy.maxSurge}, maxUnavailable: ${strategy.maxUnavailable}`,
+      ]),
+    );
   }
   if (deployment.spec.paused) findings.push(finding('HG113', at, ['spec.paused: true']));
-  for (const type of foreignGateTypes([conditionType, ...(deployment.spec.template.spec.readinessGates ?? []).map((g) => g.conditionType)])) {
+  for (const type of foreignGateTypes([
+    conditionType,
+    ...(deployment.spec.template.spec.readinessGates ?? []).map((g) => g.conditionType),
+  ])) {
     findings.push(finding('HG114', { type, gate: GATE_CONDITION }, [`readinessGates conditionType: ${type}`]));
   }
   return findings;

@@ -9,12 +9,24 @@ export function progressNote(ctx: DiagnoseContext): Finding {
   const m = ctx.model;
   if (m.phase === 'complete') {
     const draining = [...m.oldPods, ...m.newPods].filter((p) => p.terminating);
-    return finding('HS902', { name: m.name, count: draining.length, podNoun: draining.length === 1 ? 'pod' : 'pods' },
-      [m.message, ...draining.map((p) => `pod ${p.name}: terminating, ${formatAge(p.terminating?.graceRemainingMs ?? 0)} of grace left`)], { variant: draining.length ? 'draining' : 'drained' });
+    return finding(
+      'HS902',
+      { name: m.name, count: draining.length, podNoun: draining.length === 1 ? 'pod' : 'pods' },
+      [
+        m.message,
+        ...draining.map(
+          (p) => `pod ${p.name}: terminating, ${formatAge(p.terminating?.graceRemainingMs ?? 0)} of grace left`,
+        ),
+      ],
+      { variant: draining.length ? 'draining' : 'drained' },
+    );
   }
   const lines = blockingPods(ctx).flatMap((p) => [waitingFor(p), ...olderConfigs(ctx, p)]);
   const missing = m.counts.desired - m.newPods.filter((p) => !p.terminating).length;
-  if (missing > 0) lines.push(`${missing} new pod${missing === 1 ? '' : 's'} not created yet (maxSurge ${m.strategy.maxSurge}, maxUnavailable ${m.strategy.maxUnavailable})`);
+  if (missing > 0)
+    lines.push(
+      `${missing} new pod${missing === 1 ? '' : 's'} not created yet (maxSurge ${m.strategy.maxSurge}, maxUnavailable ${m.strategy.maxUnavailable})`,
+    );
   const draining = m.oldPods.filter((p) => p.terminating);
   if (draining.length) lines.push(`${draining.length} old pod${draining.length === 1 ? '' : 's'} terminating`);
   if (!lines.length) lines.push(m.message);
@@ -24,13 +36,15 @@ export function progressNote(ctx: DiagnoseContext): Finding {
 function waitingFor(p: PodView): string {
   if (p.phase === 'Pending') return `pod ${p.name}: Pending (being scheduled or started)`;
   if (p.containersReady.status !== 'True') return `pod ${p.name}: containers starting (not ready yet)`;
-  const started = p.containersReady.forMs !== undefined ? ` (containers ready ${formatAge(p.containersReady.forMs)} ago)` : '';
+  const started =
+    p.containersReady.forMs !== undefined ? ` (containers ready ${formatAge(p.containersReady.forMs)} ago)` : '';
   if (p.gate.state === 'True') {
     // the kubelet marks the pod Ready right after the gate, unless another readiness gate holds it
     const others = p.readinessGates.filter((g) => g.type !== p.gate.type && g.status !== 'True');
     return `pod ${p.name}: ${others.length ? `gate set, but Ready=${p.ready.status}: ${p.ready.message}` : 'Ready soon (gate set)'}`;
   }
-  if (p.haproxyUnreadable) return `pod ${p.name}: waiting for the gate; whether HAProxy routes to it cannot be told (${p.haproxyUnreadable})${started}`;
+  if (p.haproxyUnreadable)
+    return `pod ${p.name}: waiting for the gate; whether HAProxy routes to it cannot be told (${p.haproxyUnreadable})${started}`;
   const route = p.haproxy[0];
   if (!route) return `pod ${p.name}: waiting for HAPTIC to render a config routing to it${started}`;
   if (route.disabled) return `pod ${p.name}: HAPTIC's config has its server disabled${started}`;
@@ -50,6 +64,9 @@ function olderConfigs(ctx: DiagnoseContext, p: PodView): string[] {
       const inst = ctx.model.installations.find((i) => `${i.namespace}/${i.templateConfig}` === route.installation);
       return (inst?.haproxyPods ?? [])
         .filter((h) => h.discovered && h.entry && h.runs.source === 'unknown')
-        .map((h) => `HAProxy pod ${h.name} runs an older config (${h.runs.checksum}), cannot tell whether it routes ${p.name}`);
+        .map(
+          (h) =>
+            `HAProxy pod ${h.name} runs an older config (${h.runs.checksum}), cannot tell whether it routes ${p.name}`,
+        );
     });
 }

@@ -18,7 +18,10 @@ export const COMPONENT_LOADBALANCER = 'loadbalancer';
 export const HAPTIC_PODS_SELECTOR = `${LABEL_NAME}=${NAME_VALUE}`;
 
 /** Lease names to try when the template config does not name one: Helm's fullname, then the controller default. */
-export function leaseNameCandidates(templateConfig: { spec?: { controller?: { leaderElection?: { leaseName?: string } } } }, release: string | undefined): string[] {
+export function leaseNameCandidates(
+  templateConfig: { spec?: { controller?: { leaderElection?: { leaseName?: string } } } },
+  release: string | undefined,
+): string[] {
   const configured = templateConfig.spec?.controller?.leaderElection?.leaseName;
   if (configured) return [configured];
   const fullname = release ? (release.includes('haptic') ? release : `${release}-haptic`) : undefined;

@@ -3,7 +3,17 @@ import type { Dispatcher } from 'undici';
 import { setLongTimeout, timeoutSignal } from '../lib/timers.ts';
 import type { Connection, TlsSettings } from './config.ts';
 import { H2Origin, type Answer } from './h2.ts';
-import { ApiError, apiErrorFromStatus, badResponse, CredentialError, KubeConfigError, readTimedOut, requestTimedOut, unreachable, type RequestTarget } from './errors.ts';
+import {
+  ApiError,
+  apiErrorFromStatus,
+  badResponse,
+  CredentialError,
+  KubeConfigError,
+  readTimedOut,
+  requestTimedOut,
+  unreachable,
+  type RequestTarget,
+} from './errors.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /**
@@ -133,7 +143,8 @@ export class KubeClient {
     const timeouts = { headersTimeout: 0, bodyTimeout: 0 };
     const proxy = this.connection.proxy;
     if (!proxy) pool = new Agent({ connect, ...timeouts });
-    else if (proxy.startsWith('socks5:')) pool = new Agent({ connect: socksConnector(proxy, connect) as never, ...timeouts });
+    else if (proxy.startsWith('socks5:'))
+      pool = new Agent({ connect: socksConnector(proxy, connect) as never, ...timeouts });
     else pool = new ProxyAgent({ uri: proxy, requestTls: connect, ...timeouts });
     route.http1 = pool;
     return pool;
@@ -147,13 +158,23 @@ export class KubeClient {
   }
 
   /** Maps whatever a request threw to a typed error (an abort by the caller stays an AbortError). */
-  private failure(err: unknown, target: RequestTarget, signal: AbortSignal | undefined, caller: AbortSignal | undefined): unknown {
+  private failure(
+    err: unknown,
+    target: RequestTarget,
+    signal: AbortSignal | undefined,
+    caller: AbortSignal | undefined,
+  ): unknown {
     if (err instanceof ApiError || err instanceof KubeConfigError) return err;
     if (err instanceof CredentialError) return err;
     if (caller?.aborted) return caller.reason instanceof Error ? caller.reason : err;
     if (signal?.aborted) return requestTimedOut(this.server, target, this.connection.requestTimeoutMs, err);
     if (err instanceof Cut) {
-      if (err.what === 'size') return badResponse(this.server, target, `an answer larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, which is refused`);
+      if (err.what === 'size')
+        return badResponse(
+          this.server,
+          target,
+          `an answer larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, which is refused`,
+        );
       return readTimedOut(this.server, target, err.what, err.ms);
     }
     const cut = findCut(err);
@@ -170,7 +191,12 @@ export class KubeClient {
       const response = await this.send(url, {
         method,
         headers,
-        body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+        body:
+          options.body === undefined
+            ? undefined
+            : typeof options.body === 'string'
+              ? options.body
+              : JSON.stringify(options.body),
         tls,
         signal,
       });
@@ -180,7 +206,11 @@ export class KubeClient {
         await sleep(wait, signal);
         continue;
       }
-      const text = await readBody(response, this.connection.requestTimeoutMs > 0 ? 0 : this.connection.bodyIdleTimeoutMs, (n) => (this.bytesReceived += n));
+      const text = await readBody(
+        response,
+        this.connection.requestTimeoutMs > 0 ? 0 : this.connection.bodyIdleTimeoutMs,
+        (n) => (this.bytesReceived += n),
+      );
       return { response, text, retries: attempt };
     }
   }
@@ -188,7 +218,11 @@ export class KubeClient {
   /** Headers (fresh credentials each time: an exec plugin's may expire) and the credentials' TLS settings. */
   private async authorize(signal: AbortSignal | undefined): Promise<{ headers: HeaderList; tls: TlsSettings }> {
     const credentials = await this.connection.credentials(signal);
-    const headers: HeaderList = [['accept', 'application/json'], ['user-agent', 'kubectl-haptic'], ...credentials.headers];
+    const headers: HeaderList = [
+      ['accept', 'application/json'],
+      ['user-agent', 'kubectl-haptic'],
+      ...credentials.headers,
+    ];
     return { headers, tls: credentials.tls };
   }
 
@@ -196,21 +230,44 @@ export class KubeClient {
    * Sends one request on the route of its TLS settings, without following redirects, and with a limit on the wait
    * for the answer's headers unless a deadline is set.
    */
-  private async send(url: URL, init: { method: string; headers: HeaderList; body?: string | undefined; tls: TlsSettings; signal?: AbortSignal | undefined }, watch = false): Promise<Answer> {
+  private async send(
+    url: URL,
+    init: {
+      method: string;
+      headers: HeaderList;
+      body?: string | undefined;
+      tls: TlsSettings;
+      signal?: AbortSignal | undefined;
+    },
+    watch = false,
+  ): Promise<Answer> {
     // a watch has no --request-timeout: the wait for its headers is always bounded
     const headersMs = this.connection.requestTimeoutMs > 0 && !watch ? 0 : this.connection.headersTimeoutMs;
     const waiting = new AbortController();
-    const timer = headersMs > 0 ? setLongTimeout(() => waiting.abort(new Cut('headers', headersMs)), headersMs) : undefined;
+    const timer =
+      headersMs > 0 ? setLongTimeout(() => waiting.abort(new Cut('headers', headersMs)), headersMs) : undefined;
     const signal = init.signal ? AbortSignal.any([init.signal, waiting.signal]) : waiting.signal;
     try {
       const route = this.route(init.tls);
       if (route.h2 && !route.h2.http1) {
-        const answer = await route.h2.request(url, { method: init.method, headers: init.headers, body: init.body, signal });
+        const answer = await route.h2.request(url, {
+          method: init.method,
+          headers: init.headers,
+          body: init.body,
+          signal,
+        });
         if (answer) return answer;
       }
       const dispatcher = await this.http1(route, init.tls);
       const { fetch } = await import('undici');
-      const response = await fetch(url, { method: init.method, headers: init.headers, body: init.body, dispatcher, redirect: 'manual', signal });
+      const response = await fetch(url, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        dispatcher,
+        redirect: 'manual',
+        signal,
+      });
       return {
         status: response.status,
         header: (name) => response.headers.get(name),
@@ -233,13 +290,21 @@ export class KubeClient {
       throw this.failure(err, target, signal, options.signal);
     });
     const status = response.status;
-    if (status >= 300 && status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${status}${redirectTarget(response.header('location'), url)}), which is not followed`, status);
+    if (status >= 300 && status < 400)
+      throw badResponse(
+        this.server,
+        target,
+        `a redirect (HTTP ${status}${redirectTarget(response.header('location'), url)}), which is not followed`,
+        status,
+      );
     if (status < 200 || status > 299) {
       const err = apiErrorFromStatus(status, parseAnswer(text), target, this.server, this.connection.anonymous);
       if (retries > 0) (err as { message: string }).message += ` (after ${retries} retries)`;
       throw err;
     }
-    return checkAnswer(text, options.expect ?? 'any', response.header('content-type'), (what) => badResponse(this.server, target, what, status)) as T;
+    return checkAnswer(text, options.expect ?? 'any', response.header('content-type'), (what) =>
+      badResponse(this.server, target, what, status),
+    ) as T;
   }
 
   /**
@@ -250,7 +315,12 @@ export class KubeClient {
    * --request-timeout applies: a watch is meant to stay open; but a stream silent for 30 s longer than the
    * timeoutSeconds the server was asked for is dead, and one line may not exceed the body cap.
    */
-  async *watch<T = unknown>(path: string, query: QueryParams, signal: AbortSignal, target: RequestTarget = { verb: 'watch', resource: path }): AsyncGenerator<WatchEvent<T>> {
+  async *watch<T = unknown>(
+    path: string,
+    query: QueryParams,
+    signal: AbortSignal,
+    target: RequestTarget = { verb: 'watch', resource: path },
+  ): AsyncGenerator<WatchEvent<T>> {
     const url = this.url(path, { ...query, watch: true });
     let response: Answer;
     try {
@@ -261,7 +331,13 @@ export class KubeClient {
       if (signal.aborted) return;
       throw this.failure(err, target, undefined, signal);
     }
-    if (response.status >= 300 && response.status < 400) throw badResponse(this.server, target, `a redirect (HTTP ${response.status}${redirectTarget(response.header('location'), url)}), which is not followed`, response.status);
+    if (response.status >= 300 && response.status < 400)
+      throw badResponse(
+        this.server,
+        target,
+        `a redirect (HTTP ${response.status}${redirectTarget(response.header('location'), url)}), which is not followed`,
+        response.status,
+      );
     if (response.status < 200 || response.status > 299) {
       const text = await readBody(response, this.connection.bodyIdleTimeoutMs).catch(() => '');
       throw apiErrorFromStatus(response.status, parseAnswer(text), target, this.server, this.connection.anonymous);
@@ -289,11 +365,28 @@ export class KubeClient {
   private watchEvent<T>(line: string, target: RequestTarget): WatchEvent<T> {
     const event = parseAnswer(line) as { type?: string; object?: { code?: number; metadata?: unknown } } | string;
     if (typeof event !== 'object' || event === null || !isObject(event.object)) {
-      throw badResponse(this.server, target, 'a malformed watch event (not a JSON event with an object)', undefined, line);
+      throw badResponse(
+        this.server,
+        target,
+        'a malformed watch event (not a JSON event with an object)',
+        undefined,
+        line,
+      );
     }
-    if (event.type === 'ERROR') throw apiErrorFromStatus(event.object.code ?? 500, event.object, target, this.server, this.connection.anonymous);
-    if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type ?? '') || !isObject(event.object.metadata) || (event.type !== 'BOOKMARK' && !hasName(event.object))) {
-      throw badResponse(this.server, target, `a malformed watch event (type ${JSON.stringify(event.type ?? null)}, or an object without metadata.name)`, undefined, line);
+    if (event.type === 'ERROR')
+      throw apiErrorFromStatus(event.object.code ?? 500, event.object, target, this.server, this.connection.anonymous);
+    if (
+      !['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type ?? '') ||
+      !isObject(event.object.metadata) ||
+      (event.type !== 'BOOKMARK' && !hasName(event.object))
+    ) {
+      throw badResponse(
+        this.server,
+        target,
+        `a malformed watch event (type ${JSON.stringify(event.type ?? null)}, or an object without metadata.name)`,
+        undefined,
+        line,
+      );
     }
     return event as WatchEvent<T>;
   }
@@ -313,16 +406,28 @@ function parseAnswer(text: string): unknown {
 }
 
 /** A 2xx answer checked against what the request expects: a list without items is a broken server, not "none". */
-function checkAnswer(text: string, expect: 'object' | 'list' | 'any', contentType: string | null, bad: (what: string) => ApiError): unknown {
+function checkAnswer(
+  text: string,
+  expect: 'object' | 'list' | 'any',
+  contentType: string | null,
+  bad: (what: string) => ApiError,
+): unknown {
   if (expect === 'any') return parseAnswer(text);
   if (!text.trim()) raise(bad('an empty body instead of JSON'));
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    raise(bad(`a body that is not JSON (${contentType ? `content-type ${contentType.split(';')[0]}, ` : ''}${text.length} bytes)`));
+    raise(
+      bad(
+        `a body that is not JSON (${contentType ? `content-type ${contentType.split(';')[0]}, ` : ''}${text.length} bytes)`,
+      ),
+    );
   }
-  if (!isObject(data)) raise(bad(`JSON that is not an object (${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data})`));
+  if (!isObject(data))
+    raise(
+      bad(`JSON that is not an object (${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data})`),
+    );
   if (expect === 'object') {
     if (!hasName(data)) raise(bad('a JSON object without metadata.name, not a Kubernetes object'));
     return data;
@@ -372,9 +477,16 @@ async function* idleGuard(body: AsyncIterable<Uint8Array>, idleMs: number): Asyn
     for (;;) {
       let timer: NodeJS.Timeout | undefined;
       const next = reader.next();
-      const result = idleMs > 0
-        ? await Promise.race([next, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Cut('body', idleMs)), Math.min(idleMs, 2 ** 31 - 1))))]).finally(() => clearTimeout(timer))
-        : await next;
+      const result =
+        idleMs > 0
+          ? await Promise.race([
+              next,
+              new Promise<never>(
+                (_, reject) =>
+                  (timer = setTimeout(() => reject(new Cut('body', idleMs)), Math.min(idleMs, 2 ** 31 - 1))),
+              ),
+            ]).finally(() => clearTimeout(timer))
+          : await next;
       if (result.done) return;
       yield result.value;
     }
@@ -414,18 +526,35 @@ function findCut(err: unknown): Cut | undefined {
 /** A socks5 proxy-url: connections tunnel through it (the `socks` package, loaded only for such a kubeconfig). */
 function socksConnector(proxy: string, tls: Record<string, unknown>) {
   const parsed = new URL(proxy);
-  return (options: { hostname: string; port: string; protocol: string; servername?: string | null }, callback: (err: Error | null, socket: unknown) => void) => {
+  return (
+    options: { hostname: string; port: string; protocol: string; servername?: string | null },
+    callback: (err: Error | null, socket: unknown) => void,
+  ) => {
     import('socks')
       .then(({ SocksClient }) =>
         SocksClient.createConnection({
-          proxy: { host: parsed.hostname, port: Number(parsed.port) || 1080, type: 5, ...(parsed.username ? { userId: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) } : {}) },
+          proxy: {
+            host: parsed.hostname,
+            port: Number(parsed.port) || 1080,
+            type: 5,
+            ...(parsed.username
+              ? { userId: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) }
+              : {}),
+          },
           command: 'connect',
-          destination: { host: options.hostname, port: Number(options.port) || (options.protocol === 'https:' ? 443 : 80) },
+          destination: {
+            host: options.hostname,
+            port: Number(options.port) || (options.protocol === 'https:' ? 443 : 80),
+          },
         }),
       )
       .then(({ socket }) => {
         if (options.protocol !== 'https:') return callback(null, socket);
-        const secure = tlsConnect({ ...tls, socket, servername: (tls.servername as string | undefined) ?? options.servername ?? options.hostname });
+        const secure = tlsConnect({
+          ...tls,
+          socket,
+          servername: (tls.servername as string | undefined) ?? options.servername ?? options.hostname,
+        });
         secure.once('secureConnect', () => callback(null, secure));
         secure.once('error', (err) => callback(err, null));
       })

@@ -122,21 +122,35 @@ function readKubeconfig(path: string): Obj {
     // js-yaml's message quotes the lines around the error, which may hold a token or key: only the reason and place
     const e = err as { reason?: unknown; mark?: { line?: number; column?: number } };
     const where = e.mark?.line === undefined ? '' : ` at line ${e.mark.line + 1}, column ${(e.mark.column ?? 0) + 1}`;
-    throw new KubeConfigError(`cannot load kubeconfig file "${path}": not valid YAML${where}${typeof e.reason === 'string' ? ` (${e.reason})` : ''}`);
+    throw new KubeConfigError(
+      `cannot load kubeconfig file "${path}": not valid YAML${where}${typeof e.reason === 'string' ? ` (${e.reason})` : ''}`,
+    );
   }
   if (data === undefined || data === null) return {};
-  if (!isObj(data)) throw new KubeConfigError(`cannot load kubeconfig file "${path}": not a kubeconfig (a YAML mapping with clusters, users and contexts)`);
+  if (!isObj(data))
+    throw new KubeConfigError(
+      `cannot load kubeconfig file "${path}": not a kubeconfig (a YAML mapping with clusters, users and contexts)`,
+    );
   return data;
 }
 
-function namedList(data: Obj, key: 'clusters' | 'users' | 'contexts', inner: 'cluster' | 'user' | 'context', file: string): Named[] {
+function namedList(
+  data: Obj,
+  key: 'clusters' | 'users' | 'contexts',
+  inner: 'cluster' | 'user' | 'context',
+  file: string,
+): Named[] {
   const list = data[key];
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw new KubeConfigError(`cannot load kubeconfig file "${file}": ${key} is not a list`);
   return list.map((entry, i) => {
-    if (!isObj(entry) || typeof entry.name !== 'string' || !entry.name) throw new KubeConfigError(`cannot load kubeconfig file "${file}": ${key}[${i}] has no name`);
+    if (!isObj(entry) || typeof entry.name !== 'string' || !entry.name)
+      throw new KubeConfigError(`cannot load kubeconfig file "${file}": ${key}[${i}] has no name`);
     const value = entry[inner] ?? {};
-    if (!isObj(value)) throw new KubeConfigError(`cannot load kubeconfig file "${file}": ${key}[${i}] ("${entry.name}") has no ${inner} mapping`);
+    if (!isObj(value))
+      throw new KubeConfigError(
+        `cannot load kubeconfig file "${file}": ${key}[${i}] ("${entry.name}") has no ${inner} mapping`,
+      );
     return { value: { ...value, name: entry.name }, dir: dirname(resolve(file)), file };
   });
 }
@@ -144,10 +158,13 @@ function namedList(data: Obj, key: 'clusters' | 'users' | 'contexts', inner: 'cl
 /** Every credential of every user is remembered for redaction, used or not: none may be printed. */
 function rememberUserSecrets(users: Iterable<Named>): void {
   for (const { value: u } of users) {
-    for (const key of ['token', 'password', 'client-key-data', 'client-certificate-data']) if (typeof u[key] === 'string') rememberSecret(u[key] as string);
+    for (const key of ['token', 'password', 'client-key-data', 'client-certificate-data'])
+      if (typeof u[key] === 'string') rememberSecret(u[key] as string);
     const provider = u['auth-provider'];
-    if (isObj(provider) && isObj(provider.config)) for (const v of Object.values(provider.config)) if (typeof v === 'string') rememberSecret(v);
-    if (isObj(u.exec) && Array.isArray(u.exec.env)) for (const e of u.exec.env) if (isObj(e) && typeof e.value === 'string') rememberSecret(e.value);
+    if (isObj(provider) && isObj(provider.config))
+      for (const v of Object.values(provider.config)) if (typeof v === 'string') rememberSecret(v);
+    if (isObj(u.exec) && Array.isArray(u.exec.env))
+      for (const e of u.exec.env) if (isObj(e) && typeof e.value === 'string') rememberSecret(e.value);
   }
 }
 
@@ -166,9 +183,14 @@ function loadMerged(paths: string[], explicit: boolean): Merged {
       ['users', 'user', merged.users],
       ['contexts', 'context', merged.contexts],
     ] as const) {
-      for (const named of namedList(data, key, inner, path)) if (!into.has(named.value.name as string)) into.set(named.value.name as string, named);
+      for (const named of namedList(data, key, inner, path))
+        if (!into.has(named.value.name as string)) into.set(named.value.name as string, named);
     }
-    if (data['current-context'] !== undefined && data['current-context'] !== null && typeof data['current-context'] !== 'string') {
+    if (
+      data['current-context'] !== undefined &&
+      data['current-context'] !== null &&
+      typeof data['current-context'] !== 'string'
+    ) {
       throw new KubeConfigError(`cannot load kubeconfig file "${path}": current-context is not a string`);
     }
     merged.currentContext ||= (data['current-context'] as string | undefined) ?? '';
@@ -182,13 +204,19 @@ function loadMerged(paths: string[], explicit: boolean): Merged {
 
 const str = (v: unknown, what: string, file: string): string | undefined => {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string') throw new KubeConfigError(`cannot load kubeconfig file "${file}": ${what} is not a string`);
+  if (typeof v !== 'string')
+    throw new KubeConfigError(`cannot load kubeconfig file "${file}": ${what} is not a string`);
   return v;
 };
 
 function ioReason(err: unknown): string {
   const code = (err as { code?: string }).code;
-  const words: Record<string, string> = { ENOENT: 'no such file or directory', EACCES: 'permission denied', EISDIR: 'is a directory', ENOTDIR: 'not a directory' };
+  const words: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EISDIR: 'is a directory',
+    ENOTDIR: 'not a directory',
+  };
   return (code && words[code]) ?? (err instanceof Error ? err.message : String(err));
 }
 
@@ -196,7 +224,10 @@ function readFileRef(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new KubeConfigError(`invalid configuration: unable to read ${what} ${path} due to open ${path}: ${ioReason(err)}`, { cause: err });
+    throw new KubeConfigError(
+      `invalid configuration: unable to read ${what} ${path} due to open ${path}: ${ioReason(err)}`,
+      { cause: err },
+    );
   }
 }
 
@@ -212,18 +243,26 @@ function base64Field(value: string, what: string, file: string): Buffer {
 /** client-go's rootCertPool: at least one PEM CERTIFICATE that parses, else kubectl's error. */
 function checkCa(ca: Buffer, cluster: string): void {
   const blocks = ca.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  if (!blocks.length) throw new KubeConfigError(`unable to load root certificates of cluster "${cluster}": unable to parse bytes as PEM block`);
+  if (!blocks.length)
+    throw new KubeConfigError(
+      `unable to load root certificates of cluster "${cluster}": unable to parse bytes as PEM block`,
+    );
   for (const block of blocks) {
     try {
       new X509Certificate(block);
     } catch {
-      throw new KubeConfigError(`unable to load root certificates of cluster "${cluster}": failed to parse certificate`);
+      throw new KubeConfigError(
+        `unable to load root certificates of cluster "${cluster}": failed to parse certificate`,
+      );
     }
   }
 }
 
 /** kubectl's DefaultServerURL: a URL, or host:port (https assumed). */
-function parseServer(raw: string, cluster: string): { url: URL; display: string; username?: string; password?: string } {
+function parseServer(
+  raw: string,
+  cluster: string,
+): { url: URL; display: string; username?: string; password?: string } {
   const userinfo = /^[a-z][a-z0-9+.-]*:\/\/(.*)@/i.exec(raw)?.[1];
   if (userinfo) rememberSecret(userinfo.slice(userinfo.indexOf(':') + 1));
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
@@ -231,12 +270,17 @@ function parseServer(raw: string, cluster: string): { url: URL; display: string;
   try {
     url = new URL(withScheme);
   } catch {
-    throw new KubeConfigError(`invalid configuration: server "${raw}" of cluster "${cluster}" is not a URL (host must be a URL or a host:port pair)`);
+    throw new KubeConfigError(
+      `invalid configuration: server "${raw}" of cluster "${cluster}" is not a URL (host must be a URL or a host:port pair)`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new KubeConfigError(`invalid configuration: server "${raw}" of cluster "${cluster}" has scheme "${url.protocol.slice(0, -1)}": use https:// (or http://)`);
+    throw new KubeConfigError(
+      `invalid configuration: server "${raw}" of cluster "${cluster}" has scheme "${url.protocol.slice(0, -1)}": use https:// (or http://)`,
+    );
   }
-  if (!url.hostname) throw new KubeConfigError(`invalid configuration: server "${raw}" of cluster "${cluster}" has no host`);
+  if (!url.hostname)
+    throw new KubeConfigError(`invalid configuration: server "${raw}" of cluster "${cluster}" has no host`);
   const username = decodeURIComponent(url.username);
   const password = decodeURIComponent(url.password);
   url.username = '';
@@ -274,17 +318,39 @@ function planAuth(user: Named): AuthPlan {
   const keyFile = path(str(u['client-key'], `users "${name}" client-key`, f));
   for (const secret of [token, password, certData, keyData]) rememberSecret(secret);
   const methods = [...(token || tokenFile ? ['token'] : []), ...(username || password ? ['basicAuth'] : [])];
-  if (methods.length > 1) throw new KubeConfigError(`invalid configuration: more than one authentication method found for ${name}; found [${methods.join(' ')}], only one is allowed`);
-  if (isObj(u.exec) && u['auth-provider'] !== undefined) throw new KubeConfigError(`invalid configuration: authProvider cannot be provided in combination with an exec plugin for ${name}`);
+  if (methods.length > 1)
+    throw new KubeConfigError(
+      `invalid configuration: more than one authentication method found for ${name}; found [${methods.join(' ')}], only one is allowed`,
+    );
+  if (isObj(u.exec) && u['auth-provider'] !== undefined)
+    throw new KubeConfigError(
+      `invalid configuration: authProvider cannot be provided in combination with an exec plugin for ${name}`,
+    );
 
   const plan: AuthPlan = { headers: [] };
   if (certData || certFile || keyData || keyFile) {
-    if (certData && certFile) throw new KubeConfigError(`invalid configuration: client-cert-data and client-cert are both specified for ${name}. client-cert-data will override.`);
-    if (keyData && keyFile) throw new KubeConfigError(`invalid configuration: client-key-data and client-key are both specified for ${name}; client-key-data will override`);
-    if (!keyData && !keyFile) throw new KubeConfigError(`invalid configuration: client-key-data or client-key must be specified for ${name} to use the clientCert authentication method.`);
-    if (!certData && !certFile) throw new KubeConfigError(`invalid configuration: client-certificate-data or client-certificate must be specified for ${name} to use the clientCert authentication method.`);
-    plan.cert = certData ? base64Field(certData, `users "${name}" client-certificate-data`, f) : readFileRef(certFile as string, `client-cert`);
-    plan.key = keyData ? base64Field(keyData, `users "${name}" client-key-data`, f) : readFileRef(keyFile as string, `client-key`);
+    if (certData && certFile)
+      throw new KubeConfigError(
+        `invalid configuration: client-cert-data and client-cert are both specified for ${name}. client-cert-data will override.`,
+      );
+    if (keyData && keyFile)
+      throw new KubeConfigError(
+        `invalid configuration: client-key-data and client-key are both specified for ${name}; client-key-data will override`,
+      );
+    if (!keyData && !keyFile)
+      throw new KubeConfigError(
+        `invalid configuration: client-key-data or client-key must be specified for ${name} to use the clientCert authentication method.`,
+      );
+    if (!certData && !certFile)
+      throw new KubeConfigError(
+        `invalid configuration: client-certificate-data or client-certificate must be specified for ${name} to use the clientCert authentication method.`,
+      );
+    plan.cert = certData
+      ? base64Field(certData, `users "${name}" client-certificate-data`, f)
+      : readFileRef(certFile as string, `client-cert`);
+    plan.key = keyData
+      ? base64Field(keyData, `users "${name}" client-key-data`, f)
+      : readFileRef(keyFile as string, `client-key`);
     rememberSecret(plan.key);
     rememberSecret(plan.cert);
     // as tls.createSecureContext would load them, without building a TLS context and its root store just to check
@@ -295,30 +361,43 @@ function planAuth(user: Named): AuthPlan {
       // not PEM, or not a certificate and a private key
     }
     if (!matches) {
-      throw new KubeConfigError(`invalid configuration: the client certificate and key of user "${name}" do not load as a PEM certificate and its private key`);
+      throw new KubeConfigError(
+        `invalid configuration: the client certificate and key of user "${name}" do not load as a PEM certificate and its private key`,
+      );
     }
   }
   if (tokenFile) plan.tokenFile = tokenFile;
   else if (token) plan.headers.push(['authorization', `Bearer ${token}`]);
-  if (username || password) plan.headers.push(['authorization', `Basic ${Buffer.from(`${username ?? ''}:${password ?? ''}`).toString('base64')}`]);
+  if (username || password)
+    plan.headers.push([
+      'authorization',
+      `Basic ${Buffer.from(`${username ?? ''}:${password ?? ''}`).toString('base64')}`,
+    ]);
 
   const as = str(u.as, `users "${name}" as`, f);
   const groups = u['as-groups'];
   const uid = str(u['as-uid'], `users "${name}" as-uid`, f);
   const extra = u['as-user-extra'];
   if ((uid || (Array.isArray(groups) && groups.length) || isObj(extra)) && !as) {
-    throw new KubeConfigError(`invalid configuration: requesting uid, groups or user-extra for ${name} without impersonating a user`);
+    throw new KubeConfigError(
+      `invalid configuration: requesting uid, groups or user-extra for ${name} without impersonating a user`,
+    );
   }
   if (as) plan.headers.push(['impersonate-user', as]);
   if (uid) plan.headers.push(['impersonate-uid', uid]);
   if (Array.isArray(groups)) for (const g of groups) plan.headers.push(['impersonate-group', String(g)]);
-  if (isObj(extra)) for (const [k, vs] of Object.entries(extra)) for (const v of Array.isArray(vs) ? vs : [vs]) plan.headers.push([`impersonate-extra-${encodeURIComponent(k)}`, String(v)]);
+  if (isObj(extra))
+    for (const [k, vs] of Object.entries(extra))
+      for (const v of Array.isArray(vs) ? vs : [vs])
+        plan.headers.push([`impersonate-extra-${encodeURIComponent(k)}`, String(v)]);
 
   if (u.exec !== undefined && u.exec !== null) {
-    if (!isObj(u.exec)) throw new KubeConfigError(`cannot load kubeconfig file "${f}": users "${name}" exec is not a mapping`);
+    if (!isObj(u.exec))
+      throw new KubeConfigError(`cannot load kubeconfig file "${f}": users "${name}" exec is not a mapping`);
     plan.exec = execConfig(u.exec, name, user);
   } else if (u['auth-provider'] !== undefined && u['auth-provider'] !== null) {
-    if (!isObj(u['auth-provider'])) throw new KubeConfigError(`cannot load kubeconfig file "${f}": users "${name}" auth-provider is not a mapping`);
+    if (!isObj(u['auth-provider']))
+      throw new KubeConfigError(`cannot load kubeconfig file "${f}": users "${name}" auth-provider is not a mapping`);
     plan.authProvider = u['auth-provider'];
     authProviderSupported(plan.authProvider);
   }
@@ -329,18 +408,35 @@ function execConfig(e: Obj, user: string, named: Named): ExecConfig {
   const f = named.file;
   const command = str(e.command, `users "${user}" exec.command`, f);
   const apiVersion = str(e.apiVersion, `users "${user}" exec.apiVersion`, f);
-  if (!command) throw new KubeConfigError(`invalid configuration: command must be specified for ${user} to use exec authentication plugin`);
-  if (!apiVersion) throw new KubeConfigError(`invalid configuration: apiVersion must be specified for ${user} to use exec authentication plugin`);
-  if (!EXEC_VERSIONS.includes(apiVersion)) throw new KubeConfigError(`exec plugin: invalid apiVersion "${apiVersion}" (user "${user}")`);
+  if (!command)
+    throw new KubeConfigError(
+      `invalid configuration: command must be specified for ${user} to use exec authentication plugin`,
+    );
+  if (!apiVersion)
+    throw new KubeConfigError(
+      `invalid configuration: apiVersion must be specified for ${user} to use exec authentication plugin`,
+    );
+  if (!EXEC_VERSIONS.includes(apiVersion))
+    throw new KubeConfigError(`exec plugin: invalid apiVersion "${apiVersion}" (user "${user}")`);
   // client-go defaults interactiveMode to IfAvailable for v1beta1 only; v1 must say it
-  const mode = str(e.interactiveMode, `users "${user}" exec.interactiveMode`, f) ?? (apiVersion.endsWith('v1beta1') ? 'IfAvailable' : undefined);
-  if (!mode) throw new KubeConfigError(`invalid configuration: interactiveMode must be specified for ${user} to use exec authentication plugin`);
-  if (!['Never', 'IfAvailable', 'Always'].includes(mode)) throw new KubeConfigError(`invalid configuration: invalid interactiveMode for ${user}: "${mode}"`);
+  const mode =
+    str(e.interactiveMode, `users "${user}" exec.interactiveMode`, f) ??
+    (apiVersion.endsWith('v1beta1') ? 'IfAvailable' : undefined);
+  if (!mode)
+    throw new KubeConfigError(
+      `invalid configuration: interactiveMode must be specified for ${user} to use exec authentication plugin`,
+    );
+  if (!['Never', 'IfAvailable', 'Always'].includes(mode))
+    throw new KubeConfigError(`invalid configuration: invalid interactiveMode for ${user}: "${mode}"`);
   const env: [string, string][] = [];
   if (e.env !== undefined && e.env !== null) {
-    if (!Array.isArray(e.env)) throw new KubeConfigError(`cannot load kubeconfig file "${f}": users "${user}" exec.env is not a list`);
+    if (!Array.isArray(e.env))
+      throw new KubeConfigError(`cannot load kubeconfig file "${f}": users "${user}" exec.env is not a list`);
     for (const v of e.env) {
-      if (!isObj(v) || typeof v.name !== 'string' || !v.name) throw new KubeConfigError(`invalid configuration: env variable name must be specified for ${user} to use exec authentication plugin`);
+      if (!isObj(v) || typeof v.name !== 'string' || !v.name)
+        throw new KubeConfigError(
+          `invalid configuration: env variable name must be specified for ${user} to use exec authentication plugin`,
+        );
       const value = v.value === undefined || v.value === null ? '' : String(v.value);
       rememberSecret(value);
       env.push([v.name, value]);
@@ -367,8 +463,14 @@ function execConfig(e: Obj, user: string, named: Named): ExecConfig {
 function authProviderSupported(provider: Obj): void {
   const name = String(provider.name ?? '');
   if (name === 'oidc') return;
-  if (name === 'gcp') throw new KubeConfigError('The gcp auth plugin has been removed. Please use the "gke-gcloud-auth-plugin" kubectl/client-go credential plugin instead. See https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke for further details');
-  if (name === 'azure') throw new KubeConfigError('The azure auth plugin has been removed. Please use the https://github.com/Azure/kubelogin kubectl/client-go credential plugin instead. See https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins for further details');
+  if (name === 'gcp')
+    throw new KubeConfigError(
+      'The gcp auth plugin has been removed. Please use the "gke-gcloud-auth-plugin" kubectl/client-go credential plugin instead. See https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke for further details',
+    );
+  if (name === 'azure')
+    throw new KubeConfigError(
+      'The azure auth plugin has been removed. Please use the https://github.com/Azure/kubelogin kubectl/client-go credential plugin instead. See https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins for further details',
+    );
   throw new KubeConfigError(`no Auth Provider found for name "${name}"`);
 }
 
@@ -378,13 +480,17 @@ function authProviderSupported(provider: Obj): void {
  */
 async function authProviderToken(provider: Obj, user: string): Promise<string | undefined> {
   const config = isObj(provider.config) ? provider.config : {};
-  for (const key of ['id-token', 'refresh-token', 'client-secret']) rememberSecret(typeof config[key] === 'string' ? config[key] : undefined);
+  for (const key of ['id-token', 'refresh-token', 'client-secret'])
+    rememberSecret(typeof config[key] === 'string' ? config[key] : undefined);
   const { OpenIDConnectAuth } = await import('@kubernetes/client-node/dist/oidc_auth.js');
   const opts = { headers: {} as Record<string, string> };
   try {
     await new OpenIDConnectAuth().applyAuthentication({ name: user, authProvider: provider } as never, opts as never);
   } catch (err) {
-    throw new CredentialError(`the oidc auth-provider of user "${user}" could not get a token: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { cause: err });
+    throw new CredentialError(
+      `the oidc auth-provider of user "${user}" could not get a token: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+      { cause: err },
+    );
   }
   const bearer = opts.headers.Authorization;
   rememberSecret(bearer?.replace(/^Bearer /, ''));
@@ -400,7 +506,10 @@ function tokenFileReader(path: string, user: string): () => string {
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new KubeConfigError(`invalid configuration: unable to read tokenFile ${path} for ${user} due to open ${path}: ${ioReason(err)}`, { cause: err });
+      throw new KubeConfigError(
+        `invalid configuration: unable to read tokenFile ${path} for ${user} due to open ${path}: ${ioReason(err)}`,
+        { cause: err },
+      );
     }
     const trimmed = text.trim();
     if (!trimmed) throw new KubeConfigError(`read empty token from file "${path}" (tokenFile of user "${user}")`);
@@ -428,12 +537,28 @@ function inCluster(): Merged | undefined {
   const port = process.env.KUBERNETES_SERVICE_PORT;
   const root = '/var/run/secrets/kubernetes.io/serviceaccount';
   if (!host || !port || !existsSync(join(root, 'token'))) return undefined;
-  const namespace = existsSync(join(root, 'namespace')) ? readFileSync(join(root, 'namespace'), 'utf8').trim() : undefined;
+  const namespace = existsSync(join(root, 'namespace'))
+    ? readFileSync(join(root, 'namespace'), 'utf8').trim()
+    : undefined;
   const at = (value: Obj): Named => ({ value, dir: root, file: '(in-cluster configuration)' });
   return {
-    clusters: new Map([['in-cluster', at({ name: 'in-cluster', server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`, 'certificate-authority': join(root, 'ca.crt') })]]),
+    clusters: new Map([
+      [
+        'in-cluster',
+        at({
+          name: 'in-cluster',
+          server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
+          'certificate-authority': join(root, 'ca.crt'),
+        }),
+      ],
+    ]),
     users: new Map([['in-cluster', at({ name: 'in-cluster', tokenFile: join(root, 'token') })]]),
-    contexts: new Map([['in-cluster', at({ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', ...(namespace ? { namespace } : {}) })]]),
+    contexts: new Map([
+      [
+        'in-cluster',
+        at({ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', ...(namespace ? { namespace } : {}) }),
+      ],
+    ]),
     currentContext: 'in-cluster',
     files: [],
   };
@@ -451,19 +576,32 @@ export function connect(options: ConnectionOptions): Connection {
   if (!merged.files.length && !explicit) merged = inCluster() ?? merged;
   const contextName = options.context || merged.currentContext;
   if (!contextName) {
-    const where = merged.files.length ? `in ${merged.files.join(', ')}` : `(no kubeconfig file found: ${paths.join(', ')})`;
-    throw new KubeConfigError(`no current context in the kubeconfig ${where}: set one with kubectl config use-context, or pass --context/--kubeconfig`);
+    const where = merged.files.length
+      ? `in ${merged.files.join(', ')}`
+      : `(no kubeconfig file found: ${paths.join(', ')})`;
+    throw new KubeConfigError(
+      `no current context in the kubeconfig ${where}: set one with kubectl config use-context, or pass --context/--kubeconfig`,
+    );
   }
   const context = merged.contexts.get(contextName);
   if (!context) {
-    if (options.context) throw new KubeConfigError(`context "${contextName}" does not exist in the kubeconfig (--context); see kubectl config get-contexts`);
-    throw new KubeConfigError(`invalid configuration: context was not found for specified context: ${contextName} (current-context of the kubeconfig); see kubectl config get-contexts`);
+    if (options.context)
+      throw new KubeConfigError(
+        `context "${contextName}" does not exist in the kubeconfig (--context); see kubectl config get-contexts`,
+      );
+    throw new KubeConfigError(
+      `invalid configuration: context was not found for specified context: ${contextName} (current-context of the kubeconfig); see kubectl config get-contexts`,
+    );
   }
   const cf = context.file;
   const clusterName = str(context.value.cluster, `contexts "${contextName}" cluster`, cf);
-  if (!clusterName) throw new KubeConfigError(`invalid configuration: cluster was not specified for context "${contextName}"`);
+  if (!clusterName)
+    throw new KubeConfigError(`invalid configuration: cluster was not specified for context "${contextName}"`);
   const cluster = merged.clusters.get(clusterName);
-  if (!cluster) throw new KubeConfigError(`invalid configuration: cluster "${clusterName}" was not found for context "${contextName}"`);
+  if (!cluster)
+    throw new KubeConfigError(
+      `invalid configuration: cluster "${clusterName}" was not found for context "${contextName}"`,
+    );
   const c = cluster.value;
   const rawServer = str(c.server, `clusters "${clusterName}" server`, cluster.file);
   if (!rawServer) throw new KubeConfigError(`invalid configuration: no server found for cluster "${clusterName}"`);
@@ -471,12 +609,26 @@ export function connect(options: ConnectionOptions): Connection {
 
   // TLS of the cluster, whoever the user is (client-node dropped it for a context without a known user)
   const insecure = c['insecure-skip-tls-verify'] === true;
-  const caData = str(c['certificate-authority-data'], `clusters "${clusterName}" certificate-authority-data`, cluster.file);
+  const caData = str(
+    c['certificate-authority-data'],
+    `clusters "${clusterName}" certificate-authority-data`,
+    cluster.file,
+  );
   const caFileRaw = str(c['certificate-authority'], `clusters "${clusterName}" certificate-authority`, cluster.file);
   const caFile = caFileRaw && (isAbsolute(caFileRaw) ? caFileRaw : join(cluster.dir, caFileRaw));
-  if (caData && caFile) throw new KubeConfigError(`invalid configuration: certificate-authority-data and certificate-authority are both specified for ${clusterName}. certificate-authority-data will override.`);
-  if (insecure && (caData || caFile)) throw new KubeConfigError(`specifying a root certificates file with the insecure flag is not allowed (cluster "${clusterName}": remove insecure-skip-tls-verify or the certificate authority)`);
-  const ca = caData ? base64Field(caData, `clusters "${clusterName}" certificate-authority-data`, cluster.file) : caFile ? readFileRef(caFile, 'certificate-authority') : undefined;
+  if (caData && caFile)
+    throw new KubeConfigError(
+      `invalid configuration: certificate-authority-data and certificate-authority are both specified for ${clusterName}. certificate-authority-data will override.`,
+    );
+  if (insecure && (caData || caFile))
+    throw new KubeConfigError(
+      `specifying a root certificates file with the insecure flag is not allowed (cluster "${clusterName}": remove insecure-skip-tls-verify or the certificate authority)`,
+    );
+  const ca = caData
+    ? base64Field(caData, `clusters "${clusterName}" certificate-authority-data`, cluster.file)
+    : caFile
+      ? readFileRef(caFile, 'certificate-authority')
+      : undefined;
   if (ca) checkCa(ca, clusterName);
   const servername = str(c['tls-server-name'], `clusters "${clusterName}" tls-server-name`, cluster.file);
   const proxyUrl = str(c['proxy-url'], `clusters "${clusterName}" proxy-url`, cluster.file);
@@ -488,7 +640,9 @@ export function connect(options: ConnectionOptions): Connection {
       // reported below
     }
     if (!parsed || !['http:', 'https:', 'socks5:'].includes(parsed.protocol)) {
-      throw new KubeConfigError(`invalid configuration: invalid 'proxy-url' "${proxyUrl}" for cluster "${clusterName}": use http://, https:// or socks5://`);
+      throw new KubeConfigError(
+        `invalid configuration: invalid 'proxy-url' "${proxyUrl}" for cluster "${clusterName}": use http://, https:// or socks5://`,
+      );
     }
   }
 
@@ -501,24 +655,48 @@ export function connect(options: ConnectionOptions): Connection {
       ? `context "${contextName}" names user "${userName}", which the kubeconfig does not have, so requests were sent without credentials`
       : undefined;
   const auth: AuthPlan = user ? planAuth(user) : { headers: [] };
-  if (server.username !== undefined && !auth.headers.some(([h]) => h === 'authorization') && !auth.tokenFile && !auth.exec && !auth.authProvider) {
-    auth.headers.push(['authorization', `Basic ${Buffer.from(`${server.username}:${server.password ?? ''}`).toString('base64')}`]);
+  if (
+    server.username !== undefined &&
+    !auth.headers.some(([h]) => h === 'authorization') &&
+    !auth.tokenFile &&
+    !auth.exec &&
+    !auth.authProvider
+  ) {
+    auth.headers.push([
+      'authorization',
+      `Basic ${Buffer.from(`${server.username}:${server.password ?? ''}`).toString('base64')}`,
+    ]);
   }
 
   const namespaceFlag = options.namespace;
   const contextNamespace = str(context.value.namespace, `contexts "${contextName}" namespace`, cf);
-  const staticTls: TlsSettings = { rejectUnauthorized: !insecure, ...(ca ? { ca } : {}), ...(servername ? { servername } : {}), ...(auth.cert ? { cert: auth.cert, key: auth.key } : {}) };
+  const staticTls: TlsSettings = {
+    rejectUnauthorized: !insecure,
+    ...(ca ? { ca } : {}),
+    ...(servername ? { servername } : {}),
+    ...(auth.cert ? { cert: auth.cert, key: auth.key } : {}),
+  };
   const readToken = auth.tokenFile ? tokenFileReader(auth.tokenFile, userName ?? '') : undefined;
   const requestTimeoutMs = options.requestTimeoutMs ?? 0;
   let execTls: { result: ExecResult; tls: TlsSettings } | undefined;
-  const clusterInfo = { server: server.display, 'tls-server-name': servername, 'insecure-skip-tls-verify': insecure || undefined, 'certificate-authority-data': ca?.toString('base64'), 'proxy-url': proxyUrl };
+  const clusterInfo = {
+    server: server.display,
+    'tls-server-name': servername,
+    'insecure-skip-tls-verify': insecure || undefined,
+    'certificate-authority-data': ca?.toString('base64'),
+    'proxy-url': proxyUrl,
+  };
 
   return {
     contextName,
     server: server.display,
     serverUrl: server.url,
     namespace: namespaceFlag || contextNamespace || 'default',
-    namespaceSource: namespaceFlag ? '-n/--namespace' : contextNamespace ? `the namespace of context "${contextName}"` : 'the default',
+    namespaceSource: namespaceFlag
+      ? '-n/--namespace'
+      : contextNamespace
+        ? `the namespace of context "${contextName}"`
+        : 'the default',
     requestTimeoutMs,
     headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS,
@@ -535,7 +713,10 @@ export function connect(options: ConnectionOptions): Connection {
       if (!auth.exec) return { headers, tls: staticTls };
       // client-go: a token, basic auth or client certificate in the kubeconfig takes precedence over the plugin
       if (headers.some(([h]) => h === 'authorization') || auth.cert) return { headers, tls: staticTls };
-      const result = await execCredential(auth.exec, { signal, cluster: auth.exec.provideClusterInfo ? clusterInfo : undefined });
+      const result = await execCredential(auth.exec, {
+        signal,
+        cluster: auth.exec.provideClusterInfo ? clusterInfo : undefined,
+      });
       if (result.token) headers.push(['authorization', `Bearer ${result.token}`]);
       if (!result.cert) return { headers, tls: staticTls };
       if (execTls?.result !== result) execTls = { result, tls: { ...staticTls, cert: result.cert, key: result.key } };

@@ -1,5 +1,17 @@
 import type { DoctorInputs, HelmHistoryInput, UnreadList } from '../types/doctor.ts';
-import type { ConfigMap, Deployment, EndpointSlice, HorizontalPodAutoscaler, KubeEvent, KubeObject, Pod, PodDisruptionBudget, Secret, Service, StatefulSet } from '../types/kube.ts';
+import type {
+  ConfigMap,
+  Deployment,
+  EndpointSlice,
+  HorizontalPodAutoscaler,
+  KubeEvent,
+  KubeObject,
+  Pod,
+  PodDisruptionBudget,
+  Secret,
+  Service,
+  StatefulSet,
+} from '../types/kube.ts';
 import type { KubeClient } from './client.ts';
 import { loadHaptic } from './haptic-snapshot.ts';
 import { R } from './resources.ts';
@@ -12,7 +24,13 @@ export interface DoctorScope {
   helmReleases?: { release: string; namespace: string }[] | undefined;
 }
 
-const OPTIONAL: Record<UnreadList, string> = { pdbs: 'poddisruptionbudgets', hpas: 'horizontalpodautoscalers', events: 'events', configMaps: 'configmaps', statefulSets: 'statefulsets' };
+const OPTIONAL: Record<UnreadList, string> = {
+  pdbs: 'poddisruptionbudgets',
+  hpas: 'horizontalpodautoscalers',
+  events: 'events',
+  configMaps: 'configmaps',
+  statefulSets: 'statefulsets',
+};
 
 /**
  * Everything the doctor reads around some Deployments, in one parallel round of list calls (never a request per
@@ -33,9 +51,16 @@ export async function loadDoctor(client: KubeClient, scope: DoctorScope): Promis
       configMaps: { resource: R.configmaps, namespace, optional: true },
       events: { resource: R.events, namespace, optional: true },
     });
-  const podsOf = (d: Deployment) => fetchQuery<Pod>(client, { resource: R.pods, namespace: d.metadata.namespace, labelSelector: labelSelectorQuery(d.spec.selector) });
+  const podsOf = (d: Deployment) =>
+    fetchQuery<Pod>(client, {
+      resource: R.pods,
+      namespace: d.metadata.namespace,
+      labelSelector: labelSelectorQuery(d.spec.selector),
+    });
   const helmOf = async ({ release, namespace }: { release: string; namespace: string }): Promise<HelmHistoryInput> => {
-    const { secrets } = await fetchAll(client, { secrets: { resource: R.secrets, namespace, labelSelector: `owner=helm,name=${release}`, optional: true } });
+    const { secrets } = await fetchAll(client, {
+      secrets: { resource: R.secrets, namespace, labelSelector: `owner=helm,name=${release}`, optional: true },
+    });
     return { release, namespace, secrets: secrets as Fetched<Secret> };
   };
   const [lists, pods, haptic, helm] = await Promise.all([
@@ -44,7 +69,8 @@ export async function loadDoctor(client: KubeClient, scope: DoctorScope): Promis
     loadHaptic(client),
     scope.helmReleases ? Promise.all(scope.helmReleases.map(helmOf)) : Promise.resolve(undefined),
   ]);
-  const items = <T>(key: keyof (typeof lists)[number]) => lists.flatMap((l) => l[key].items as KubeObject[]) as unknown as T[];
+  const items = <T>(key: keyof (typeof lists)[number]) =>
+    lists.flatMap((l) => l[key].items as KubeObject[]) as unknown as T[];
   const unread: Partial<Record<UnreadList, string>> = {};
   lists.forEach((l, i) => {
     for (const key of Object.keys(OPTIONAL) as UnreadList[]) {

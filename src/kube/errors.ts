@@ -29,7 +29,14 @@ export class ApiError extends Error {
   readonly target: RequestTarget;
   /** what the API server answered: its Status object (reason, details, code), or the text of a non-JSON answer */
   readonly body: unknown;
-  constructor(kind: ApiErrorKind, message: string, target: RequestTarget, status?: number, cause?: unknown, body?: unknown) {
+  constructor(
+    kind: ApiErrorKind,
+    message: string,
+    target: RequestTarget,
+    status?: number,
+    cause?: unknown,
+    body?: unknown,
+  ) {
     super(message, { cause });
     this.name = 'ApiError';
     this.kind = kind;
@@ -64,19 +71,30 @@ function describe(target: RequestTarget): string {
  * Maps an HTTP status and the API server's answer (a Status object, or text such as a proxy's error page) to a typed
  * error with a one-line message; the answer stays on the error as `body`.
  */
-export function apiErrorFromStatus(status: number, body: unknown, target: RequestTarget, server: string, anonymous?: string): ApiError {
+export function apiErrorFromStatus(
+  status: number,
+  body: unknown,
+  target: RequestTarget,
+  server: string,
+  anonymous?: string,
+): ApiError {
   const kind = kindByStatus[status] ?? 'ServerError';
-  const serverMessage = typeof body === 'string'
-    ? body.slice(0, 200)
-    : typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : '';
+  const serverMessage =
+    typeof body === 'string'
+      ? body.slice(0, 200)
+      : typeof body === 'object' && body !== null && 'message' in body
+        ? String((body as { message: unknown }).message)
+        : '';
   let message: string;
   switch (kind) {
     case 'NotFound':
       message = `${describe(target)} not found`;
       break;
     case 'Forbidden':
-      message = `forbidden: cannot ${target.verb} ${target.resource}${target.namespace ? ` in namespace "${target.namespace}"` : ''}` +
-        (serverMessage ? ` (${serverMessage})` : '') + (anonymous ? `; ${anonymous}` : '');
+      message =
+        `forbidden: cannot ${target.verb} ${target.resource}${target.namespace ? ` in namespace "${target.namespace}"` : ''}` +
+        (serverMessage ? ` (${serverMessage})` : '') +
+        (anonymous ? `; ${anonymous}` : '');
       break;
     case 'Unauthorized':
       message = anonymous
@@ -96,29 +114,68 @@ export function apiErrorFromStatus(status: number, body: unknown, target: Reques
 }
 
 /** Node's codes of a server certificate that does not verify. */
-const TLS_VERIFY = /^(UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)/;
+const TLS_VERIFY =
+  /^(UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)/;
 
 export function unreachable(server: string, target: RequestTarget, cause: unknown): ApiError {
   const reason = networkReason(cause);
   if (TLS_VERIFY.test(reason)) {
-    return new ApiError('Unreachable', `cannot verify the TLS certificate of the API server at ${server} (${reason}); check the cluster's certificate-authority and tls-server-name in the kubeconfig`, target, undefined, cause);
+    return new ApiError(
+      'Unreachable',
+      `cannot verify the TLS certificate of the API server at ${server} (${reason}); check the cluster's certificate-authority and tls-server-name in the kubeconfig`,
+      target,
+      undefined,
+      cause,
+    );
   }
-  return new ApiError('Unreachable', `cannot reach the Kubernetes API server at ${server}${reason ? ` (${reason})` : ''}; check --context/--kubeconfig and that the cluster is running`, target, undefined, cause);
+  return new ApiError(
+    'Unreachable',
+    `cannot reach the Kubernetes API server at ${server}${reason ? ` (${reason})` : ''}; check --context/--kubeconfig and that the cluster is running`,
+    target,
+    undefined,
+    cause,
+  );
 }
 
 export function requestTimedOut(server: string, target: RequestTarget, ms: number, cause: unknown): ApiError {
-  return new ApiError('Timeout', `the API server at ${server} did not answer ${target.verb} ${describe(target)} within ${ms / 1000}s (--request-timeout)`, target, undefined, cause);
+  return new ApiError(
+    'Timeout',
+    `the API server at ${server} did not answer ${target.verb} ${describe(target)} within ${ms / 1000}s (--request-timeout)`,
+    target,
+    undefined,
+    cause,
+  );
 }
 
 /** Without --request-timeout: no header, or no byte of the body, for the default read timeout. */
 export function readTimedOut(server: string, target: RequestTarget, what: 'headers' | 'body', ms: number): ApiError {
-  const did = what === 'headers' ? `sent no answer to ${target.verb} ${describe(target)} for ${ms / 1000}s` : `stopped sending its answer to ${target.verb} ${describe(target)} for ${ms / 1000}s`;
-  return new ApiError('Timeout', `the API server at ${server} ${did} (default read timeout; --request-timeout sets a limit for the whole request)`, target);
+  const did =
+    what === 'headers'
+      ? `sent no answer to ${target.verb} ${describe(target)} for ${ms / 1000}s`
+      : `stopped sending its answer to ${target.verb} ${describe(target)} for ${ms / 1000}s`;
+  return new ApiError(
+    'Timeout',
+    `the API server at ${server} ${did} (default read timeout; --request-timeout sets a limit for the whole request)`,
+    target,
+  );
 }
 
 /** An answer that is not what an API server sends (the body, if any, stays on the error, never in the message). */
-export function badResponse(server: string, target: RequestTarget, what: string, status?: number, body?: unknown): ApiError {
-  return new ApiError('BadResponse', `the server at ${server} answered ${target.verb} ${describe(target)} with ${what}; is the kubeconfig's server URL an API server?`, target, status, undefined, body);
+export function badResponse(
+  server: string,
+  target: RequestTarget,
+  what: string,
+  status?: number,
+  body?: unknown,
+): ApiError {
+  return new ApiError(
+    'BadResponse',
+    `the server at ${server} answered ${target.verb} ${describe(target)} with ${what}; is the kubeconfig's server URL an API server?`,
+    target,
+    status,
+    undefined,
+    body,
+  );
 }
 
 function networkReason(cause: unknown): string {

@@ -33,7 +33,10 @@ const running = new Map<string, Promise<ExecResult>>();
 /** What the plugin's output may be, at most: an ExecCredential is a few KiB. */
 const MAX_OUTPUT = 1024 * 1024;
 
-export async function execCredential(config: ExecConfig, options: { signal?: AbortSignal | undefined; cluster?: unknown } = {}): Promise<ExecResult> {
+export async function execCredential(
+  config: ExecConfig,
+  options: { signal?: AbortSignal | undefined; cluster?: unknown } = {},
+): Promise<ExecResult> {
   const key = JSON.stringify([config, options.cluster]);
   const cached = cache.get(key);
   if (cached && (cached.expiresAt === undefined || cached.expiresAt > Date.now())) return cached;
@@ -47,18 +50,31 @@ export async function execCredential(config: ExecConfig, options: { signal?: Abo
   return result;
 }
 
-function run(config: ExecConfig, options: { signal?: AbortSignal | undefined; cluster?: unknown }): Promise<ExecResult> {
+function run(
+  config: ExecConfig,
+  options: { signal?: AbortSignal | undefined; cluster?: unknown },
+): Promise<ExecResult> {
   const who = `(exec plugin of user "${config.user}" in ${config.kubeconfig})`;
   if (config.interactiveMode === 'Always') {
-    return Promise.reject(new CredentialError(`exec plugin cannot support interactive mode: kubectl-haptic does not hand its terminal to credential plugins ${who}; use interactiveMode IfAvailable or Never`));
+    return Promise.reject(
+      new CredentialError(
+        `exec plugin cannot support interactive mode: kubectl-haptic does not hand its terminal to credential plugins ${who}; use interactiveMode IfAvailable or Never`,
+      ),
+    );
   }
-  const execInfo = { apiVersion: config.apiVersion, kind: 'ExecCredential', spec: { interactive: false, ...(options.cluster ? { cluster: options.cluster } : {}) } };
+  const execInfo = {
+    apiVersion: config.apiVersion,
+    kind: 'ExecCredential',
+    spec: { interactive: false, ...(options.cluster ? { cluster: options.cluster } : {}) },
+  };
   const env = { ...process.env, ...Object.fromEntries(config.env), KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) };
   return new Promise<ExecResult>((resolvePromise, reject) => {
     const signal = options.signal;
     if (signal?.aborted) return reject(abortError(signal, config, who));
     // child_process loads when a kubeconfig names a credential plugin, not on every start (most use certificates or tokens)
-    const child = process.getBuiltinModule('node:child_process').spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = process
+      .getBuiltinModule('node:child_process')
+      .spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -78,7 +94,11 @@ function run(config: ExecConfig, options: { signal?: AbortSignal | undefined; cl
       size += chunk.length;
       if (size > MAX_OUTPUT) {
         child.kill('SIGKILL');
-        finish(new CredentialError(`exec: executable ${config.command} printed more than 1 MiB: not an ExecCredential ${who}`));
+        finish(
+          new CredentialError(
+            `exec: executable ${config.command} printed more than 1 MiB: not an ExecCredential ${who}`,
+          ),
+        );
         return;
       }
       stdout.push(chunk);
@@ -87,7 +107,9 @@ function run(config: ExecConfig, options: { signal?: AbortSignal | undefined; cl
     child.stderr.resume();
     child.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'EACCES') {
-        const hint = config.installHint ? config.installHint : 'It looks like you are trying to use a client-go credential plugin that is not installed. To learn more about this feature, consult the documentation available at: https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins';
+        const hint = config.installHint
+          ? config.installHint
+          : 'It looks like you are trying to use a client-go credential plugin that is not installed. To learn more about this feature, consult the documentation available at: https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins';
         const why = err.code === 'EACCES' ? ' (not executable: permission denied)' : '';
         finish(new CredentialError(`exec: executable ${config.command} not found${why} ${who}`, { hint }));
       } else {
@@ -100,7 +122,11 @@ function run(config: ExecConfig, options: { signal?: AbortSignal | undefined; cl
       rememberSecret(out);
       if (code !== 0) {
         const how = sig ? `was killed by ${sig}` : `failed with exit code ${code}`;
-        return finish(new CredentialError(`exec: executable ${config.command} ${how} ${who}; what it printed is not shown, as it may hold credentials: run it yourself to see why`));
+        return finish(
+          new CredentialError(
+            `exec: executable ${config.command} ${how} ${who}; what it printed is not shown, as it may hold credentials: run it yourself to see why`,
+          ),
+        );
       }
       try {
         finish(undefined, decode(out, config, who));
@@ -113,7 +139,11 @@ function run(config: ExecConfig, options: { signal?: AbortSignal | undefined; cl
 
 function abortError(signal: AbortSignal, config: ExecConfig, who: string): Error {
   const reason = signal.reason as { name?: string } | undefined;
-  if (reason?.name === 'TimeoutError') return new CredentialError(`exec: executable ${config.command} did not return a credential within the request timeout ${who}`, { timeout: true });
+  if (reason?.name === 'TimeoutError')
+    return new CredentialError(
+      `exec: executable ${config.command} did not return a credential within the request timeout ${who}`,
+      { timeout: true },
+    );
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 
@@ -123,16 +153,25 @@ function decode(out: string, config: ExecConfig, who: string): ExecResult {
   try {
     data = JSON.parse(out);
   } catch {
-    throw new CredentialError(`exec: decoding stdout of ${config.command}: not a JSON ExecCredential (${out.trim() ? `${out.length} bytes, not shown` : 'it printed nothing'}) ${who}`);
+    throw new CredentialError(
+      `exec: decoding stdout of ${config.command}: not a JSON ExecCredential (${out.trim() ? `${out.length} bytes, not shown` : 'it printed nothing'}) ${who}`,
+    );
   }
   const cred = data as { apiVersion?: unknown; kind?: unknown; status?: Record<string, unknown> | null };
-  if (typeof cred !== 'object' || cred === null || Array.isArray(cred)) throw new CredentialError(`exec: decoding stdout of ${config.command}: not a JSON ExecCredential object ${who}`);
-  if (cred.kind !== 'ExecCredential') throw new CredentialError(`exec: decoding stdout of ${config.command}: kind is ${JSON.stringify(String(cred.kind ?? ''))}, not ExecCredential ${who}`);
+  if (typeof cred !== 'object' || cred === null || Array.isArray(cred))
+    throw new CredentialError(`exec: decoding stdout of ${config.command}: not a JSON ExecCredential object ${who}`);
+  if (cred.kind !== 'ExecCredential')
+    throw new CredentialError(
+      `exec: decoding stdout of ${config.command}: kind is ${JSON.stringify(String(cred.kind ?? ''))}, not ExecCredential ${who}`,
+    );
   if (cred.apiVersion !== config.apiVersion) {
-    throw new CredentialError(`exec plugin is configured to use API version ${config.apiVersion}, plugin returned version ${String(cred.apiVersion ?? '')} ${who}`);
+    throw new CredentialError(
+      `exec plugin is configured to use API version ${config.apiVersion}, plugin returned version ${String(cred.apiVersion ?? '')} ${who}`,
+    );
   }
   const status = cred.status;
-  if (!status || typeof status !== 'object') throw new CredentialError(`exec plugin didn't return a status field ${who}`);
+  if (!status || typeof status !== 'object')
+    throw new CredentialError(`exec plugin didn't return a status field ${who}`);
   const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
   const token = text(status.token);
   const cert = text(status.clientCertificateData);
@@ -142,6 +181,9 @@ function decode(out: string, config: ExecConfig, who: string): ExecResult {
   if (!cert !== !key) throw new CredentialError(`exec plugin returned only certificate or key, not both ${who}`);
   const expiry = text(status.expirationTimestamp);
   const expiresAt = expiry ? Date.parse(expiry) : undefined;
-  if (expiry && Number.isNaN(expiresAt)) throw new CredentialError(`exec: decoding stdout of ${config.command}: status.expirationTimestamp is not a time ${who}`);
+  if (expiry && Number.isNaN(expiresAt))
+    throw new CredentialError(
+      `exec: decoding stdout of ${config.command}: status.expirationTimestamp is not a time ${who}`,
+    );
   return { token, cert, key, expiresAt };
 }

@@ -66,7 +66,12 @@ export class H2Origin {
       try {
         return await this.send(url, exchange);
       } catch (error) {
-        if (!(error as { refusedStream?: boolean }).refusedStream || attempt >= REFUSED_ATTEMPTS || exchange.signal.aborted) throw error;
+        if (
+          !(error as { refusedStream?: boolean }).refusedStream ||
+          attempt >= REFUSED_ATTEMPTS ||
+          exchange.signal.aborted
+        )
+          throw error;
       }
     }
   }
@@ -92,7 +97,8 @@ export class H2Origin {
     this.hold(stream);
     if (exchange.body !== undefined) stream.end(exchange.body);
     return new Promise<Answer>((resolve, reject) => {
-      const onAbort = () => stream.destroy(exchange.signal.reason instanceof Error ? exchange.signal.reason : new Error('aborted'));
+      const onAbort = () =>
+        stream.destroy(exchange.signal.reason instanceof Error ? exchange.signal.reason : new Error('aborted'));
       if (exchange.signal.aborted) onAbort();
       else exchange.signal.addEventListener('abort', onAbort, { once: true });
       stream.once('close', () => exchange.signal.removeEventListener('abort', onAbort));
@@ -100,7 +106,15 @@ export class H2Origin {
       // before the headers an error fails the request; after them, it surfaces where the body is read
       stream.on('error', (error) => reject(Object.assign(error, refused())));
       // a stream closed before its headers (the session went away, the server reset it) never answered
-      stream.once('close', () => reject(Object.assign(new Error(`the server closed the stream without an answer (HTTP/2 code ${stream.rstCode ?? 0})`), { code: 'ECONNRESET' }, refused())));
+      stream.once('close', () =>
+        reject(
+          Object.assign(
+            new Error(`the server closed the stream without an answer (HTTP/2 code ${stream.rstCode ?? 0})`),
+            { code: 'ECONNRESET' },
+            refused(),
+          ),
+        ),
+      );
       stream.once('response', (received: IncomingHttpHeaders) => {
         resolve({
           status: Number(received[':status']),
@@ -160,7 +174,11 @@ export class H2Origin {
       return undefined;
     }
     const { connect } = await (http2 ?? import('node:http2'));
-    const session = connect(this.origin, { createConnection: () => socket, settings: { initialWindowSize: STREAM_WINDOW }, maxSessionMemory: 64 });
+    const session = connect(this.origin, {
+      createConnection: () => socket,
+      settings: { initialWindowSize: STREAM_WINDOW },
+      maxSessionMemory: 64,
+    });
     session.setLocalWindowSize(SESSION_WINDOW);
     // an idle session must not keep a finished command alive; a stream in flight does (hold)
     session.unref();

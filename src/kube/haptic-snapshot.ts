@@ -15,11 +15,15 @@ import { trimObject as trim } from './trim.ts';
  * Objects come without their managedFields (trimObject), which nothing reads.
  */
 export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
-  const templateConfigs = fetchAll(client, { templateConfigs: { resource: R.haproxytemplateconfigs, optional: true, trim } });
+  const templateConfigs = fetchAll(client, {
+    templateConfigs: { resource: R.haproxytemplateconfigs, optional: true, trim },
+  });
   const leases = templateConfigs.then(async ({ templateConfigs: htcs }): Promise<Fetched<Lease>> => {
     const namespaces = [...new Set(htcs.items.map((h) => h.metadata.namespace ?? ''))];
     try {
-      const lists = await Promise.all(namespaces.map((namespace) => fetchQuery<Lease>(client, { resource: R.leases, namespace, trim })));
+      const lists = await Promise.all(
+        namespaces.map((namespace) => fetchQuery<Lease>(client, { resource: R.leases, namespace, trim })),
+      );
       return { items: lists.flat() };
     } catch (err) {
       return { items: [], error: err as ApiError };

@@ -119,7 +119,10 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private async list(): Promise<void> {
-    const list = await listPaged<T>(this.client, this.path, this.target('list'), this.query, { signal: this.abort.signal, trim: this.query.trim as ((item: KubeObject) => T) | undefined });
+    const list = await listPaged<T>(this.client, this.path, this.target('list'), this.query, {
+      signal: this.abort.signal,
+      trim: this.query.trim as ((item: KubeObject) => T) | undefined,
+    });
     this.lists++;
     const seen = new Set<string>();
     const changed: [string, T | undefined][] = [];

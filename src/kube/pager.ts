@@ -23,7 +23,12 @@ export interface PagedList<T> {
 
 /** The API server's answer to a continue token whose resourceVersion was compacted away: 410 with reason Expired. */
 export function isExpired(err: unknown): boolean {
-  return isApiError(err, 'Gone') && typeof err.body === 'object' && err.body !== null && (err.body as { reason?: unknown }).reason === 'Expired';
+  return (
+    isApiError(err, 'Gone') &&
+    typeof err.body === 'object' &&
+    err.body !== null &&
+    (err.body as { reason?: unknown }).reason === 'Expired'
+  );
 }
 
 /**
@@ -36,26 +41,48 @@ export function isExpired(err: unknown): boolean {
  * list expired while we were processing, fall back to a full list"), the pages read so far are dropped and the
  * collection is listed once more without a limit. An expired first page, or any other error, is thrown.
  */
-export async function listPaged<T extends KubeObject = KubeObject>(client: KubeClient, path: string, target: RequestTarget, query: ListQuery, options: PagedOptions<T> = {}): Promise<PagedList<T>> {
+export async function listPaged<T extends KubeObject = KubeObject>(
+  client: KubeClient,
+  path: string,
+  target: RequestTarget,
+  query: ListQuery,
+  options: PagedOptions<T> = {},
+): Promise<PagedList<T>> {
   const trim = options.trim ?? ((item: KubeObject) => item as T);
   const items: T[] = [];
-  const selectors = { labelSelector: query.labelSelector || undefined, fieldSelector: query.fieldSelector || undefined };
+  const selectors = {
+    labelSelector: query.labelSelector || undefined,
+    fieldSelector: query.fieldSelector || undefined,
+  };
   const seenTokens = new Set<string>();
   let token: string | undefined;
   for (let pages = 1; ; pages++) {
     let page: List<KubeObject>;
     try {
-      page = await client.request<List<KubeObject>>('GET', path, target, { query: { ...selectors, limit: client.pageSize, continue: token }, signal: options.signal, expect: 'list' });
+      page = await client.request<List<KubeObject>>('GET', path, target, {
+        query: { ...selectors, limit: client.pageSize, continue: token },
+        signal: options.signal,
+        expect: 'list',
+      });
     } catch (err) {
       if (token === undefined || !isExpired(err)) throw err;
-      const full = await client.request<List<KubeObject>>('GET', path, target, { query: selectors, signal: options.signal, expect: 'list' });
+      const full = await client.request<List<KubeObject>>('GET', path, target, {
+        query: selectors,
+        signal: options.signal,
+        expect: 'list',
+      });
       return { items: full.items.map(trim), resourceVersion: full.metadata?.resourceVersion ?? '', pages: pages + 1 };
     }
     for (const item of page.items) items.push(trim(item));
     const next = page.metadata?.continue || undefined;
     if (next === undefined) return { items, resourceVersion: page.metadata?.resourceVersion ?? '', pages };
     // a server that hands out a token it already gave would page forever
-    if (seenTokens.has(next)) throw badResponse(client.server, target, 'a list whose continue token repeats an earlier one, which would never end');
+    if (seenTokens.has(next))
+      throw badResponse(
+        client.server,
+        target,
+        'a list whose continue token repeats an earlier one, which would never end',
+      );
     seenTokens.add(next);
     token = next;
   }

@@ -23,7 +23,10 @@ function isLoopback(host: string): boolean {
 
 /** NO_PROXY entries: `*`, an IP, a CIDR, or a domain (also its subdomains; a leading `.` or `*.` only subdomains), each with an optional port. */
 function noProxy(host: string, port: string, list: string): boolean {
-  for (let entry of list.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean)) {
+  for (let entry of list
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean)) {
     if (entry === '*') return true;
     if (entry.includes('/')) {
       if (inCidr(host, entry)) return true;

@@ -11,7 +11,13 @@ export interface ResourceType {
 }
 
 /** A resource type; R below lists the ones the plugin reads. */
-export function resourceType(group: string, version: string, plural: string, kind: string, namespaced = true): ResourceType {
+export function resourceType(
+  group: string,
+  version: string,
+  plural: string,
+  kind: string,
+  namespaced = true,
+): ResourceType {
   return { group, version, plural, kind, namespaced, display: group ? `${plural}.${group}` : plural };
 }
 
@@ -30,9 +36,26 @@ export const R = {
   endpointslices: resourceType('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice'),
   leases: resourceType('coordination.k8s.io', 'v1', 'leases', 'Lease'),
   clusterroles: resourceType('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
-  clusterrolebindings: resourceType('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
-  customresourcedefinitions: resourceType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
-  haproxytemplateconfigs: resourceType('haproxy-haptic.org', 'v1alpha1', 'haproxytemplateconfigs', 'HAProxyTemplateConfig'),
+  clusterrolebindings: resourceType(
+    'rbac.authorization.k8s.io',
+    'v1',
+    'clusterrolebindings',
+    'ClusterRoleBinding',
+    false,
+  ),
+  customresourcedefinitions: resourceType(
+    'apiextensions.k8s.io',
+    'v1',
+    'customresourcedefinitions',
+    'CustomResourceDefinition',
+    false,
+  ),
+  haproxytemplateconfigs: resourceType(
+    'haproxy-haptic.org',
+    'v1alpha1',
+    'haproxytemplateconfigs',
+    'HAProxyTemplateConfig',
+  ),
   haproxycfgs: resourceType('haproxy-haptic.org', 'v1alpha1', 'haproxycfgs', 'HAProxyCfg'),
   ingresses: resourceType('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
   gateways: resourceType('gateway.networking.k8s.io', 'v1', 'gateways', 'Gateway'),
@@ -62,7 +85,8 @@ export function namespaceNameProblem(name: string): string | undefined {
   const segment = pathSegmentProblem(name);
   if (segment) return segment;
   if (name.length > 63) return 'must be no more than 63 characters';
-  if (!LABEL.test(name)) return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+  if (!LABEL.test(name))
+    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
   return undefined;
 }
 
@@ -71,14 +95,17 @@ export function objectNameProblem(name: string): string | undefined {
   const segment = pathSegmentProblem(name);
   if (segment) return segment;
   if (name.length > 253) return 'must be no more than 253 characters';
-  if (!SUBDOMAIN.test(name)) return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+  if (!SUBDOMAIN.test(name))
+    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
   return undefined;
 }
 
 /** `/apis/apps/v1/namespaces/ns/deployments/name/status`; without a namespace a namespaced type lists across all. */
 export function resourcePath(resource: ResourceType, at: Locator = {}): string {
   // callers validate names first (objectNameProblem); a dot segment would silently address another URL
-  for (const part of [at.namespace, at.name]) if (part !== undefined && pathSegmentProblem(part)) throw new Error(`refusing to build a request path for the name "${part}": ${pathSegmentProblem(part)}`);
+  for (const part of [at.namespace, at.name])
+    if (part !== undefined && pathSegmentProblem(part))
+      throw new Error(`refusing to build a request path for the name "${part}": ${pathSegmentProblem(part)}`);
   const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
   const ns = resource.namespaced && at.namespace ? `/namespaces/${encodeURIComponent(at.namespace)}` : '';
   const name = at.name ? `/${encodeURIComponent(at.name)}` : '';

@@ -44,7 +44,12 @@ export function rolloutQueries(deployments: Deployment[], deploymentSelector?: s
   const labelSelector = unionSelector(deployments.map((d) => d.spec.selector));
   const one = deployments.length === 1 ? deployments[0]!.metadata.name : undefined;
   return {
-    deployments: { resource: R.deployments, namespace, ...(one ? { fieldSelector: `metadata.name=${one}` } : { labelSelector: deploymentSelector }), trim: trimObject },
+    deployments: {
+      resource: R.deployments,
+      namespace,
+      ...(one ? { fieldSelector: `metadata.name=${one}` } : { labelSelector: deploymentSelector }),
+      trim: trimObject,
+    },
     replicaSets: { resource: R.replicasets, namespace, labelSelector, trim: trimObject },
     pods: { resource: R.pods, namespace, labelSelector, trim: trimPod },
     ...scopeQueries(namespace, one),
@@ -100,11 +105,21 @@ export function prefetchRollouts(client: KubeClient, namespace: string, names: s
  * HAPTIC's objects, or what of them prefetchRollouts sent already for these Deployments. Events are optional: a
  * user who may not list them gets the rest.
  */
-export async function loadRollouts(client: KubeClient, deployments: Deployment[], early?: RolloutPrefetch): Promise<RolloutLists> {
+export async function loadRollouts(
+  client: KubeClient,
+  deployments: Deployment[],
+  early?: RolloutPrefetch,
+): Promise<RolloutLists> {
   const q = rolloutQueries(deployments);
   const [selected, scope, haptic] = await Promise.all([
     fetchAll(client, { replicaSets: q.replicaSets, pods: q.pods }),
-    early?.scope ?? fetchAll(client, { services: q.services, slices: q.slices, warnings: q.warnings, deploymentEvents: q.deploymentEvents }),
+    early?.scope ??
+      fetchAll(client, {
+        services: q.services,
+        slices: q.slices,
+        warnings: q.warnings,
+        deploymentEvents: q.deploymentEvents,
+      }),
     early?.haptic ?? loadHaptic(client),
   ]);
   const lists = { ...selected, ...scope };

@@ -22,7 +22,12 @@ export type Fetched<T> = { items: T[]; error?: undefined } | { items: T[]; error
 /** Lists or gets what one query names. Not found on a get means "no such object", not an error. */
 export async function fetchQuery<T extends KubeObject>(client: KubeClient, query: Query): Promise<T[]> {
   const path = resourcePath(query.resource, { namespace: query.namespace, name: query.name });
-  const target = { verb: query.name ? 'get' : 'list', resource: query.resource.display, namespace: query.namespace, name: query.name };
+  const target = {
+    verb: query.name ? 'get' : 'list',
+    resource: query.resource.display,
+    namespace: query.namespace,
+    name: query.name,
+  };
   if (query.name) {
     try {
       const object = await client.request<T>('GET', path, target, { expect: 'object' });
@@ -33,7 +38,9 @@ export async function fetchQuery<T extends KubeObject>(client: KubeClient, query
     }
   }
   // pages of client.pageSize objects: one request per list up to that many, one more per page beyond
-  const list = await listPaged(client, path, target, query, { trim: query.trim as ((item: KubeObject) => T) | undefined });
+  const list = await listPaged(client, path, target, query, {
+    trim: query.trim as ((item: KubeObject) => T) | undefined,
+  });
   return list.items;
 }
 
@@ -41,7 +48,10 @@ export async function fetchQuery<T extends KubeObject>(client: KubeClient, query
  * Fetches every query in one parallel round. Required queries reject the whole snapshot with their typed error;
  * optional ones (e.g. cluster-wide reads a namespaced user may not have) keep theirs beside an empty list.
  */
-export async function fetchAll<K extends string>(client: KubeClient, queries: Record<K, Query>): Promise<Record<K, Fetched<KubeObject>>> {
+export async function fetchAll<K extends string>(
+  client: KubeClient,
+  queries: Record<K, Query>,
+): Promise<Record<K, Fetched<KubeObject>>> {
   const entries = Object.entries(queries) as [K, Query][];
   const results = await Promise.all(
     entries.map(async ([key, query]): Promise<[K, Fetched<KubeObject>]> => {

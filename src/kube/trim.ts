@@ -6,7 +6,16 @@
 // object's own, the rest is left to the garbage collector. A new reader of a field dropped here must add it here;
 // test/unit/kube/trim.test.ts runs every scenario fixture through these and compares models, findings and output.
 // Only the status, why-stalled and --wait/--watch reads use them: the doctor and the gate commands read whole objects.
-import type { Container, ContainerStatus, Endpoint, EndpointSlice, KubeEvent, KubeObject, ObjectMeta, Pod } from '../types/kube.ts';
+import type {
+  Container,
+  ContainerStatus,
+  Endpoint,
+  EndpointSlice,
+  KubeEvent,
+  KubeObject,
+  ObjectMeta,
+  Pod,
+} from '../types/kube.ts';
 
 /** kubectl apply's copy of the whole applied manifest, often an object's largest part; nothing here reads it. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -31,7 +40,18 @@ export function trimObject<T extends KubeObject>(object: T): T {
 }
 
 /** Identity and lifecycle: what buildPodView, ownership, endpoints and selectors read of a pod's metadata. */
-const POD_META = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'ownerReferences', 'finalizers'] as const;
+const POD_META = [
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'ownerReferences',
+  'finalizers',
+] as const;
 /** A container as the rules quote it: image (HS203), ports (HS102), probes (HS201, HS210). No env, mounts, resources. */
 const CONTAINER = ['name', 'image', 'ports', 'readinessProbe', 'startupProbe'] as const;
 /** What containerProblems and containersFinishedAt read of each container's status. */
@@ -40,18 +60,35 @@ const POD_STATUS = ['phase', 'podIP', 'conditions'] as const;
 const SLICE_META = ['name', 'namespace', 'uid', 'resourceVersion', 'labels', 'ownerReferences'] as const;
 const ENDPOINT = ['addresses', 'conditions', 'targetRef', 'nodeName'] as const;
 const EVENT_META = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp'] as const;
-const EVENT = ['apiVersion', 'kind', 'involvedObject', 'reason', 'message', 'type', 'count', 'firstTimestamp', 'lastTimestamp', 'eventTime', 'series'] as const;
+const EVENT = [
+  'apiVersion',
+  'kind',
+  'involvedObject',
+  'reason',
+  'message',
+  'type',
+  'count',
+  'firstTimestamp',
+  'lastTimestamp',
+  'eventTime',
+  'series',
+] as const;
 
 /** A pod of a followed Deployment: its gates, containers, placement, conditions and container states. */
 export function trimPod(pod: Pod): Pod {
   const out = pick(pod, ['apiVersion', 'kind']) as Pod;
   out.metadata = pick(pod.metadata, POD_META);
-  const spec = pick(pod.spec ?? { containers: [] }, ['readinessGates', 'terminationGracePeriodSeconds', 'nodeName']) as Pod['spec'];
+  const spec = pick(pod.spec ?? { containers: [] }, [
+    'readinessGates',
+    'terminationGracePeriodSeconds',
+    'nodeName',
+  ]) as Pod['spec'];
   spec.containers = (pod.spec?.containers ?? []).map((c) => pick(c, CONTAINER) as Container);
   out.spec = spec;
   if (pod.status) {
     const status: NonNullable<Pod['status']> = pick(pod.status, POD_STATUS);
-    if (pod.status.containerStatuses) status.containerStatuses = pod.status.containerStatuses.map((s) => pick(s, CONTAINER_STATUS) as ContainerStatus);
+    if (pod.status.containerStatuses)
+      status.containerStatuses = pod.status.containerStatuses.map((s) => pick(s, CONTAINER_STATUS) as ContainerStatus);
     out.status = status;
   }
   return out;
@@ -62,7 +99,8 @@ export function trimSlice(slice: EndpointSlice): EndpointSlice {
   const out = pick(slice, ['apiVersion', 'kind', 'addressType']) as EndpointSlice;
   out.metadata = pick(slice.metadata, SLICE_META);
   // null (a slice of a Service with no endpoints, as the API server may send it) stays null
-  if (slice.endpoints !== undefined) out.endpoints = slice.endpoints === null ? null : slice.endpoints.map((e) => pick(e, ENDPOINT) as Endpoint);
+  if (slice.endpoints !== undefined)
+    out.endpoints = slice.endpoints === null ? null : slice.endpoints.map((e) => pick(e, ENDPOINT) as Endpoint);
   if (slice.ports !== undefined) out.ports = slice.ports;
   return out;
 }

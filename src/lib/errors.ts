@@ -34,5 +34,7 @@ export function oneLine(err: unknown): string {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !/^The following errors? occurred:$/.test(l) && l !== 'See more help with --help');
-  return lines.reduce((line, next) => (line ? `${line}${line.endsWith(':') ? ' ' : '; '}${next}` : next), '') || err.name;
+  return (
+    lines.reduce((line, next) => (line ? `${line}${line.endsWith(':') ? ' ' : '; '}${next}` : next), '') || err.name
+  );
 }

@@ -36,7 +36,13 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 function knownSecrets(): RegExp | undefined {
   if (secrets.size === 0) return undefined;
   // longest first, so a whole value is masked before one of its lines
-  secretPattern ??= new RegExp([...secrets].sort((a, b) => b.length - a.length).map(escapeRe).join('|'), 'g');
+  secretPattern ??= new RegExp(
+    [...secrets]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRe)
+      .join('|'),
+    'g',
+  );
   return secretPattern;
 }
 
@@ -69,7 +75,8 @@ const PATTERNS: [RegExp, string][] = [
  * numbers; a status of a few hundred pods has tens of thousands of them, keys included.
  */
 // eslint-disable-next-line no-control-regex
-const MAY_NEED_REDACTING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|-----BEGIN|bearer|basic|eyJ|:\/\/|token|passw|secret|client|[A-Za-z0-9+/]{120}/i;
+const MAY_NEED_REDACTING =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|-----BEGIN|bearer|basic|eyJ|:\/\/|token|passw|secret|client|[A-Za-z0-9+/]{120}/i;
 
 /** Removes terminal control sequences only. */
 export function stripControl(text: string): string {

@@ -26,6 +26,10 @@ export function setLongTimeout(fn: () => void, ms: number, options: { unref?: bo
 export function timeoutSignal(ms: number): AbortSignal {
   if (ms <= MAX_TIMER_MS) return AbortSignal.timeout(ms);
   const controller = new AbortController();
-  setLongTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms, { unref: true });
+  setLongTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+    { unref: true },
+  );
   return controller.signal;
 }

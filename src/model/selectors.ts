@@ -38,7 +38,9 @@ export function mapSelects(selector: Record<string, string> | undefined, labels:
 export function formatSelector(selector: Record<string, string> | LabelSelector | undefined): string {
   if (!selector) return '<none>';
   const isLabelSelector = 'matchLabels' in selector || 'matchExpressions' in selector;
-  const matchLabels = isLabelSelector ? ((selector as LabelSelector).matchLabels ?? {}) : (selector as Record<string, string>);
+  const matchLabels = isLabelSelector
+    ? ((selector as LabelSelector).matchLabels ?? {})
+    : (selector as Record<string, string>);
   const parts = Object.entries(matchLabels).map(([k, v]) => `${k}=${v}`);
   if (isLabelSelector) {
     for (const e of (selector as LabelSelector).matchExpressions ?? []) {
@@ -51,7 +53,10 @@ export function formatSelector(selector: Record<string, string> | LabelSelector 
 }
 
 /** Keys where a Service selector fails to match the labels, with what was wanted and found: for "almost matches". */
-export function selectorMismatches(selector: Record<string, string>, labels: Record<string, string> = {}): { key: string; want: string; have: string | undefined }[] {
+export function selectorMismatches(
+  selector: Record<string, string>,
+  labels: Record<string, string> = {},
+): { key: string; want: string; have: string | undefined }[] {
   return Object.entries(selector)
     .filter(([k, v]) => labels[k] !== v)
     .map(([key, want]) => ({ key, want, have: labels[key] }));

@@ -18,8 +18,16 @@ export function servicesSelecting(services: Service[], labels: Record<string, st
 export function nearMisses(services: Service[], labels: Record<string, string> | undefined): NearMiss[] {
   return services
     .filter((s) => s.spec.selector && Object.keys(s.spec.selector).length > 0)
-    .map((s) => ({ service: s.metadata.name, size: Object.keys(s.spec.selector ?? {}).length, mismatches: selectorMismatches(s.spec.selector as Record<string, string>, labels) }))
-    .filter((m) => m.mismatches.length === 1 && (m.size > 1 || editDistance(m.mismatches[0]!.want, m.mismatches[0]!.have ?? '') <= 2))
+    .map((s) => ({
+      service: s.metadata.name,
+      size: Object.keys(s.spec.selector ?? {}).length,
+      mismatches: selectorMismatches(s.spec.selector as Record<string, string>, labels),
+    }))
+    .filter(
+      (m) =>
+        m.mismatches.length === 1 &&
+        (m.size > 1 || editDistance(m.mismatches[0]!.want, m.mismatches[0]!.have ?? '') <= 2),
+    )
     .map(({ service, mismatches }) => ({ service, mismatches }));
 }
 
@@ -27,7 +35,12 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     prev = row;
   }
   return prev[b.length] ?? 0;

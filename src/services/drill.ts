@@ -5,7 +5,17 @@ import { R, resourcePath } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
 import { COMPONENT_LOADBALANCER, HAPTIC_PODS_SELECTOR, LABEL_COMPONENT } from '../haptic/names.ts';
 import { buildDrillReport, type DrillOutcome, type DrillReport, type DrillTarget } from '../model/drill/probe-log.ts';
-import { drillPermissions, type Permission, permissionText, probePod, type ProbePodManifest, PROBE_CONTAINER, restartPatch, servicePort, servicesOf } from '../model/drill/plan.ts';
+import {
+  drillPermissions,
+  type Permission,
+  permissionText,
+  probePod,
+  type ProbePodManifest,
+  PROBE_CONTAINER,
+  restartPatch,
+  servicePort,
+  servicesOf,
+} from '../model/drill/plan.ts';
 import type { RolloutHistory } from '../model/rollout/history.ts';
 import type { RolloutReport } from '../model/rollout/report.ts';
 import { mapSelects } from '../model/selectors.ts';
@@ -56,7 +66,12 @@ export async function planDrill(client: KubeClient, req: DrillRequest, now = Dat
   return {
     deployment: deployment!,
     target,
-    pod: probePod(deployment!, target, { image: req.image, intervalMs: req.intervalMs, timeoutMs: req.probeTimeoutMs, deadlineMs }),
+    pod: probePod(deployment!, target, {
+      image: req.image,
+      intervalMs: req.intervalMs,
+      timeoutMs: req.probeTimeoutMs,
+      deadlineMs,
+    }),
     restart: req.restart ? restartPatch(now) : undefined,
     permissions: drillPermissions(req.restart),
   };
@@ -65,13 +80,20 @@ export async function planDrill(client: KubeClient, req: DrillRequest, now = Dat
 async function serviceTarget(client: KubeClient, deployment: Deployment, req: DrillRequest): Promise<DrillTarget> {
   const services = await fetchQuery<Service>(client, { resource: R.services, namespace: req.namespace });
   const selecting = servicesOf(deployment, services);
-  const service = req.service ? services.find((s) => s.metadata.name === req.service) : selecting.length === 1 ? selecting[0] : undefined;
-  if (req.service && !service) throw new UserError(`service "${req.service}" not found in namespace "${req.namespace}"`);
+  const service = req.service
+    ? services.find((s) => s.metadata.name === req.service)
+    : selecting.length === 1
+      ? selecting[0]
+      : undefined;
+  if (req.service && !service)
+    throw new UserError(`service "${req.service}" not found in namespace "${req.namespace}"`);
   if (!service) {
     const names = selecting.map((s) => s.metadata.name).join(', ');
-    throw new UserError(selecting.length === 0
-      ? `no Service in namespace "${req.namespace}" selects the pods of deployment/${req.name}: name one with --service, or go through HAPTIC's HAProxy with --host`
-      : `several Services select the pods of deployment/${req.name} (${names}): name one with --service`);
+    throw new UserError(
+      selecting.length === 0
+        ? `no Service in namespace "${req.namespace}" selects the pods of deployment/${req.name}: name one with --service, or go through HAPTIC's HAProxy with --host`
+        : `several Services select the pods of deployment/${req.name} (${names}): name one with --service`,
+    );
   }
   return serviceURL(service, req, 'service');
 }
@@ -79,11 +101,18 @@ async function serviceTarget(client: KubeClient, deployment: Deployment, req: Dr
 function serviceURL(service: Service, req: DrillRequest, via: DrillTarget['via']): DrillTarget {
   const ip = service.spec.clusterIP;
   const name = `${service.metadata.namespace}/${service.metadata.name}`;
-  if (!ip || ip === 'None') throw new UserError(`service ${name} is headless (no ClusterIP) and cannot be sent requests as one: ${via === 'service' ? 'go through HAPTIC\'s HAProxy with --host' : 'name another with --haproxy-service'}`);
+  if (!ip || ip === 'None')
+    throw new UserError(
+      `service ${name} is headless (no ClusterIP) and cannot be sent requests as one: ${via === 'service' ? "go through HAPTIC's HAProxy with --host" : 'name another with --haproxy-service'}`,
+    );
   const port = servicePort(service, req.port, (n) => via === 'haproxy' && n === 'dataplane');
   if (port === undefined) {
     const ports = (service.spec.ports ?? []).map((p) => `${p.name ?? '-'}:${p.port}`).join(', ');
-    throw new UserError(req.port === undefined ? `service ${name} has several ports (${ports}): choose one with --port` : `service ${name} has no TCP port ${req.port} (${ports})`);
+    throw new UserError(
+      req.port === undefined
+        ? `service ${name} has several ports (${ports}): choose one with --port`
+        : `service ${name} has no TCP port ${req.port} (${ports})`,
+    );
   }
   const host = ip.includes(':') ? `[${ip}]` : ip;
   return { via, service: name, url: `http://${host}:${port}${req.path}`, ...(req.host ? { host: req.host } : {}) };
@@ -98,29 +127,80 @@ async function haproxyTarget(client: KubeClient, req: DrillRequest): Promise<Dri
   let namespace: string | undefined;
   let name: string | undefined;
   if (req.haproxyService) {
-    [namespace, name] = req.haproxyService.includes('/') ? req.haproxyService.split('/', 2) : [req.namespace, req.haproxyService];
+    [namespace, name] = req.haproxyService.includes('/')
+      ? req.haproxyService.split('/', 2)
+      : [req.namespace, req.haproxyService];
   }
-  const pods = (await fetchQuery<Pod>(client, { resource: R.pods, namespace, labelSelector: `${HAPTIC_PODS_SELECTOR},${LABEL_COMPONENT}=${COMPONENT_LOADBALANCER}` }));
+  const pods = await fetchQuery<Pod>(client, {
+    resource: R.pods,
+    namespace,
+    labelSelector: `${HAPTIC_PODS_SELECTOR},${LABEL_COMPONENT}=${COMPONENT_LOADBALANCER}`,
+  });
   const namespaces = [...new Set(pods.map((p) => p.metadata.namespace ?? ''))];
-  const services = (await Promise.all(namespaces.map((ns) => fetchQuery<Service>(client, { resource: R.services, namespace: ns })))).flat();
-  const fronting = services.filter((s) => s.metadata.labels?.[LABEL_COMPONENT] !== 'dataplane-api' && pods.some((p) => p.metadata.namespace === s.metadata.namespace && Object.keys(s.spec?.selector ?? {}).length > 0 && mapSelects(s.spec?.selector, p.metadata.labels)));
-  const chosen = name ? fronting.find((s) => s.metadata.name === name && s.metadata.namespace === namespace) : fronting.length === 1 ? fronting[0] : undefined;
+  const services = (
+    await Promise.all(namespaces.map((ns) => fetchQuery<Service>(client, { resource: R.services, namespace: ns })))
+  ).flat();
+  const fronting = services.filter(
+    (s) =>
+      s.metadata.labels?.[LABEL_COMPONENT] !== 'dataplane-api' &&
+      pods.some(
+        (p) =>
+          p.metadata.namespace === s.metadata.namespace &&
+          Object.keys(s.spec?.selector ?? {}).length > 0 &&
+          mapSelects(s.spec?.selector, p.metadata.labels),
+      ),
+  );
+  const chosen = name
+    ? fronting.find((s) => s.metadata.name === name && s.metadata.namespace === namespace)
+    : fronting.length === 1
+      ? fronting[0]
+      : undefined;
   if (!chosen) {
     const found = fronting.map((s) => `${s.metadata.namespace}/${s.metadata.name}`).join(', ');
-    if (name) throw new UserError(`service ${namespace}/${name} does not select HAPTIC's HAProxy pods${found ? ` (these do: ${found})` : ''}`);
-    throw new UserError(fronting.length === 0
-      ? "no Service selects HAPTIC's HAProxy pods (app.kubernetes.io/name=haptic, component loadbalancer): name one with --haproxy-service NAMESPACE/NAME"
-      : `several Services select HAPTIC's HAProxy pods (${found}): choose one with --haproxy-service NAMESPACE/NAME`);
+    if (name)
+      throw new UserError(
+        `service ${namespace}/${name} does not select HAPTIC's HAProxy pods${found ? ` (these do: ${found})` : ''}`,
+      );
+    throw new UserError(
+      fronting.length === 0
+        ? "no Service selects HAPTIC's HAProxy pods (app.kubernetes.io/name=haptic, component loadbalancer): name one with --haproxy-service NAMESPACE/NAME"
+        : `several Services select HAPTIC's HAProxy pods (${found}): choose one with --haproxy-service NAMESPACE/NAME`,
+    );
   }
   return serviceURL(chosen, req, 'haproxy');
 }
 
 /** The permissions the user lacks in the namespace (SelfSubjectAccessReview, as kubectl auth can-i). */
-export async function missingPermissions(client: KubeClient, namespace: string, permissions: Permission[]): Promise<Permission[]> {
+export async function missingPermissions(
+  client: KubeClient,
+  namespace: string,
+  permissions: Permission[],
+): Promise<Permission[]> {
   const path = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
-  const answers = await Promise.all(permissions.map((p) => client.request<{ status?: { allowed?: boolean } }>('POST', path, { verb: 'create', resource: 'selfsubjectaccessreviews.authorization.k8s.io' }, {
-    body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace, verb: p.verb, group: p.group, resource: p.resource, ...(p.subresource ? { subresource: p.subresource } : {}) } } },
-  })));
+  const answers = await Promise.all(
+    permissions.map((p) =>
+      client.request<{ status?: { allowed?: boolean } }>(
+        'POST',
+        path,
+        { verb: 'create', resource: 'selfsubjectaccessreviews.authorization.k8s.io' },
+        {
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: {
+              resourceAttributes: {
+                namespace,
+                verb: p.verb,
+                group: p.group,
+                resource: p.resource,
+                ...(p.subresource ? { subresource: p.subresource } : {}),
+              },
+            },
+          },
+        },
+      ),
+    ),
+  );
   return permissions.filter((_, i) => answers[i]?.status?.allowed !== true);
 }
 
@@ -130,7 +210,9 @@ export async function checkPermissions(client: KubeClient, plan: DrillPlan): Pro
   const missing = await missingPermissions(client, namespace, plan.permissions);
   if (!missing.length) return;
   const list = missing.map((p) => `${permissionText(p)} (${p.for})`).join(', ');
-  throw new UserError(`forbidden: drill needs in namespace "${namespace}": ${list}; nothing was created`, { exitCode: ExitCode.cluster });
+  throw new UserError(`forbidden: drill needs in namespace "${namespace}": ${list}; nothing was created`, {
+    exitCode: ExitCode.cluster,
+  });
 }
 
 export interface DrillHooks {
@@ -165,25 +247,49 @@ async function waitRunning(client: KubeClient, namespace: string, name: string, 
   const deadline = Date.now() + POD_START_MS;
   let why = 'not scheduled yet';
   for (;;) {
-    const pod = await client.request<Pod>('GET', path, { verb: 'get', resource: 'pods', namespace, name }, { expect: 'object' });
+    const pod = await client.request<Pod>(
+      'GET',
+      path,
+      { verb: 'get', resource: 'pods', namespace, name },
+      { expect: 'object' },
+    );
     const phase = pod.status?.phase;
     if (phase === 'Running') return;
-    if (phase === 'Succeeded' || phase === 'Failed') throw new UserError(`the probe pod ${name} ended (${phase}) before the rollout was followed`, { exitCode: ExitCode.failed });
+    if (phase === 'Succeeded' || phase === 'Failed')
+      throw new UserError(`the probe pod ${name} ended (${phase}) before the rollout was followed`, {
+        exitCode: ExitCode.failed,
+      });
     const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
     if (waiting?.reason) why = `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`;
-    if (waiting?.reason && /ImagePull|ErrImage|InvalidImageName|CreateContainerConfigError/.test(waiting.reason)) throw new UserError(`the probe pod ${name} cannot start: ${why}`, { exitCode: ExitCode.failed });
-    if (Date.now() > deadline) throw new UserError(`the probe pod ${name} did not start within ${POD_START_MS / 1000}s (${why})`, { exitCode: ExitCode.timeout });
+    if (waiting?.reason && /ImagePull|ErrImage|InvalidImageName|CreateContainerConfigError/.test(waiting.reason))
+      throw new UserError(`the probe pod ${name} cannot start: ${why}`, { exitCode: ExitCode.failed });
+    if (Date.now() > deadline)
+      throw new UserError(`the probe pod ${name} did not start within ${POD_START_MS / 1000}s (${why})`, {
+        exitCode: ExitCode.timeout,
+      });
     await sleep(500, signal);
   }
 }
 
-type Followed = { outcome: DrillOutcome; history?: RolloutHistory | undefined; report?: RolloutReport | undefined; progressingAt?: number | undefined; doneAt?: number | undefined };
+type Followed = {
+  outcome: DrillOutcome;
+  history?: RolloutHistory | undefined;
+  report?: RolloutReport | undefined;
+  progressingAt?: number | undefined;
+  doneAt?: number | undefined;
+};
 
 /**
  * Follows the rollout (as status --wait --drained) until it is complete and drained after having progressed —
  * after the restart, when drill restarted it: a model of an older generation is not the rollout it started.
  */
-async function follow(client: KubeClient, plan: DrillPlan, req: DrillRequest, hooks: DrillHooks, started: () => number | undefined): Promise<Followed> {
+async function follow(
+  client: KubeClient,
+  plan: DrillPlan,
+  req: DrillRequest,
+  hooks: DrillHooks,
+  started: () => number | undefined,
+): Promise<Followed> {
   let settle!: (f: Followed) => void;
   let fail!: (e: unknown) => void;
   const ended = new Promise<Followed>((resolve, reject) => {
@@ -203,14 +309,19 @@ async function follow(client: KubeClient, plan: DrillPlan, req: DrillRequest, ho
       const current = req.restart ? generation !== undefined && update.model.observedGeneration >= generation : true;
       const now = (hooks.now ?? Date.now)();
       if (!update.done && current) progressingAt ??= now;
-      if (update.model.phase === 'failed' && current) settle({ outcome: 'failed', history: update.history, progressingAt });
-      else if (update.done && update.history.progressed && current) settle({ outcome: 'complete', history: update.history, report: update.report, progressingAt, doneAt: now });
+      if (update.model.phase === 'failed' && current)
+        settle({ outcome: 'failed', history: update.history, progressingAt });
+      else if (update.done && update.history.progressed && current)
+        settle({ outcome: 'complete', history: update.history, report: update.report, progressingAt, doneAt: now });
     },
   });
   follower.start();
   const onAbort = () => fail(new Interrupted());
   hooks.signal.addEventListener('abort', onAbort, { once: true });
-  const timer = req.timeoutMs > 0 ? setTimeout(() => settle({ outcome: 'timeout', history: last?.history }), req.timeoutMs) : undefined;
+  const timer =
+    req.timeoutMs > 0
+      ? setTimeout(() => settle({ outcome: 'timeout', history: last?.history }), req.timeoutMs)
+      : undefined;
   try {
     return await ended;
   } finally {
@@ -221,12 +332,24 @@ async function follow(client: KubeClient, plan: DrillPlan, req: DrillRequest, ho
 }
 
 /** Creates the probe pod, restarts (or waits for) the rollout, follows it, reads the probe's log, deletes the pod. */
-export async function runDrill(client: KubeClient, plan: DrillPlan, req: DrillRequest, hooks: DrillHooks): Promise<DrillReport> {
+export async function runDrill(
+  client: KubeClient,
+  plan: DrillPlan,
+  req: DrillRequest,
+  hooks: DrillHooks,
+): Promise<DrillReport> {
   const namespace = plan.deployment.metadata.namespace!;
   const pods = resourcePath(R.pods, { namespace });
   const target = plan.target;
-  hooks.onStep(`creating a probe pod in namespace ${namespace} (image ${req.image}): GET ${target.url}${target.host ? ` with Host ${target.host}` : ''} every ${req.intervalMs}ms; it is deleted at the end, also on Ctrl-C`);
-  const created = await client.request<Pod>('POST', pods, { verb: 'create', resource: 'pods', namespace }, { body: plan.pod, expect: 'object' });
+  hooks.onStep(
+    `creating a probe pod in namespace ${namespace} (image ${req.image}): GET ${target.url}${target.host ? ` with Host ${target.host}` : ''} every ${req.intervalMs}ms; it is deleted at the end, also on Ctrl-C`,
+  );
+  const created = await client.request<Pod>(
+    'POST',
+    pods,
+    { verb: 'create', resource: 'pods', namespace },
+    { body: plan.pod, expect: 'object' },
+  );
   const name = created.metadata.name;
   hooks.onStep(`created pod/${name}`);
   try {
@@ -242,9 +365,16 @@ export async function runDrill(client: KubeClient, plan: DrillPlan, req: DrillRe
       const deploymentPath = resourcePath(R.deployments, { namespace, name: plan.deployment.metadata.name });
       hooks.onStep(`restarting deployment/${plan.deployment.metadata.name} (as kubectl rollout restart)`);
       restartedAt = (hooks.now ?? Date.now)();
-      const patched = await client.request<Deployment>('PATCH', deploymentPath, { verb: 'patch', resource: 'deployments.apps', namespace, name: plan.deployment.metadata.name }, {
-        body: restartPatch(restartedAt), contentType: 'application/strategic-merge-patch+json', expect: 'object',
-      });
+      const patched = await client.request<Deployment>(
+        'PATCH',
+        deploymentPath,
+        { verb: 'patch', resource: 'deployments.apps', namespace, name: plan.deployment.metadata.name },
+        {
+          body: restartPatch(restartedAt),
+          contentType: 'application/strategic-merge-patch+json',
+          expect: 'object',
+        },
+      );
       generation = patched.metadata.generation ?? 0;
     } else {
       hooks.onStep(`waiting for a rollout of deployment/${plan.deployment.metadata.name} to start (--no-restart)`);
@@ -252,7 +382,12 @@ export async function runDrill(client: KubeClient, plan: DrillPlan, req: DrillRe
     const result = await followed;
     // the requests still in flight when the rollout ended, and the lines that tell them
     await sleep(req.intervalMs + req.probeTimeoutMs + 1000, hooks.signal);
-    const log = await client.request<unknown>('GET', `${resourcePath(R.pods, { namespace, name })}/log`, { verb: 'get', resource: 'pods/log', namespace, name }, { query: { container: PROBE_CONTAINER, timestamps: true } });
+    const log = await client.request<unknown>(
+      'GET',
+      `${resourcePath(R.pods, { namespace, name })}/log`,
+      { verb: 'get', resource: 'pods/log', namespace, name },
+      { query: { container: PROBE_CONTAINER, timestamps: true } },
+    );
     return buildDrillReport({
       deployment: plan.deployment.metadata.name,
       namespace,
@@ -273,10 +408,17 @@ export async function runDrill(client: KubeClient, plan: DrillPlan, req: DrillRe
 
 async function deleteProbe(client: KubeClient, namespace: string, name: string, hooks: DrillHooks): Promise<void> {
   try {
-    await client.request('DELETE', resourcePath(R.pods, { namespace, name }), { verb: 'delete', resource: 'pods', namespace, name });
+    await client.request('DELETE', resourcePath(R.pods, { namespace, name }), {
+      verb: 'delete',
+      resource: 'pods',
+      namespace,
+      name,
+    });
     hooks.onStep(`deleted pod/${name}`);
   } catch (error) {
     if (isApiError(error, 'NotFound')) return;
-    hooks.onStep(`could not delete pod/${name}: ${error instanceof Error ? error.message : String(error)}; delete it with: kubectl delete pod ${name} -n ${namespace}`);
+    hooks.onStep(
+      `could not delete pod/${name}: ${error instanceof Error ? error.message : String(error)}; delete it with: kubectl delete pod ${name} -n ${namespace}`,
+    );
   }
 }

@@ -22,14 +22,21 @@ export interface GateOptions extends TargetSelection {
 /** enable-gate / disable-gate: resolve every target first, then plan, check and patch each on its own. */
 export async function applyGate(client: KubeClient, options: GateOptions): Promise<GateRecord[]> {
   const deployments = await resolveDeployments(client, options);
-  const needsPreflight = options.action === 'enable' && deployments.some((d) => planGate(d, 'enable', options.conditionType).changed);
+  const needsPreflight =
+    options.action === 'enable' && deployments.some((d) => planGate(d, 'enable', options.conditionType).changed);
   const [services, haptic] = needsPreflight
-    ? await Promise.all([fetchQuery<Service>(client, { resource: R.services, namespace: options.namespace }), loadHaptic(client)])
+    ? await Promise.all([
+        fetchQuery<Service>(client, { resource: R.services, namespace: options.namespace }),
+        loadHaptic(client),
+      ])
     : [[], undefined];
   const hapticModel = haptic && buildHaptic(haptic, Date.now());
   const records: GateRecord[] = [];
   for (const deployment of deployments) {
-    const findings = haptic && hapticModel ? preflight({ deployment, services, haptic: hapticModel, routes: haptic, conditionType: options.conditionType }) : [];
+    const findings =
+      haptic && hapticModel
+        ? preflight({ deployment, services, haptic: hapticModel, routes: haptic, conditionType: options.conditionType })
+        : [];
     records.push(await gateOne(client, deployment, findings, options));
   }
   return records;
@@ -39,7 +46,11 @@ export async function applyGate(client: KubeClient, options: GateOptions): Promi
  * What the command would do to one Deployment, decided without a request: unchanged, refused by a blocker, or the
  * patch and the pod template before and after (with --dry-run=client, that is the whole answer).
  */
-export function planRecord(deployment: Deployment, findings: Finding[], options: Pick<GateOptions, 'namespace' | 'action' | 'conditionType' | 'dryRun' | 'force'>): GateRecord {
+export function planRecord(
+  deployment: Deployment,
+  findings: Finding[],
+  options: Pick<GateOptions, 'namespace' | 'action' | 'conditionType' | 'dryRun' | 'force'>,
+): GateRecord {
   const plan = planGate(deployment, options.action, options.conditionType);
   const record: GateRecord = {
     name: deployment.metadata.name,
@@ -56,7 +67,13 @@ export function planRecord(deployment: Deployment, findings: Finding[], options:
   };
   if (!plan.changed) return record;
   record.templateBefore = deployment.spec.template;
-  record.templateAfter = { ...deployment.spec.template, spec: { ...deployment.spec.template.spec, readinessGates: plan.gatesAfter.map((conditionType) => ({ conditionType })) } };
+  record.templateAfter = {
+    ...deployment.spec.template,
+    spec: {
+      ...deployment.spec.template.spec,
+      readinessGates: plan.gatesAfter.map((conditionType) => ({ conditionType })),
+    },
+  };
   if (!plan.gatesAfter.length) delete record.templateAfter.spec.readinessGates;
   const blockers = findings.filter((f) => f.severity === 'blocker');
   if (blockers.length && !options.force) return { ...record, result: 'refused' };
@@ -65,7 +82,12 @@ export function planRecord(deployment: Deployment, findings: Finding[], options:
 
 const resultOf = (action: GateAction): GateResult => (action === 'enable' ? 'added' : 'removed');
 
-async function gateOne(client: KubeClient, deployment: Deployment, findings: Finding[], options: GateOptions): Promise<GateRecord> {
+async function gateOne(
+  client: KubeClient,
+  deployment: Deployment,
+  findings: Finding[],
+  options: GateOptions,
+): Promise<GateRecord> {
   const record = planRecord(deployment, findings, options);
   if (record.result !== 'unchanged' || record.patch.length === 0) return record;
   let patched: Awaited<ReturnType<typeof patchWithRetry>>;
@@ -73,7 +95,9 @@ async function gateOne(client: KubeClient, deployment: Deployment, findings: Fin
     patched = await patchWithRetry(client, deployment, options);
   } catch (err) {
     // a PATCH that timed out may have been applied by the API server all the same
-    const unsure = isApiError(err, 'Timeout') ? `; the patch may or may not have been applied: check with kubectl get deployment ${deployment.metadata.name} -n ${record.namespace} -o yaml` : '';
+    const unsure = isApiError(err, 'Timeout')
+      ? `; the patch may or may not have been applied: check with kubectl get deployment ${deployment.metadata.name} -n ${record.namespace} -o yaml`
+      : '';
     return { ...record, result: 'failed', error: `${oneLine(err)}${unsure}`, cause: err };
   }
   record.patch = patched.patch;
@@ -85,7 +109,9 @@ async function gateOne(client: KubeClient, deployment: Deployment, findings: Fin
     record.revision = await observedRevision(client, patched.deployment);
   } catch (err) {
     record.revision = undefined;
-    record.warnings = [`the gate was written, but reading the Deployment back for its new revision failed: ${oneLine(err)}`];
+    record.warnings = [
+      `the gate was written, but reading the Deployment back for its new revision failed: ${oneLine(err)}`,
+    ];
   }
   return record;
 }
@@ -95,7 +121,11 @@ async function gateOne(client: KubeClient, deployment: Deployment, findings: Fin
  * our request…"), so after a 409 or 422 the Deployment is re-read: if the tested fields changed, it was a concurrent
  * edit and the patch is re-planned and sent once more; otherwise the 422 was a real validation error and is reported.
  */
-async function patchWithRetry(client: KubeClient, deployment: Deployment, options: GateOptions): Promise<{ deployment: Deployment; patch: Operation[]; changed: boolean }> {
+async function patchWithRetry(
+  client: KubeClient,
+  deployment: Deployment,
+  options: GateOptions,
+): Promise<{ deployment: Deployment; patch: Operation[]; changed: boolean }> {
   let current = deployment;
   for (let attempt = 0; ; attempt++) {
     const plan = planGate(current, options.action, options.conditionType);
@@ -103,19 +133,28 @@ async function patchWithRetry(client: KubeClient, deployment: Deployment, option
     const { name, namespace } = current.metadata;
     const target = { verb: 'patch', resource: R.deployments.display, namespace, name };
     try {
-      const result = await client.request<Deployment>('PATCH', resourcePath(R.deployments, { namespace, name }), target, {
-        body: plan.patch,
-        contentType: 'application/json-patch+json',
-        expect: 'object',
-        query: { dryRun: options.dryRun === 'server' ? 'All' : undefined, fieldManager: 'kubectl-haptic' },
-      });
+      const result = await client.request<Deployment>(
+        'PATCH',
+        resourcePath(R.deployments, { namespace, name }),
+        target,
+        {
+          body: plan.patch,
+          contentType: 'application/json-patch+json',
+          expect: 'object',
+          query: { dryRun: options.dryRun === 'server' ? 'All' : undefined, fieldManager: 'kubectl-haptic' },
+        },
+      );
       return { deployment: result, patch: plan.patch, changed: true };
     } catch (err) {
       if (!isApiError(err, 'Conflict') && !isApiError(err, 'Invalid')) throw err;
       const [fresh] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name });
       if (!fresh) throw new Error(`deployments.apps "${name}" was deleted while this command ran`);
       if (!guardsFail(plan.patch, fresh)) throw err;
-      if (attempt >= 1) throw new Error(`conflict: deployments.apps "${name}" changed again while retrying; nothing was written, run the command again`, { cause: err });
+      if (attempt >= 1)
+        throw new Error(
+          `conflict: deployments.apps "${name}" changed again while retrying; nothing was written, run the command again`,
+          { cause: err },
+        );
       current = fresh;
     }
   }
@@ -124,7 +163,11 @@ async function patchWithRetry(client: KubeClient, deployment: Deployment, option
 /** Whether the patch's `test` operations fail against this object (what a concurrent edit does). */
 function guardsFail(patch: Operation[], object: Deployment): boolean {
   try {
-    fastJsonPatch.applyPatch(structuredClone(object), patch.filter((op) => op.op === 'test'), true);
+    fastJsonPatch.applyPatch(
+      structuredClone(object),
+      patch.filter((op) => op.op === 'test'),
+      true,
+    );
     return false;
   } catch {
     return true;
@@ -136,7 +179,11 @@ function revisionOf(deployment: Deployment): string | undefined {
 }
 
 /** The Deployment controller stamps the new revision once it observes the new generation; wait a little for it. */
-async function observedRevision(client: KubeClient, written: Deployment, timeoutMs = 5000): Promise<string | undefined> {
+async function observedRevision(
+  client: KubeClient,
+  written: Deployment,
+  timeoutMs = 5000,
+): Promise<string | undefined> {
   const { name, namespace, generation = 0 } = written.metadata;
   const deadline = Date.now() + timeoutMs;
   let latest = written;

@@ -13,13 +13,21 @@ import { observe, type RolloutHistory } from '../model/rollout/history.ts';
 import { buildReport, type RolloutUpdate } from '../model/rollout/report.ts';
 import { buildRollout, type RolloutModel } from '../model/rollout/rollout.ts';
 import { transitions } from '../model/rollout/transitions.ts';
-import type { Deployment, EndpointSlice, KubeEvent, KubeObject, Lease, Pod, ReplicaSet, Service } from '../types/kube.ts';
+import type {
+  Deployment,
+  EndpointSlice,
+  KubeEvent,
+  KubeObject,
+  Lease,
+  Pod,
+  ReplicaSet,
+  Service,
+} from '../types/kube.ts';
 import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
 import type { HapticInputs, Read, RolloutSnapshot } from '../types/snapshot.ts';
 import { oneLine } from '../lib/errors.ts';
 import { isApiError } from '../kube/errors.ts';
 import { keepHeapSmall } from '../lib/heap.ts';
-
 
 /** One kept-current list of objects: an informer, or a fake in tests. */
 export interface Store<T extends KubeObject = KubeObject> {
@@ -66,9 +74,17 @@ export interface RolloutFollower {
 }
 
 /** Follows one Deployment's rollout with informers on the API server. */
-export function followRollout(client: KubeClient, target: Deployment, options: FollowOptions & { informer?: InformerOptions }): RolloutFollower {
+export function followRollout(
+  client: KubeClient,
+  target: Deployment,
+  options: FollowOptions & { informer?: InformerOptions },
+): RolloutFollower {
   keepHeapSmall();
-  return new RolloutStream((query, onChange) => new Informer(client, query, { onChange }, options.informer), target, options);
+  return new RolloutStream(
+    (query, onChange) => new Informer(client, query, { onChange }, options.informer),
+    target,
+    options,
+  );
 }
 
 /**
@@ -79,7 +95,13 @@ export function followRollout(client: KubeClient, target: Deployment, options: F
 export function sharedStores(open: StoreFactory): StoreFactory {
   const shared = new Map<string, { store: Store; listeners: Set<() => void>; started: number }>();
   return (query, onChange) => {
-    const key = JSON.stringify([query.resource.display, query.namespace, query.name, query.labelSelector, query.fieldSelector]);
+    const key = JSON.stringify([
+      query.resource.display,
+      query.namespace,
+      query.name,
+      query.labelSelector,
+      query.fieldSelector,
+    ]);
     let entry = shared.get(key);
     if (!entry) {
       const listeners = new Set<() => void>();
@@ -123,8 +145,21 @@ export function sharedStores(open: StoreFactory): StoreFactory {
 }
 
 type Part =
-  | 'replicaSets' | 'pods' | 'services' | 'slices' | 'warnings' | 'deploymentEvents' | 'templateConfigs' | 'haproxyCfgs' | 'hapticPods'
-  | 'clusterRoles' | 'clusterRoleBindings' | 'ingresses' | 'gateways' | 'httpRoutes' | 'grpcRoutes';
+  | 'replicaSets'
+  | 'pods'
+  | 'services'
+  | 'slices'
+  | 'warnings'
+  | 'deploymentEvents'
+  | 'templateConfigs'
+  | 'haproxyCfgs'
+  | 'hapticPods'
+  | 'clusterRoles'
+  | 'clusterRoleBindings'
+  | 'ingresses'
+  | 'gateways'
+  | 'httpRoutes'
+  | 'grpcRoutes';
 
 /** Kinds a cluster may not serve at all (the Gateway API is an add-on): their NotFound is an answer, not a problem. */
 const MAY_BE_ABSENT: Part[] = ['gateways', 'httpRoutes', 'grpcRoutes'];
@@ -156,7 +191,12 @@ export class RolloutStream implements RolloutFollower {
   private history: RolloutHistory | undefined;
   private emitted: RolloutModel | undefined;
 
-  constructor(open: StoreFactory, target: Deployment, options: FollowOptions, scope: { deployments: Deployment[]; selector?: string | undefined } = { deployments: [target] }) {
+  constructor(
+    open: StoreFactory,
+    target: Deployment,
+    options: FollowOptions,
+    scope: { deployments: Deployment[]; selector?: string | undefined } = { deployments: [target] },
+  ) {
     this.open = open;
     this.options = options;
     this.target = target;
@@ -201,7 +241,9 @@ export class RolloutStream implements RolloutFollower {
   /** First error of a store that is retrying (API server down, forbidden…). */
   private problem(): unknown {
     const absent = new Set(MAY_BE_ABSENT.map((part) => this.parts[part]));
-    return [...this.stores, ...this.leaseStores.values()].find((s) => s.error && !(absent.has(s) && isApiError(s.error, 'NotFound')))?.error;
+    return [...this.stores, ...this.leaseStores.values()].find(
+      (s) => s.error && !(absent.has(s) && isApiError(s.error, 'NotFound')),
+    )?.error;
   }
 
   /**
@@ -223,7 +265,8 @@ export class RolloutStream implements RolloutFollower {
       this.lastStarted = started;
       this.lastTook = Date.now() - started;
       clearTimeout(this.ticker);
-      if (!this.stopped) this.ticker = setTimeout(() => this.run(), Math.max(this.options.tickMs ?? 1000, 2 * this.lastTook));
+      if (!this.stopped)
+        this.ticker = setTimeout(() => this.run(), Math.max(this.options.tickMs ?? 1000, 2 * this.lastTook));
     }
   }
 
@@ -256,18 +299,26 @@ export class RolloutStream implements RolloutFollower {
       return;
     }
     const { name, namespace } = this.target.metadata;
-    const deployment = (this.deployment.items() as Deployment[]).find((d) => d.metadata.name === name && d.metadata.namespace === namespace);
+    const deployment = (this.deployment.items() as Deployment[]).find(
+      (d) => d.metadata.name === name && d.metadata.namespace === namespace,
+    );
     // optional reads (events, HAPTIC's objects, Leases) answer with their error: the model says what is unreadable
     const optional = [...this.stores.filter((s) => !required.includes(s)), ...this.leaseStores.values()];
     if (!deployment || !required.every((s) => s.synced) || !optional.every((s) => s.synced || s.error)) return;
     const leases = [...this.leaseStores.values()];
     const p = this.parts;
-    const read = <T>(s: Store): Read<T> => ({ items: s.items() as T[], error: s.synced ? undefined : readError(s.error) });
+    const read = <T>(s: Store): Read<T> => ({
+      items: s.items() as T[],
+      error: s.synced ? undefined : readError(s.error),
+    });
     const haptic: HapticInputs = {
       templateConfigs: read<HAProxyTemplateConfig>(p.templateConfigs),
       haproxyCfgs: read<HAProxyCfg>(p.haproxyCfgs),
       pods: read<Pod>(p.hapticPods),
-      leases: { items: leases.flatMap((s) => s.items()) as Lease[], error: readError(leases.find((s) => !s.synced)?.error) },
+      leases: {
+        items: leases.flatMap((s) => s.items()) as Lease[],
+        error: readError(leases.find((s) => !s.synced)?.error),
+      },
       clusterRoles: read(p.clusterRoles),
       clusterRoleBindings: read(p.clusterRoleBindings),
       ingresses: read(p.ingresses),
@@ -305,7 +356,12 @@ export class RolloutStream implements RolloutFollower {
     this.last = seen;
     const lines = transitions(this.emitted, model, { history, now });
     this.emitted = model;
-    this.options.onUpdate({ ...seen, transitions: lines, history, report: done && history.progressed ? buildReport(model, history) : undefined });
+    this.options.onUpdate({
+      ...seen,
+      transitions: lines,
+      history,
+      report: done && history.progressed ? buildReport(model, history) : undefined,
+    });
   }
 }
 

@@ -14,7 +14,10 @@ import { resolveDeployments, type TargetSelection } from './targets.ts';
  */
 export async function rolloutSnapshots(client: KubeClient, selection: TargetSelection): Promise<RolloutSnapshot[]> {
   // named Deployments must all exist: what does not need their selectors is sent beside their GETs
-  const early = selection.names.length && selection.namespace !== undefined ? prefetchRollouts(client, selection.namespace, selection.names) : undefined;
+  const early =
+    selection.names.length && selection.namespace !== undefined
+      ? prefetchRollouts(client, selection.namespace, selection.names)
+      : undefined;
   const deployments = await resolveDeployments(client, selection, trimObject);
   if (!deployments.length) return [];
   return splitRollouts(deployments, await loadRollouts(client, deployments, early));
@@ -26,5 +29,7 @@ export async function rolloutSnapshots(client: KubeClient, selection: TargetSele
  */
 export function rolloutModels(snapshots: RolloutSnapshot[], now: number, gateType: string): RolloutModel[] {
   const haptic = snapshots[0] && buildHaptic(snapshots[0].haptic, now);
-  return snapshots.map((s) => withOwnServers(buildRollout(s, now, { gateType, haptic: s.haptic === snapshots[0]?.haptic ? haptic : undefined })));
+  return snapshots.map((s) =>
+    withOwnServers(buildRollout(s, now, { gateType, haptic: s.haptic === snapshots[0]?.haptic ? haptic : undefined })),
+  );
 }

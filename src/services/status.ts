@@ -11,7 +11,11 @@ export interface StatusOptions extends TargetSelection {
 }
 
 /** One snapshot, one model per Deployment. */
-export async function loadStatus(client: KubeClient, options: StatusOptions, now = Date.now()): Promise<RolloutModel[]> {
+export async function loadStatus(
+  client: KubeClient,
+  options: StatusOptions,
+  now = Date.now(),
+): Promise<RolloutModel[]> {
   return rolloutModels(await rolloutSnapshots(client, options), now, options.conditionType);
 }
 
@@ -34,9 +38,14 @@ export interface RolloutFeed {
  * status --watch: the one Deployment the selection names, followed with informers. What following needs loads only
  * here: a one-shot status reads once and prints.
  */
-export async function followStatus(client: KubeClient, selection: TargetSelection, options: FollowStatusOptions): Promise<RolloutFeed> {
+export async function followStatus(
+  client: KubeClient,
+  selection: TargetSelection,
+  options: FollowStatusOptions,
+): Promise<RolloutFeed> {
   const deployments = await resolveDeployments(client, selection);
-  if (deployments.length !== 1) throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
+  if (deployments.length !== 1)
+    throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
   const { followRollout } = await import('./live-rollout.ts');
   const map = options.map ?? ((update: RolloutUpdate) => update);
   let failure: unknown;
@@ -69,7 +78,14 @@ export interface WaitStatusOptions {
 }
 
 /** status --wait (and enable-gate --wait): follows every Deployment the selection names until each completes. */
-export async function waitStatus(client: KubeClient, selection: TargetSelection, options: WaitStatusOptions): Promise<WaitResult> {
-  const [deployments, { waitForRollouts }] = await Promise.all([resolveDeployments(client, selection), import('./wait.ts')]);
+export async function waitStatus(
+  client: KubeClient,
+  selection: TargetSelection,
+  options: WaitStatusOptions,
+): Promise<WaitResult> {
+  const [deployments, { waitForRollouts }] = await Promise.all([
+    resolveDeployments(client, selection),
+    import('./wait.ts'),
+  ]);
   return waitForRollouts(client, deployments, { ...options, selector: selection.selector });
 }

@@ -21,7 +21,10 @@ export function deploymentNames(args: string[]): string[] {
   return args.map((arg) => {
     const { kind, name } = parseTargetName(arg);
     if (!name) throw new UserError(`invalid target "${arg}": use NAME or deployment/NAME`);
-    if (kind !== 'deployment') throw new UserError(`${kind} "${name}": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)`);
+    if (kind !== 'deployment')
+      throw new UserError(
+        `${kind} "${name}": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)`,
+      );
     const problem = objectNameProblem(name);
     if (problem) throw new UserError(`invalid Deployment name "${name}": ${problem}`);
     return name;
@@ -33,21 +36,46 @@ export function deploymentNames(args: string[]): string[] {
  * --all must match at least one. An unknown namespace is named as such. `trim` is applied to each as it arrives
  * (read-only commands drop what they never read; the doctor and the gate commands keep whole objects).
  */
-export async function resolveDeployments(client: KubeClient, sel: TargetSelection, trim?: (d: KubeObject) => KubeObject): Promise<Deployment[]> {
+export async function resolveDeployments(
+  client: KubeClient,
+  sel: TargetSelection,
+  trim?: (d: KubeObject) => KubeObject,
+): Promise<Deployment[]> {
   if (sel.names.length && (sel.selector || sel.all)) throw new UserError('name Deployments or use -l/--all, not both');
-  if (!sel.names.length && !sel.selector && !sel.all) throw new UserError('no Deployments given: name them (NAME or deployment/NAME), or use -l SELECTOR or --all');
+  if (!sel.names.length && !sel.selector && !sel.all)
+    throw new UserError('no Deployments given: name them (NAME or deployment/NAME), or use -l SELECTOR or --all');
   const { namespace } = sel;
-  if (namespace === undefined && sel.names.length) throw new UserError('a Deployment cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
+  if (namespace === undefined && sel.names.length)
+    throw new UserError('a Deployment cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
   const found = sel.names.length
-    ? await Promise.all(sel.names.map((name) => fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name, trim }).then((items) => ({ name, item: items[0] }))))
-    : (await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, labelSelector: sel.selector, trim })).map((item) => ({ name: item.metadata.name, item }));
+    ? await Promise.all(
+        sel.names.map((name) =>
+          fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name, trim }).then((items) => ({
+            name,
+            item: items[0],
+          })),
+        ),
+      )
+    : (
+        await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, labelSelector: sel.selector, trim })
+      ).map((item) => ({ name: item.metadata.name, item }));
   const missing = found.filter((f) => !f.item).map((f) => f.name);
   if (namespace !== undefined && (missing.length || found.length === 0)) await assertNamespaceExists(client, namespace);
-  if (missing.length) throw new UserError(`deployments.apps ${missing.map((m) => `"${m}"`).join(', ')} not found in namespace "${namespace}"`);
+  if (missing.length)
+    throw new UserError(
+      `deployments.apps ${missing.map((m) => `"${m}"`).join(', ')} not found in namespace "${namespace}"`,
+    );
   const where = namespace === undefined ? 'any namespace' : `namespace "${namespace}"`;
   if (found.length === 0 && sel.allowNone) return [];
-  if (found.length === 0) throw new UserError(sel.selector ? `no Deployments in ${where} match -l ${sel.selector}` : `no Deployments in ${where}`);
-  return found.map((f) => f.item as Deployment).sort((a, b) => compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`));
+  if (found.length === 0)
+    throw new UserError(
+      sel.selector ? `no Deployments in ${where} match -l ${sel.selector}` : `no Deployments in ${where}`,
+    );
+  return found
+    .map((f) => f.item as Deployment)
+    .sort((a, b) =>
+      compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`),
+    );
 }
 
 async function assertNamespaceExists(client: KubeClient, namespace: string): Promise<void> {

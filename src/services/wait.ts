@@ -32,7 +32,11 @@ export interface WaitOptions {
  * one exceeded its progress deadline, 'timeout' after timeoutMs; rejects with the error when a read the rollout
  * cannot be judged without is refused (see FollowOptions.onFatal).
  */
-export async function waitForRollouts(client: KubeClient, deployments: Deployment[], options: WaitOptions): Promise<WaitResult> {
+export async function waitForRollouts(
+  client: KubeClient,
+  deployments: Deployment[],
+  options: WaitOptions,
+): Promise<WaitResult> {
   keepHeapSmall();
   // one informer per list for all the Deployments (the same label-selected, paged lists as a one-shot status)
   const open = sharedStores((query, onChange) => new Informer(client, query, { onChange }));

@@ -9,8 +9,15 @@ export interface WhyStalledOptions extends TargetSelection {
 }
 
 /** Same snapshot and model as status (one parallel round), then the ordered rule catalogue. */
-export async function whyStalled(client: KubeClient, options: WhyStalledOptions, now = Date.now()): Promise<WhyStalledResult[]> {
+export async function whyStalled(
+  client: KubeClient,
+  options: WhyStalledOptions,
+  now = Date.now(),
+): Promise<WhyStalledResult[]> {
   const snapshots = await rolloutSnapshots(client, options);
   const models = rolloutModels(snapshots, now, options.conditionType);
-  return snapshots.map((snapshot, i) => ({ model: models[i]!, diagnosis: diagnose(diagnoseContext(snapshot, models[i]!, now)) }));
+  return snapshots.map((snapshot, i) => ({
+    model: models[i]!,
+    diagnosis: diagnose(diagnoseContext(snapshot, models[i]!, now)),
+  }));
 }

@@ -1,6 +1,17 @@
 // The raw objects `kubectl haptic doctor` reads, from manifests (static mode) or a cluster (live mode), as src/kube
 // and the manifest reader return them; src/diagnose/doctor builds its checks on them.
-import type { ConfigMap, Deployment, EndpointSlice, HorizontalPodAutoscaler, KubeEvent, Pod, PodDisruptionBudget, Secret, Service, StatefulSet } from './kube.ts';
+import type {
+  ConfigMap,
+  Deployment,
+  EndpointSlice,
+  HorizontalPodAutoscaler,
+  KubeEvent,
+  Pod,
+  PodDisruptionBudget,
+  Secret,
+  Service,
+  StatefulSet,
+} from './kube.ts';
 import type { HapticInputs, Read } from './snapshot.ts';
 
 /** Where a manifest object came from: file and line of its document. */

@@ -53,7 +53,13 @@ export interface LabelSelector {
 }
 
 export interface Probe {
-  httpGet?: { path?: string; port: number | string; scheme?: string; host?: string; httpHeaders?: { name: string; value: string }[] };
+  httpGet?: {
+    path?: string;
+    port: number | string;
+    scheme?: string;
+    host?: string;
+    httpHeaders?: { name: string; value: string }[];
+  };
   tcpSocket?: { port: number | string; host?: string };
   exec?: { command: string[] };
   grpc?: { port: number; service?: string };
@@ -179,7 +185,13 @@ export interface ServicePort {
 }
 
 export interface Service extends KubeObject {
-  spec: { selector?: Record<string, string>; ports?: ServicePort[]; publishNotReadyAddresses?: boolean; type?: string; clusterIP?: string };
+  spec: {
+    selector?: Record<string, string>;
+    ports?: ServicePort[];
+    publishNotReadyAddresses?: boolean;
+    type?: string;
+    clusterIP?: string;
+  };
 }
 
 export interface Endpoint {
@@ -208,7 +220,12 @@ export interface KubeEvent extends KubeObject {
 }
 
 export interface Lease extends KubeObject {
-  spec?: { holderIdentity?: string | null; leaseDurationSeconds?: number; renewTime?: string | null; acquireTime?: string | null };
+  spec?: {
+    holderIdentity?: string | null;
+    leaseDurationSeconds?: number;
+    renewTime?: string | null;
+    acquireTime?: string | null;
+  };
 }
 
 export interface PolicyRule {
@@ -238,7 +255,11 @@ export interface PodDisruptionBudget extends KubeObject {
 }
 
 export interface HorizontalPodAutoscaler extends KubeObject {
-  spec?: { scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string }; minReplicas?: number; maxReplicas?: number };
+  spec?: {
+    scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string };
+    minReplicas?: number;
+    maxReplicas?: number;
+  };
 }
 
 export interface ConfigMap extends KubeObject {

@@ -1,7 +1,17 @@
 // The raw objects a command reads for its models: what src/kube returns and src/model builds from.
 import type { HAProxyCfg, HAProxyTemplateConfig } from './haptic.ts';
 import type { Gateway, GatewayRoute, Ingress } from './routes.ts';
-import type { ClusterRole, Deployment, EndpointSlice, KubeEvent, Lease, Pod, ReplicaSet, RoleBinding, Service } from './kube.ts';
+import type {
+  ClusterRole,
+  Deployment,
+  EndpointSlice,
+  KubeEvent,
+  Lease,
+  Pod,
+  ReplicaSet,
+  RoleBinding,
+  Service,
+} from './kube.ts';
 
 /** Why a list could not be read: the API error's kind (NotFound, Forbidden…) and its one-line message. */
 export interface ReadError {

@@ -18,28 +18,62 @@ const signed = (ms: number) => `${ms < 0 ? '−' : '+'}${duration(Math.abs(ms))}
 export function drillText(r: DrillReport, paint: Painter): string {
   const zero = Date.parse(r.rollout.restartedAt ?? r.startedAt ?? '') || 0;
   const at = (iso: string) => signed(Date.parse(iso) - zero);
-  const lines = [paint('bold', `drill deployment.apps/${r.deployment} -n ${r.namespace}: ${requests(r.requests)}, ${r.failed} failed`)];
-  const via = r.target.via === 'haproxy' ? `through HAPTIC's HAProxy (service ${r.target.service}) with Host ${r.target.host}` : `service ${r.target.service}`;
-  lines.push(`  probe     pod/${r.probe.pod} (${r.probe.image}): GET ${r.target.url} every ${r.probe.intervalMs}ms, ${duration(r.probe.timeoutMs)} timeout, ${via}`);
-  const rollout = r.rollout.outcome === 'complete'
-    ? `complete, old pods gone${r.rollout.durationMs !== undefined ? ` ${duration(r.rollout.durationMs)} after the ${r.rollout.restartedAt ? 'restart' : 'rollout started'}` : ''}`
-    : r.rollout.outcome === 'failed' ? paint('red', 'failed (progress deadline exceeded)') : paint('yellow', 'not done when --timeout ran out');
-  lines.push(`  rollout   ${rollout}${r.rollout.restartedAt ? ` (restarted at ${new Date(r.rollout.restartedAt).toISOString().slice(11, 19)} UTC)` : ''}`);
+  const lines = [
+    paint(
+      'bold',
+      `drill deployment.apps/${r.deployment} -n ${r.namespace}: ${requests(r.requests)}, ${r.failed} failed`,
+    ),
+  ];
+  const via =
+    r.target.via === 'haproxy'
+      ? `through HAPTIC's HAProxy (service ${r.target.service}) with Host ${r.target.host}`
+      : `service ${r.target.service}`;
+  lines.push(
+    `  probe     pod/${r.probe.pod} (${r.probe.image}): GET ${r.target.url} every ${r.probe.intervalMs}ms, ${duration(r.probe.timeoutMs)} timeout, ${via}`,
+  );
+  const rollout =
+    r.rollout.outcome === 'complete'
+      ? `complete, old pods gone${r.rollout.durationMs !== undefined ? ` ${duration(r.rollout.durationMs)} after the ${r.rollout.restartedAt ? 'restart' : 'rollout started'}` : ''}`
+      : r.rollout.outcome === 'failed'
+        ? paint('red', 'failed (progress deadline exceeded)')
+        : paint('yellow', 'not done when --timeout ran out');
+  lines.push(
+    `  rollout   ${rollout}${r.rollout.restartedAt ? ` (restarted at ${new Date(r.rollout.restartedAt).toISOString().slice(11, 19)} UTC)` : ''}`,
+  );
   lines.push(`  failures  ${FAILURE_CLASSES.map((c) => `${CLASS_WORDS[c]} ${r.failures[c]}`).join(' · ')}`);
   if (r.groups.length) {
     const rows = r.groups.map((g) => {
       const when = g.from === g.to ? at(g.from) : `${at(g.from)} … ${at(g.to)}`;
-      const change = g.after ? `${g.after.pod ? CHANGE_WORDS[g.after.change](shortPod(g.after.pod)) : CHANGE_WORDS.restart()} ${duration(g.after.beforeMs)} before` : 'before any rollout change';
+      const change = g.after
+        ? `${g.after.pod ? CHANGE_WORDS[g.after.change](shortPod(g.after.pod)) : CHANGE_WORDS.restart()} ${duration(g.after.beforeMs)} before`
+        : 'before any rollout change';
       return [String(g.count), CLASS_WORDS[g.class], when, change];
     });
-    const header = ['FAILED', 'CLASS', `WHEN (from the ${r.rollout.restartedAt ? 'restart' : 'first request'})`, 'CLOSEST ROLLOUT CHANGE BEFORE THEM'];
+    const header = [
+      'FAILED',
+      'CLASS',
+      `WHEN (from the ${r.rollout.restartedAt ? 'restart' : 'first request'})`,
+      'CLOSEST ROLLOUT CHANGE BEFORE THEM',
+    ];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const line = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('   ').trimEnd()}`;
+    const line = (cells: string[]) =>
+      `  ${cells
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('   ')
+        .trimEnd()}`;
     lines.push('', line(header), ...rows.map(line));
   }
-  if (r.unreadableLines) lines.push(paint('yellow', `  ${r.unreadableLines} probe log line${r.unreadableLines === 1 ? ' was' : 's were'} not a request (not counted)`));
-  lines.push(r.failed === 0
-    ? paint('green', `✓ no request failed (${requests(r.requests)})`)
-    : paint('red', `✗ ${r.failed} of ${requests(r.requests)} failed during the rollout`));
+  if (r.unreadableLines)
+    lines.push(
+      paint(
+        'yellow',
+        `  ${r.unreadableLines} probe log line${r.unreadableLines === 1 ? ' was' : 's were'} not a request (not counted)`,
+      ),
+    );
+  lines.push(
+    r.failed === 0
+      ? paint('green', `✓ no request failed (${requests(r.requests)})`)
+      : paint('red', `✗ ${r.failed} of ${requests(r.requests)} failed during the rollout`),
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -20,7 +20,11 @@ export function findingView(f: Finding): FindingView {
 /** One finding as text: icon, [ID] and title, then its evidence and fix, indented. */
 export function findingLines(f: Finding, paint: Painter, indent = '  '): string[] {
   const v = findingView(f);
-  return [`${indent}${paint(v.color, v.icon)} ${v.headline}`, ...v.evidence.map((e) => `${indent}    ${paint('gray', e)}`), ...(v.fix ? [`${indent}    fix: ${v.fix}`] : [])];
+  return [
+    `${indent}${paint(v.color, v.icon)} ${v.headline}`,
+    ...v.evidence.map((e) => `${indent}    ${paint('gray', e)}`),
+    ...(v.fix ? [`${indent}    fix: ${v.fix}`] : []),
+  ];
 }
 
 /** Findings in -o json|yaml: id, severity, title, evidence, fix, pod, docs. */

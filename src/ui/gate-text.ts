@@ -9,7 +9,10 @@ const verb = { enable: 'added', disable: 'removed' } as const;
 
 /** The -o json|yaml record of enable-gate / disable-gate: everything but the templates and the error object. */
 export function gateOutput(records: GateRecord[]) {
-  const items = records.map(({ templateBefore: _b, templateAfter: _a, cause: _c, findings, ...rest }) => ({ ...rest, findings: findingsOutput(findings) }));
+  const items = records.map(({ templateBefore: _b, templateAfter: _a, cause: _c, findings, ...rest }) => ({
+    ...rest,
+    findings: findingsOutput(findings),
+  }));
   return { apiVersion: 'kubectl-haptic/v1', kind: 'GateResultList', items };
 }
 
@@ -24,7 +27,9 @@ export function envByName(template: PodTemplate): PodTemplate {
   for (const key of lists) {
     const containers = spec[key] as { env?: { name: string; value?: string }[] }[] | undefined;
     if (!Array.isArray(containers)) continue;
-    out[key] = containers.map((c) => (Array.isArray(c.env) ? { ...c, env: c.env.map(({ value: _value, ...rest }) => rest) } : c));
+    out[key] = containers.map((c) =>
+      Array.isArray(c.env) ? { ...c, env: c.env.map(({ value: _value, ...rest }) => rest) } : c,
+    );
   }
   return { ...template, spec: out as unknown as PodTemplate['spec'] };
 }
@@ -37,14 +42,21 @@ export function gateText(records: GateRecord[], paint: Painter): string {
 function recordLines(r: GateRecord, paint: Painter): string[] {
   const head = `deployment.apps/${r.name}`;
   const lines: string[] = [];
-  const dry = r.dryRun === 'none' ? '' : ` (dry run: ${r.dryRun}${r.dryRun === 'server' ? ', accepted by the API server' : ''}; nothing written)`;
+  const dry =
+    r.dryRun === 'none'
+      ? ''
+      : ` (dry run: ${r.dryRun}${r.dryRun === 'server' ? ', accepted by the API server' : ''}; nothing written)`;
   switch (r.result) {
     case 'unchanged':
-      lines.push(`${head} unchanged (gate ${r.conditionType} ${r.action === 'enable' ? 'already present' : 'not present'})`);
+      lines.push(
+        `${head} unchanged (gate ${r.conditionType} ${r.action === 'enable' ? 'already present' : 'not present'})`,
+      );
       break;
     case 'refused': {
       const blockers = r.findings.filter((f) => f.severity === 'blocker').length;
-      lines.push(`${head} ${paint('red', 'refused')}: ${blockers} preflight check${blockers === 1 ? '' : 's'} failed; nothing written (--force ${r.action === 'enable' ? 'adds' : 'removes'} the gate anyway)`);
+      lines.push(
+        `${head} ${paint('red', 'refused')}: ${blockers} preflight check${blockers === 1 ? '' : 's'} failed; nothing written (--force ${r.action === 'enable' ? 'adds' : 'removes'} the gate anyway)`,
+      );
       break;
     }
     case 'failed':
@@ -59,11 +71,17 @@ function recordLines(r: GateRecord, paint: Painter): string[] {
     lines.push(`  patch (application/json-patch+json): ${JSON.stringify(r.patch)}`);
     if (r.templateBefore && r.templateAfter) {
       lines.push('  pod template:');
-      lines.push(...lineDiff(toYaml(envByName(r.templateBefore)), toYaml(envByName(r.templateAfter))).map((l) => `    ${l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l}`));
+      lines.push(
+        ...lineDiff(toYaml(envByName(r.templateBefore)), toYaml(envByName(r.templateAfter))).map(
+          (l) => `    ${l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l}`,
+        ),
+      );
     }
   }
   if (r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed')) {
-    lines.push(`  the pod template changed, so a rollout started${r.revision ? ` (revision ${r.revision})` : ''}; follow it with: kubectl haptic status ${r.name} -n ${r.namespace} --watch`);
+    lines.push(
+      `  the pod template changed, so a rollout started${r.revision ? ` (revision ${r.revision})` : ''}; follow it with: kubectl haptic status ${r.name} -n ${r.namespace} --watch`,
+    );
   }
   return lines;
 }

@@ -5,7 +5,15 @@ import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { formatAge } from '../model/time.ts';
 import { findingView } from './findings.ts';
 import { duration, shortPod } from './report-text.ts';
-import { bar, drainProgress, newPodStages, oldPodStages, rolloutProgress, type Stage, type StageState } from './stages.ts';
+import {
+  bar,
+  drainProgress,
+  newPodStages,
+  oldPodStages,
+  rolloutProgress,
+  type Stage,
+  type StageState,
+} from './stages.ts';
 import { headline, installationLine, type Tone } from './status-rows.ts';
 import type { Color } from './style.ts';
 import { compareText } from '../lib/order.ts';
@@ -41,8 +49,19 @@ export interface LiveState {
   done?: boolean | undefined;
 }
 
-const toneColor: Record<Tone, Color | undefined> = { good: 'green', wait: 'yellow', bad: 'red', muted: 'gray', plain: undefined };
-const stageLook: Record<StageState, { icon: string; color: Color }> = { done: { icon: '✓', color: 'green' }, now: { icon: '…', color: 'yellow' }, todo: { icon: '○', color: 'gray' }, bad: { icon: '✗', color: 'red' } };
+const toneColor: Record<Tone, Color | undefined> = {
+  good: 'green',
+  wait: 'yellow',
+  bad: 'red',
+  muted: 'gray',
+  plain: undefined,
+};
+const stageLook: Record<StageState, { icon: string; color: Color }> = {
+  done: { icon: '✓', color: 'green' },
+  now: { icon: '…', color: 'yellow' },
+  todo: { icon: '○', color: 'gray' },
+  bad: { icon: '✗', color: 'red' },
+};
 const LOG_LINES = 5;
 const seg = (text: string, o: Omit<Segment, 'text'> = {}): Segment => ({ text, ...o });
 const width = (line: Line) => line.reduce((n, s) => n + [...s.text].length, 0);
@@ -76,7 +95,10 @@ function stageSegments(stages: Stage[], compact: boolean): Line {
   for (const [i, s] of stages.entries()) {
     const look = stageLook[s.state];
     if (i) out.push(seg('  '));
-    out.push(seg(look.icon, { color: look.color }), seg(compact ? s.short : ` ${s.label}`, { color: s.state === 'todo' ? 'gray' : undefined }));
+    out.push(
+      seg(look.icon, { color: look.color }),
+      seg(compact ? s.short : ` ${s.label}`, { color: s.state === 'todo' ? 'gray' : undefined }),
+    );
     if (s.tookMs !== undefined && s.state === 'done') out.push(seg(` ${duration(s.tookMs)}`, { dim: true }));
   }
   return out;
@@ -86,12 +108,20 @@ function podLine(p: PodView, role: 'new' | 'old', s: LiveState, nameWidth: numbe
   const h = s.history?.pods[p.name];
   const selected = s.selected === p.name;
   const name = shortPod(p.name).padEnd(nameWidth);
-  const line: Line = [seg(selected ? '❯ ' : '  ', { color: 'blue' }), seg(name, { inverse: selected, bold: selected }), seg('  ')];
+  const line: Line = [
+    seg(selected ? '❯ ' : '  ', { color: 'blue' }),
+    seg(name, { inverse: selected, bold: selected }),
+    seg('  '),
+  ];
   if (role === 'old') {
     const drain = drainProgress(p, s.now);
     if (drain) {
       const color: Color = p.terminating?.pastDeadline ? 'red' : 'yellow';
-      line.push(seg(bar(drain.totalMs ? drain.elapsedMs / drain.totalMs : 1, compact ? 6 : 10), { color }), seg(` ${formatAge(drain.elapsedMs)}/${formatAge(drain.totalMs)}`.padEnd(9), { dim: true }), seg(' '));
+      line.push(
+        seg(bar(drain.totalMs ? drain.elapsedMs / drain.totalMs : 1, compact ? 6 : 10), { color }),
+        seg(` ${formatAge(drain.elapsedMs)}/${formatAge(drain.totalMs)}`.padEnd(9), { dim: true }),
+        seg(' '),
+      );
     }
     line.push(...stageSegments(oldPodStages(p, h), compact));
   } else {
@@ -102,10 +132,16 @@ function podLine(p: PodView, role: 'new' | 'old', s: LiveState, nameWidth: numbe
 }
 
 /** Rows that fit: pods that still matter (terminating, not Ready) kept over Ready ones, the rest counted. */
-function fitRows(pods: PodView[], rows: number, selected: string | undefined): { shown: PodView[]; hidden: number; hiddenReady: number; hiddenDraining: number } {
+function fitRows(
+  pods: PodView[],
+  rows: number,
+  selected: string | undefined,
+): { shown: PodView[]; hidden: number; hiddenReady: number; hiddenDraining: number } {
   if (pods.length <= rows) return { shown: pods, hidden: 0, hiddenReady: 0, hiddenDraining: 0 };
   const urgency = (p: PodView) => (p.name === selected ? -1 : p.terminating ? 0 : p.ready.status === 'True' ? 2 : 1);
-  const kept = new Set([...pods].sort((a, b) => urgency(a) - urgency(b) || compareText(a.name, b.name)).slice(0, Math.max(1, rows - 1)));
+  const kept = new Set(
+    [...pods].sort((a, b) => urgency(a) - urgency(b) || compareText(a.name, b.name)).slice(0, Math.max(1, rows - 1)),
+  );
   const hidden = pods.filter((p) => !kept.has(p));
   return {
     shown: pods.filter((p) => kept.has(p)),
@@ -132,8 +168,14 @@ function headerLines(s: LiveState): Line[] {
     [seg(liveSummary(m), { bold: true })],
     [seg(head.text, { color: toneColor[head.tone] })],
     [
-      seg('new Ready '), seg(bar(prog.desired ? prog.ready / prog.desired : 1, w), { color: prog.ready >= prog.desired ? 'green' : 'yellow' }), seg(` ${prog.ready}/${prog.desired}`),
-      seg('   old gone '), seg(bar(prog.old ? prog.gone / prog.old : 1, w), { color: prog.gone >= prog.old ? 'green' : 'yellow' }), seg(` ${prog.gone}/${prog.old}`),
+      seg('new Ready '),
+      seg(bar(prog.desired ? prog.ready / prog.desired : 1, w), {
+        color: prog.ready >= prog.desired ? 'green' : 'yellow',
+      }),
+      seg(` ${prog.ready}/${prog.desired}`),
+      seg('   old gone '),
+      seg(bar(prog.old ? prog.gone / prog.old : 1, w), { color: prog.gone >= prog.old ? 'green' : 'yellow' }),
+      seg(` ${prog.gone}/${prog.old}`),
     ],
   ];
 }
@@ -150,7 +192,11 @@ function tableLines(s: LiveState): Line[] {
   const nameWidth = Math.max(4, ...[...m.newPods, ...m.oldPods].map((p) => shortPod(p.name).length));
   const view = s.finding && findingView(s.finding);
   const findingLines: Line[] = view
-    ? [[seg(`${view.icon} ${view.headline}`, { color: view.color })], ...view.evidence.slice(0, 3).map((e) => [seg(`    ${e}`, { dim: true })]), ...(view.fix ? [[seg(`    fix: ${view.fix}`)]] : [])]
+    ? [
+        [seg(`${view.icon} ${view.headline}`, { color: view.color })],
+        ...view.evidence.slice(0, 3).map((e) => [seg(`    ${e}`, { dim: true })]),
+        ...(view.fix ? [[seg(`    fix: ${view.fix}`)]] : []),
+      ]
     : [];
   const haptic: Line[] = m.installations.length
     ? m.installations.map((i) => {
@@ -158,22 +204,58 @@ function tableLines(s: LiveState): Line[] {
         return [seg(c.text, { color: toneColor[c.tone] })];
       })
     : [[seg(`HAPTIC: ${m.hapticUnreadable ?? 'no installation found'}`, { color: 'red' })]];
-  const log = s.log.slice(-LOG_LINES).map((l) => [seg(new Date(l.at).toISOString().slice(11, 19), { dim: true }), seg(` ${l.text.replace(/pod\/(\S+)/, (_, n: string) => `pod/${shortPod(n)}`)}`)]);
+  const log = s.log
+    .slice(-LOG_LINES)
+    .map((l) => [
+      seg(new Date(l.at).toISOString().slice(11, 19), { dim: true }),
+      seg(` ${l.text.replace(/pod\/(\S+)/, (_, n: string) => `pod/${shortPod(n)}`)}`),
+    ]);
   const problem: Line[] = s.problem ? [[seg(`retrying: ${s.problem}`, { color: 'yellow' })]] : [];
   // every line but the pod rows; what is left of the height is for pods
-  const fixed = 3 + 2 + (m.oldPods.length ? 2 : 0) + 1 + haptic.length + (findingLines.length ? findingLines.length + 1 : 0) + problem.length + (log.length ? log.length + 1 : 0) + 1;
+  const fixed =
+    3 +
+    2 +
+    (m.oldPods.length ? 2 : 0) +
+    1 +
+    haptic.length +
+    (findingLines.length ? findingLines.length + 1 : 0) +
+    problem.length +
+    (log.length ? log.length + 1 : 0) +
+    1;
   const podRows = Math.max(2, s.height - fixed);
   const newRows = m.oldPods.length ? Math.max(1, Math.ceil(podRows * 0.6)) : podRows;
   const fresh = fitRows(m.newPods, newRows, s.selected);
-  const old = fitRows(m.oldPods, Math.max(1, podRows - Math.min(newRows, fresh.shown.length + (fresh.hidden ? 1 : 0))), s.selected);
+  const old = fitRows(
+    m.oldPods,
+    Math.max(1, podRows - Math.min(newRows, fresh.shown.length + (fresh.hidden ? 1 : 0))),
+    s.selected,
+  );
   const more = (f: ReturnType<typeof fitRows>) => {
     if (!f.hidden) return [];
-    const parts = [f.hiddenReady ? `${f.hiddenReady} Ready` : '', f.hiddenDraining ? `${f.hiddenDraining} draining` : ''].filter(Boolean).join(', ');
+    const parts = [
+      f.hiddenReady ? `${f.hiddenReady} Ready` : '',
+      f.hiddenDraining ? `${f.hiddenDraining} draining` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     return [[seg(`  … and ${f.hidden} more${parts ? ` (${parts})` : ''}`, { dim: true })]];
   };
   const lines: Line[] = [...headerLines(s), []];
-  lines.push([seg('NEW PODS', { bold: true }), seg(m.newReplicaSet ? `  replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})` : '  none yet', { dim: true })]);
-  lines.push(...(m.newPods.length ? fresh.shown.map((p) => podLine(p, 'new', s, nameWidth, compact)) : [[seg('  no pods yet', { dim: true })]]), ...more(fresh));
+  lines.push([
+    seg('NEW PODS', { bold: true }),
+    seg(
+      m.newReplicaSet
+        ? `  replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})`
+        : '  none yet',
+      { dim: true },
+    ),
+  ]);
+  lines.push(
+    ...(m.newPods.length
+      ? fresh.shown.map((p) => podLine(p, 'new', s, nameWidth, compact))
+      : [[seg('  no pods yet', { dim: true })]]),
+    ...more(fresh),
+  );
   if (m.oldPods.length) {
     lines.push([], [seg('OLD PODS', { bold: true }), seg('  draining', { dim: true })]);
     lines.push(...old.shown.map((p) => podLine(p, 'old', s, nameWidth, compact)), ...more(old));
@@ -191,42 +273,90 @@ function detailLines(s: LiveState): Line[] {
   const role = m.oldPods.some((p) => p.name === s.selected) ? 'old' : 'new';
   const p = [...m.newPods, ...m.oldPods].find((x) => x.name === s.selected);
   if (!p) return [[seg(`pod ${s.selected} is gone`, { dim: true })], footer(s)];
-  const time = (iso: string | undefined) => (iso ? `${iso.slice(11, 19)} (${formatAge(s.now - Date.parse(iso))} ago)` : '');
+  const time = (iso: string | undefined) =>
+    iso ? `${iso.slice(11, 19)} (${formatAge(s.now - Date.parse(iso))} ago)` : '';
   const lines: Line[] = [
-    [seg(`pod ${p.name}`, { bold: true }), seg(` (${role}) · ${p.phase} · node ${p.node ?? '-'} · ${p.ip ?? 'no IP'}${p.createdAt ? ` · age ${formatAge(s.now - Date.parse(p.createdAt))}` : ''}`)],
+    [
+      seg(`pod ${p.name}`, { bold: true }),
+      seg(
+        ` (${role}) · ${p.phase} · node ${p.node ?? '-'} · ${p.ip ?? 'no IP'}${p.createdAt ? ` · age ${formatAge(s.now - Date.parse(p.createdAt))}` : ''}`,
+      ),
+    ],
     [],
     [seg('conditions', { bold: true })],
     [seg(`  ContainersReady  ${p.containersReady.status}  ${time(p.containersReady.since)}`)],
     ...p.readinessGates.map((g) => {
       const c = g.type === p.gate.type ? p.gate : undefined;
-      return [seg(`  ${g.type}  ${g.status}  ${time(c?.since)}${c?.message ? `  ${c.message}` : ''}`, { color: g.status === 'True' ? 'green' : 'yellow' })];
+      return [
+        seg(`  ${g.type}  ${g.status}  ${time(c?.since)}${c?.message ? `  ${c.message}` : ''}`, {
+          color: g.status === 'True' ? 'green' : 'yellow',
+        }),
+      ];
     }),
-    [seg(`  Ready  ${p.ready.status}  ${time(p.ready.since)}${p.ready.status !== 'True' && p.ready.message ? `  ${p.ready.message}` : ''}`)],
+    [
+      seg(
+        `  Ready  ${p.ready.status}  ${time(p.ready.since)}${p.ready.status !== 'True' && p.ready.message ? `  ${p.ready.message}` : ''}`,
+      ),
+    ],
   ];
-  if (p.terminating) lines.push([seg(`  terminating since ${time(p.terminating.since)}, deadline ${p.terminating.deadline?.slice(11, 19)}${p.terminating.finalizers.length ? `, finalizers ${p.terminating.finalizers.join(', ')}` : ''}`, { color: 'yellow' })]);
+  if (p.terminating)
+    lines.push([
+      seg(
+        `  terminating since ${time(p.terminating.since)}, deadline ${p.terminating.deadline?.slice(11, 19)}${p.terminating.finalizers.length ? `, finalizers ${p.terminating.finalizers.join(', ')}` : ''}`,
+        { color: 'yellow' },
+      ),
+    ]);
   lines.push([], [seg('EndpointSlices', { bold: true })]);
   if (!p.services.length) lines.push([seg('  no Service selects this pod', { color: 'red' })]);
   for (const svc of p.services) {
     const eps = p.endpoints.filter((e) => e.service === svc);
     if (!eps.length) lines.push([seg(`  ${svc}: not listed`, { color: 'yellow' })]);
-    for (const e of eps) lines.push([seg(`  ${svc} / ${e.slice}: ready ${e.ready} · serving ${e.serving} · terminating ${e.terminating}`)]);
+    for (const e of eps)
+      lines.push([
+        seg(`  ${svc} / ${e.slice}: ready ${e.ready} · serving ${e.serving} · terminating ${e.terminating}`),
+      ]);
   }
   lines.push([], [seg('HAProxy', { bold: true })]);
   if (p.haproxyUnreadable) lines.push([seg(`  cannot tell: ${p.haproxyUnreadable}`, { color: 'yellow' })]);
   else if (!p.haproxy.length) lines.push([seg('  no server for this pod in any live config', { dim: true })]);
   for (const r of p.haproxy) {
-    lines.push([seg(`  ${r.installation}: server ${r.disabled ? 'disabled' : 'enabled'} in the live config; ${r.runningOn}/${r.of} HAProxy pods agree${r.unknown ? `, ${r.unknown} cannot be told` : ''}`)]);
+    lines.push([
+      seg(
+        `  ${r.installation}: server ${r.disabled ? 'disabled' : 'enabled'} in the live config; ${r.runningOn}/${r.of} HAProxy pods agree${r.unknown ? `, ${r.unknown} cannot be told` : ''}`,
+      ),
+    ]);
     for (const h of r.pods) {
-      const verdict = h.routes === undefined ? (h.checksum ? 'cannot tell (config unreadable)' : 'never deployed to') : h.routes ? 'routes it' : 'does not route it';
-      lines.push([seg(`    ${h.name}: runs ${h.checksum?.slice(0, 12) ?? 'nothing'} (${h.source})${h.settled ? '' : `, ${h.pending ?? 'not settled'}`} → ${verdict}`, { dim: h.routes === undefined })]);
+      const verdict =
+        h.routes === undefined
+          ? h.checksum
+            ? 'cannot tell (config unreadable)'
+            : 'never deployed to'
+          : h.routes
+            ? 'routes it'
+            : 'does not route it';
+      lines.push([
+        seg(
+          `    ${h.name}: runs ${h.checksum?.slice(0, 12) ?? 'nothing'} (${h.source})${h.settled ? '' : `, ${h.pending ?? 'not settled'}`} → ${verdict}`,
+          { dim: h.routes === undefined },
+        ),
+      ]);
     }
   }
-  const mine = (s.findings ?? []).filter((f) => f.pod === p.name || f.evidence.some((e) => e.includes(p.name)) || Object.values(f.args).some((v) => String(v).includes(p.name)));
+  const mine = (s.findings ?? []).filter(
+    (f) =>
+      f.pod === p.name ||
+      f.evidence.some((e) => e.includes(p.name)) ||
+      Object.values(f.args).some((v) => String(v).includes(p.name)),
+  );
   lines.push([], [seg('findings', { bold: true })]);
   if (!mine.length) lines.push([seg('  none about this pod', { dim: true })]);
   for (const f of mine) {
     const v = findingView(f);
-    lines.push([seg(`  ${v.icon} ${v.headline}`, { color: v.color })], ...v.evidence.map((e) => [seg(`      ${e}`, { dim: true })]), ...(v.fix ? [[seg(`      fix: ${v.fix}`)]] : []));
+    lines.push(
+      [seg(`  ${v.icon} ${v.headline}`, { color: v.color })],
+      ...v.evidence.map((e) => [seg(`      ${e}`, { dim: true })]),
+      ...(v.fix ? [[seg(`      fix: ${v.fix}`)]] : []),
+    );
   }
   lines.push([], footer(s));
   return lines;
@@ -257,6 +387,12 @@ function helpLines(s: LiveState): Line[] {
 /** The frame for this state: at most `height` lines, none wider than `width`. */
 export function liveFrame(s: LiveState): Line[] {
   const lines = s.mode === 'detail' ? detailLines(s) : s.mode === 'help' ? helpLines(s) : tableLines(s);
-  const fitted = lines.length > s.height ? [...lines.slice(0, s.height - 1), [seg(`… ${lines.length - s.height + 1} more lines (a taller terminal shows them)`, { dim: true })]] : lines;
+  const fitted =
+    lines.length > s.height
+      ? [
+          ...lines.slice(0, s.height - 1),
+          [seg(`… ${lines.length - s.height + 1} more lines (a taller terminal shows them)`, { dim: true })],
+        ]
+      : lines;
   return fitted.map((l) => clip(l, Math.max(20, s.width - 1)));
 }

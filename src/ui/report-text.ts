@@ -11,7 +11,10 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
-const spreadText = (s: Spread) => (s.count === 1 ? `${duration(s.minMs)}` : `min ${duration(s.minMs)} · median ${duration(s.medianMs)} · max ${duration(s.maxMs)}`);
+const spreadText = (s: Spread) =>
+  s.count === 1
+    ? `${duration(s.minMs)}`
+    : `min ${duration(s.minMs)} · median ${duration(s.medianMs)} · max ${duration(s.maxMs)}`;
 
 /** A pod name with its ReplicaSet hash shortened: web-7f5f5b8fd6-dl48n → web-7f5…-dl48n. */
 export function shortPod(name: string): string {
@@ -20,9 +23,18 @@ export function shortPod(name: string): string {
 
 /** The report status --wait and --watch print once the rollout is done (and drained, with --drained). */
 export function reportText(r: RolloutReport, paint: Painter): string {
-  const lines = [paint('bold', `Rollout report: deployment.apps/${r.name} -n ${r.namespace} ${r.drained ? 'complete and drained' : 'complete'}${r.totalMs !== undefined ? ` in ${duration(r.totalMs)}` : ''} (as watched)`)];
+  const lines = [
+    paint(
+      'bold',
+      `Rollout report: deployment.apps/${r.name} -n ${r.namespace} ${r.drained ? 'complete and drained' : 'complete'}${r.totalMs !== undefined ? ` in ${duration(r.totalMs)}` : ''} (as watched)`,
+    ),
+  ];
   const g = r.gateLatency;
-  lines.push(g ? `  gate latency (ContainersReady → gate True): ${spreadText(g)} over ${g.count} pod${g.count === 1 ? '' : 's'}` : '  gate latency: no new pod went through the gate while watched');
+  lines.push(
+    g
+      ? `  gate latency (ContainersReady → gate True): ${spreadText(g)} over ${g.count} pod${g.count === 1 ? '' : 's'}`
+      : '  gate latency: no new pod went through the gate while watched',
+  );
   for (const p of g?.pods ?? []) lines.push(`    ${shortPod(p.pod)}  ${duration(p.ms)}`);
   const d = r.readyToDeletion;
   if (d) lines.push(`  new pod Ready → old pod deleted: ${spreadText(d)}`);
@@ -30,16 +42,27 @@ export function reportText(r: RolloutReport, paint: Painter): string {
     lines.push('  old pods drained:');
     for (const x of r.drains) {
       const grace = x.graceMs === undefined ? '' : ` of ${duration(x.graceMs)} grace`;
-      const how = !x.gone ? paint('yellow', ' (still terminating)') : x.killedAtEndOfGrace ? paint('yellow', ' (killed at the end of grace)') : ' (exited by itself)';
+      const how = !x.gone
+        ? paint('yellow', ' (still terminating)')
+        : x.killedAtEndOfGrace
+          ? paint('yellow', ' (killed at the end of grace)')
+          : ' (exited by itself)';
       lines.push(`    ${shortPod(x.pod)}  ${x.drainMs === undefined ? '?' : duration(x.drainMs)}${grace}${how}`);
     }
   }
   const converged = r.haproxy.filter((c) => c.convergenceMs !== undefined);
   if (converged.length) {
     const superseded = r.haproxy.length - converged.length;
-    lines.push(`  HAProxy convergence (a config first seen → on every HAProxy pod): ${spreadText(spread(converged.map((c) => c.convergenceMs!))!)}`);
-    lines.push(`    over ${converged.length} config${converged.length === 1 ? '' : 's'}${superseded ? `; ${superseded} more replaced before reaching every pod` : ''}`);
-    for (const c of converged.slice(-CONFIGS_LISTED)) lines.push(`    ${c.installation} ${c.checksum.slice(0, 12)}  ${duration(c.convergenceMs!)} on ${c.haproxyPods} HAProxy pod${c.haproxyPods === 1 ? '' : 's'}`);
+    lines.push(
+      `  HAProxy convergence (a config first seen → on every HAProxy pod): ${spreadText(spread(converged.map((c) => c.convergenceMs!))!)}`,
+    );
+    lines.push(
+      `    over ${converged.length} config${converged.length === 1 ? '' : 's'}${superseded ? `; ${superseded} more replaced before reaching every pod` : ''}`,
+    );
+    for (const c of converged.slice(-CONFIGS_LISTED))
+      lines.push(
+        `    ${c.installation} ${c.checksum.slice(0, 12)}  ${duration(c.convergenceMs!)} on ${c.haproxyPods} HAProxy pod${c.haproxyPods === 1 ? '' : 's'}`,
+      );
     if (converged.length > CONFIGS_LISTED) lines.push(`    (the last ${CONFIGS_LISTED}; -o json lists all)`);
   }
   return `${lines.join('\n')}\n`;

@@ -16,19 +16,28 @@ export interface Stage {
   tookMs?: number | undefined;
 }
 
-const since = (a: number | null | undefined, b: number | null | undefined) => (typeof a === 'number' && typeof b === 'number' ? Math.max(0, b - a) : undefined);
-const counts = (p: PodView) => p.haproxy.map((h) => `${h.runningOn}/${h.of}${h.unknown ? `+${h.unknown}?` : ''}`).join(',');
+const since = (a: number | null | undefined, b: number | null | undefined) =>
+  typeof a === 'number' && typeof b === 'number' ? Math.max(0, b - a) : undefined;
+const counts = (p: PodView) =>
+  p.haproxy.map((h) => `${h.runningOn}/${h.of}${h.unknown ? `+${h.unknown}?` : ''}`).join(',');
 
 /** A new pod: containers ready → routed on k/K HAProxy pods → gate True → Ready. */
 export function newPodStages(p: PodView, h: PodHistory | undefined): Stage[] {
   const containersOk = p.containersReady.status === 'True';
-  const problem = p.containerProblems.find((c) => c.reason !== 'NotReady' && c.reason !== 'ContainerCreating' && c.reason !== 'PodInitializing');
+  const problem = p.containerProblems.find(
+    (c) => c.reason !== 'NotReady' && c.reason !== 'ContainerCreating' && c.reason !== 'PodInitializing',
+  );
   const routed = p.haproxy.length > 0 && p.haproxy.every((r) => !r.disabled && r.of > 0 && r.runningOn === r.of);
   const gateOk = p.gate.state === 'True';
   const readyOk = p.ready.status === 'True';
   const gated = p.gate.state !== 'not-gated';
   const stages: Stage[] = [
-    { label: 'containers', short: 'ctr', state: containersOk ? 'done' : problem ? 'bad' : 'now', tookMs: since(h?.createdAt, h?.containersReadyAt) },
+    {
+      label: 'containers',
+      short: 'ctr',
+      state: containersOk ? 'done' : problem ? 'bad' : 'now',
+      tookMs: since(h?.createdAt, h?.containersReadyAt),
+    },
     {
       label: `routed ${counts(p) || '0/0'}`,
       short: `rt ${counts(p) || '0/0'}`,
@@ -36,15 +45,33 @@ export function newPodStages(p: PodView, h: PodHistory | undefined): Stage[] {
       tookMs: since(h?.containersReadyAt, h?.routedAt),
     },
   ];
-  if (gated) stages.push({ label: 'gate', short: 'gate', state: gateOk ? 'done' : routed ? 'now' : 'todo', tookMs: since(h?.routedAt !== undefined ? h.routedAt : h?.containersReadyAt, h?.gateAt) });
-  stages.push({ label: 'Ready', short: 'rdy', state: readyOk ? 'done' : (gated ? gateOk : containersOk) ? 'now' : 'todo', tookMs: since(gated ? h?.gateAt : h?.containersReadyAt, h?.readyAt) });
+  if (gated)
+    stages.push({
+      label: 'gate',
+      short: 'gate',
+      state: gateOk ? 'done' : routed ? 'now' : 'todo',
+      tookMs: since(h?.routedAt !== undefined ? h.routedAt : h?.containersReadyAt, h?.gateAt),
+    });
+  stages.push({
+    label: 'Ready',
+    short: 'rdy',
+    state: readyOk ? 'done' : (gated ? gateOk : containersOk) ? 'now' : 'todo',
+    tookMs: since(gated ? h?.gateAt : h?.containersReadyAt, h?.readyAt),
+  });
   return stages;
 }
 
 /** An old pod: out of the ready set → still serving → server disabled on k/K HAProxy pods → containers exited → gone. */
 export function oldPodStages(p: PodView, h: PodHistory | undefined): Stage[] {
   const t = p.terminating;
-  if (!t) return [{ label: p.ready.status === 'True' ? 'serving, Ready' : `${p.phase}, not Ready`, short: p.ready.status === 'True' ? 'Ready' : p.phase, state: p.ready.status === 'True' ? 'done' : 'now' }];
+  if (!t)
+    return [
+      {
+        label: p.ready.status === 'True' ? 'serving, Ready' : `${p.phase}, not Ready`,
+        short: p.ready.status === 'True' ? 'Ready' : p.phase,
+        state: p.ready.status === 'True' ? 'done' : 'now',
+      },
+    ];
   const unready = p.endpoints.length === 0 || p.endpoints.every((e) => !e.ready);
   const serving = p.endpoints.some((e) => e.serving);
   const disabled = p.haproxy.length === 0 || p.haproxy.every((r) => r.disabled && r.runningOn === r.of);
@@ -52,8 +79,18 @@ export function oldPodStages(p: PodView, h: PodHistory | undefined): Stage[] {
   return [
     { label: 'unready', short: 'out', state: unready ? 'done' : 'now', tookMs: since(h?.deletedAt, h?.unreadyAt) },
     { label: serving ? 'serving' : 'not serving', short: serving ? 'srv' : 'nosrv', state: serving ? 'now' : 'done' },
-    { label: `disabled ${counts(p) || '-'}`, short: `off ${counts(p) || '-'}`, state: disabled ? 'done' : 'now', tookMs: since(h?.deletedAt, h?.disabledAt) },
-    { label: 'exited', short: 'exit', state: exited ? 'done' : t.pastDeadline ? 'bad' : 'todo', tookMs: since(h?.deletedAt, h?.exitedAt) },
+    {
+      label: `disabled ${counts(p) || '-'}`,
+      short: `off ${counts(p) || '-'}`,
+      state: disabled ? 'done' : 'now',
+      tookMs: since(h?.deletedAt, h?.disabledAt),
+    },
+    {
+      label: 'exited',
+      short: 'exit',
+      state: exited ? 'done' : t.pastDeadline ? 'bad' : 'todo',
+      tookMs: since(h?.deletedAt, h?.exitedAt),
+    },
     { label: 'gone', short: 'gone', state: t.pastDeadline ? 'bad' : 'todo' },
   ];
 }
@@ -68,7 +105,10 @@ export function drainProgress(p: PodView, now: number): { elapsedMs: number; tot
 }
 
 /** The rollout as a whole: new pods Ready through the gate n/N, old pods gone m/M (of those seen). */
-export function rolloutProgress(m: RolloutModel, history: RolloutHistory | undefined): { ready: number; desired: number; gone: number; old: number } {
+export function rolloutProgress(
+  m: RolloutModel,
+  history: RolloutHistory | undefined,
+): { ready: number; desired: number; gone: number; old: number } {
   const ready = m.newPods.filter((p) => p.ready.status === 'True' && !p.terminating).length;
   const oldSeen = Object.values(history?.pods ?? {}).filter((p) => p.role === 'old');
   const oldNames = new Set([...oldSeen.map((p) => p.name), ...m.oldPods.map((p) => p.name)]);

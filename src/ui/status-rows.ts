@@ -23,7 +23,8 @@ function containersCell(p: PodView, now: number): Cell {
   const problem = p.containerProblems.find((c) => c.reason !== 'NotReady') ?? p.containerProblems[0];
   if (p.containersReady.status === 'True') return cell(`✓ ${since(p.containersReady.since, now)}`, 'good');
   if (problem && STARTING.has(problem.reason)) return cell(`… ${problem.reason}`, 'wait');
-  if (problem && problem.reason !== 'NotReady') return cell(`✗ ${problem.reason}${problem.restarts ? ` (${problem.restarts} restarts)` : ''}`, 'bad');
+  if (problem && problem.reason !== 'NotReady')
+    return cell(`✗ ${problem.reason}${problem.restarts ? ` (${problem.restarts} restarts)` : ''}`, 'bad');
   if (p.phase === 'Pending') return cell('… Pending', 'wait');
   return cell('… not ready', 'wait');
 }
@@ -33,7 +34,10 @@ function gateCell(p: PodView, now: number): Cell {
     case 'not-gated':
       return cell('— not gated', 'muted');
     case 'True':
-      return cell(`✓ ${since(p.gate.since, now)}${p.gateLatencyMs !== undefined ? ` (+${Math.round(p.gateLatencyMs / 1000)}s)` : ''}`, 'good');
+      return cell(
+        `✓ ${since(p.gate.since, now)}${p.gateLatencyMs !== undefined ? ` (+${Math.round(p.gateLatencyMs / 1000)}s)` : ''}`,
+        'good',
+      );
     case 'missing':
       return cell('… waiting', 'wait');
     default:
@@ -42,7 +46,8 @@ function gateCell(p: PodView, now: number): Cell {
 }
 
 export function endpointsCell(p: PodView): Cell {
-  if (p.services.length === 0 && p.endpoints.length === 0) return cell('✗ no Service', p.gate.state === 'not-gated' ? 'muted' : 'bad');
+  if (p.services.length === 0 && p.endpoints.length === 0)
+    return cell('✗ no Service', p.gate.state === 'not-gated' ? 'muted' : 'bad');
   const parts = p.services.map((svc) => {
     const ep = p.endpoints.find((e) => e.service === svc);
     if (!ep) return `${svc}: not listed`;
@@ -59,9 +64,12 @@ const waitsForGate = (p: PodView) => p.gate.state !== 'not-gated' && p.ready.sta
 export function haproxyCell(p: PodView): Cell {
   if (p.haproxyUnreadable) return cell('? cannot read configs', 'muted');
   // the cause of a stall on a new gated pod; on a pod already Ready (an old one, served by another path) a fact
-  if (p.haproxy.length === 0 && p.notRouted) return cell(`${waitsForGate(p) ? '✗ ' : ''}not routed (${p.notRouted})`, waitsForGate(p) ? 'bad' : 'muted');
+  if (p.haproxy.length === 0 && p.notRouted)
+    return cell(`${waitsForGate(p) ? '✗ ' : ''}not routed (${p.notRouted})`, waitsForGate(p) ? 'bad' : 'muted');
   if (p.haproxy.length === 0) return cell('not in config', p.terminating ? 'muted' : 'wait');
-  const parts = p.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} ${h.runningOn}/${h.of}${h.unknown ? ` (${h.unknown} unknown)` : ''}`);
+  const parts = p.haproxy.map(
+    (h) => `${h.disabled ? 'disabled' : 'enabled'} ${h.runningOn}/${h.of}${h.unknown ? ` (${h.unknown} unknown)` : ''}`,
+  );
   const converged = p.haproxy.every((h) => h.runningOn === h.of);
   const tone: Tone = p.terminating ? 'muted' : p.haproxy.every((h) => !h.disabled) && converged ? 'good' : 'wait';
   return cell(parts.join(', '), tone);
@@ -84,7 +92,10 @@ export function oldPodRow(p: PodView, now: number): Cell[] {
   if (p.terminating) {
     const t = p.terminating;
     state = t.pastDeadline
-      ? cell(`✗ Terminating, ${since(t.deadline, now)} past its grace period${t.finalizers.length ? ` (finalizers: ${t.finalizers.join(', ')})` : ''}`, 'bad')
+      ? cell(
+          `✗ Terminating, ${since(t.deadline, now)} past its grace period${t.finalizers.length ? ` (finalizers: ${t.finalizers.join(', ')})` : ''}`,
+          'bad',
+        )
       : t.graceRemainingMs
         ? cell(`↓ Terminating, ${formatAge(t.graceRemainingMs)} of grace left`, 'wait')
         : cell(`↓ Terminating, grace period ended ${since(t.deadline, now)} ago`, 'wait');
@@ -96,14 +107,19 @@ export function oldPodRow(p: PodView, now: number): Cell[] {
 
 export function headline(m: RolloutModel): Cell {
   const tone: Tone = m.phase === 'complete' ? (m.drained ? 'good' : 'wait') : m.phase === 'failed' ? 'bad' : 'wait';
-  const icon = m.phase === 'complete' ? (m.drained ? '✓' : '↓') : m.phase === 'failed' ? '✗' : m.phase === 'paused' ? '‖' : '…';
-  const drain = m.phase === 'complete' && !m.drained ? ` (${m.counts.terminating} old pod${m.counts.terminating === 1 ? '' : 's'} still draining)` : '';
+  const icon =
+    m.phase === 'complete' ? (m.drained ? '✓' : '↓') : m.phase === 'failed' ? '✗' : m.phase === 'paused' ? '‖' : '…';
+  const drain =
+    m.phase === 'complete' && !m.drained
+      ? ` (${m.counts.terminating} old pod${m.counts.terminating === 1 ? '' : 's'} still draining)`
+      : '';
   return cell(`${icon} ${m.message}${drain}`, tone);
 }
 
 export function summaryLine(m: RolloutModel): string {
   const s = m.strategy;
-  const strategy = s.type === 'Recreate' ? 'Recreate' : `RollingUpdate maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`;
+  const strategy =
+    s.type === 'Recreate' ? 'Recreate' : `RollingUpdate maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`;
   const gate = m.gated ? `gate ${m.gateType}` : `not gated (no ${m.gateType} in readinessGates)`;
   return `deployment.apps/${m.name} -n ${m.namespace} · revision ${m.revision ?? '?'} · ${strategy} · ${gate}`;
 }
@@ -121,7 +137,10 @@ function leaderWords(i: Installation): { text: string; ok: boolean } {
     case 'disabled':
       return l.holderPhase === 'Running'
         ? { text: `leader election off (single controller ${l.holder})`, ok: true }
-        : { text: `leader election off, controller ${l.holder ? `${l.holder} ${l.holderPhase ?? 'not running'}` : 'not running'}`, ok: false };
+        : {
+            text: `leader election off, controller ${l.holder ? `${l.holder} ${l.holderPhase ?? 'not running'}` : 'not running'}`,
+            ok: false,
+          };
     case 'unknown':
       return { text: 'leader unknown (lease unreadable)', ok: false };
     default:
@@ -132,7 +151,13 @@ function leaderWords(i: Installation): { text: string; ok: boolean } {
 function configWords(i: Installation): string {
   if (!i.config) return 'no config';
   const c = i.config;
-  if (c.configValidated?.status === 'False' || c.pinned || (c.invalid && !c.invalid.stale) || i.validated?.status === 'False') return 'config refused';
+  if (
+    c.configValidated?.status === 'False' ||
+    c.pinned ||
+    (c.invalid && !c.invalid.stale) ||
+    i.validated?.status === 'False'
+  )
+    return 'config refused';
   return 'config ok';
 }
 
@@ -143,7 +168,8 @@ export function installationLine(i: Installation): Cell {
   const failing = live.filter((p) => p.entry?.lastError || p.entry?.mode === 'rejected');
   const validated = configWords(i);
   const text = `HAPTIC ${i.namespace}/${i.templateConfig}: ${leader.text} · ${validated} · HAProxy ${converged}/${live.length} on ${shortChecksum(i.config?.checksum)}${failing.length ? ` · deploy failing on ${failing.map((p) => p.name).join(', ')}` : ''}`;
-  const tone: Tone = leader.ok && !failing.length && validated === 'config ok' ? (converged === live.length ? 'good' : 'wait') : 'bad';
+  const tone: Tone =
+    leader.ok && !failing.length && validated === 'config ok' ? (converged === live.length ? 'good' : 'wait') : 'bad';
   return cell(text, tone);
 }
 

@@ -1,11 +1,28 @@
 import type { Finding } from '../types/finding.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { findingLines } from './findings.ts';
-import { countsLine, headline, installationLine, NEW_POD_HEADER, newPodRow, OLD_POD_HEADER, oldPodRow, summaryLine, type Cell, type Tone } from './status-rows.ts';
+import {
+  countsLine,
+  headline,
+  installationLine,
+  NEW_POD_HEADER,
+  newPodRow,
+  OLD_POD_HEADER,
+  oldPodRow,
+  summaryLine,
+  type Cell,
+  type Tone,
+} from './status-rows.ts';
 import type { Color, Painter } from './style.ts';
 import { table } from './table.ts';
 
-const toneColor: Record<Tone, Color | undefined> = { good: 'green', wait: 'yellow', bad: 'red', muted: 'gray', plain: undefined };
+const toneColor: Record<Tone, Color | undefined> = {
+  good: 'green',
+  wait: 'yellow',
+  bad: 'red',
+  muted: 'gray',
+  plain: undefined,
+};
 
 function paintCell(c: Cell, paint: Painter): string {
   const color = toneColor[c.tone];
@@ -14,7 +31,9 @@ function paintCell(c: Cell, paint: Painter): string {
 
 /** -o json|yaml of status: the model of the one Deployment named, else a RolloutList. */
 export function rolloutOutput(models: RolloutModel[], named: boolean): unknown {
-  return models.length === 1 && named ? models[0] : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models };
+  return models.length === 1 && named
+    ? models[0]
+    : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: models };
 }
 
 /** The one-shot status view of one rollout, readable like kubectl output. */
@@ -22,12 +41,23 @@ export function statusText(m: RolloutModel, now: number, paint: Painter, topFind
   const lines = [paint('bold', summaryLine(m)), paintCell(headline(m), paint), `  ${countsLine(m)}`];
   if (m.newReplicaSet) {
     lines.push('', `NEW PODS  replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})`);
-    lines.push(...(m.newPods.length ? table([NEW_POD_HEADER, ...m.newPods.map((p) => newPodRow(p, now).map((c) => paintCell(c, paint)))]) : ['  no pods yet']));
+    lines.push(
+      ...(m.newPods.length
+        ? table([NEW_POD_HEADER, ...m.newPods.map((p) => newPodRow(p, now).map((c) => paintCell(c, paint)))])
+        : ['  no pods yet']),
+    );
   }
   const oldWithPods = m.oldReplicaSets.filter((rs) => m.oldPods.length || rs.replicas > 0);
   if (m.oldPods.length || oldWithPods.length) {
-    lines.push('', `OLD PODS  ${m.oldReplicaSets.map((rs) => `replicaset/${rs.name} (revision ${rs.revision ?? '?'})`).join(', ')}`);
-    lines.push(...(m.oldPods.length ? table([OLD_POD_HEADER, ...m.oldPods.map((p) => oldPodRow(p, now).map((c) => paintCell(c, paint)))]) : ['  all gone']));
+    lines.push(
+      '',
+      `OLD PODS  ${m.oldReplicaSets.map((rs) => `replicaset/${rs.name} (revision ${rs.revision ?? '?'})`).join(', ')}`,
+    );
+    lines.push(
+      ...(m.oldPods.length
+        ? table([OLD_POD_HEADER, ...m.oldPods.map((p) => oldPodRow(p, now).map((c) => paintCell(c, paint)))])
+        : ['  all gone']),
+    );
   }
   lines.push('');
   if (m.installations.length) lines.push(...m.installations.map((i) => paintCell(installationLine(i), paint)));

@@ -11,7 +11,7 @@ export function colorEnabled(noColorFlag = false, stream: { isTTY?: boolean } = 
 const codes = { red: 31, green: 32, yellow: 33, blue: 34, gray: 90, bold: 1 } as const;
 export type Color = keyof typeof codes;
 
-export type Painter = (color: Color, text: string) => string
+export type Painter = (color: Color, text: string) => string;
 
 export function painter(enabled: boolean): Painter {
   return (color, text) => (enabled ? `\u001b[${codes[color]}m${text}\u001b[${color === 'bold' ? 22 : 39}m` : text);

@@ -18,5 +18,12 @@ export const COLUMN_GAP = 3;
 /** Columns aligned like kubectl's tables; the last column is not padded. */
 export function table(rows: string[][]): string[] {
   const widths = columnWidths(rows);
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleWidth(cell) + COLUMN_GAP))).join('').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) =>
+        i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleWidth(cell) + COLUMN_GAP),
+      )
+      .join('')
+      .trimEnd(),
+  );
 }

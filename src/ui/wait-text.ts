@@ -14,7 +14,11 @@ export function waitLines(entry: WaitEntry): string[] {
       return [`${prefix}timed out after ${Math.round(entry.afterMs / 1000)}s`];
     case 'stalled': {
       const v = findingView(entry.finding);
-      return [`${prefix}stalled: ${v.headline}`, ...v.evidence.map((e) => `    ${e}`), ...(v.fix ? [`    fix: ${v.fix}`] : [])];
+      return [
+        `${prefix}stalled: ${v.headline}`,
+        ...v.evidence.map((e) => `    ${e}`),
+        ...(v.fix ? [`    fix: ${v.fix}`] : []),
+      ];
     }
   }
 }

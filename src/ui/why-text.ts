@@ -4,7 +4,14 @@ import type { Painter } from './style.ts';
 
 /** -o json|yaml of why-stalled: one item per Deployment with its verdict and findings. */
 export function diagnosisOutput(results: WhyStalledResult[]) {
-  const items = results.map(({ model, diagnosis }) => ({ name: model.name, namespace: model.namespace, phase: model.phase, message: model.message, stalled: diagnosis.stalled, findings: findingsOutput(diagnosis.findings) }));
+  const items = results.map(({ model, diagnosis }) => ({
+    name: model.name,
+    namespace: model.namespace,
+    phase: model.phase,
+    message: model.message,
+    stalled: diagnosis.stalled,
+    findings: findingsOutput(diagnosis.findings),
+  }));
   return { apiVersion: 'kubectl-haptic/v1', kind: 'DiagnosisList', items };
 }
 
@@ -12,8 +19,16 @@ export function diagnosisOutput(results: WhyStalledResult[]) {
 export function whyText(results: WhyStalledResult[], paint: Painter): string {
   return `${results
     .map(({ model, diagnosis }) => {
-      const verdict = diagnosis.stalled ? paint('red', 'stalled') : paint(model.phase === 'paused' ? 'yellow' : 'green', `not stalled (${model.phase === 'complete' ? 'complete' : model.phase === 'paused' ? 'paused' : 'progressing'})`);
-      return [`deployment.apps/${model.name} -n ${model.namespace}: ${verdict}`, ...diagnosis.findings.flatMap((f) => findingLines(f, paint))].join('\n');
+      const verdict = diagnosis.stalled
+        ? paint('red', 'stalled')
+        : paint(
+            model.phase === 'paused' ? 'yellow' : 'green',
+            `not stalled (${model.phase === 'complete' ? 'complete' : model.phase === 'paused' ? 'paused' : 'progressing'})`,
+          );
+      return [
+        `deployment.apps/${model.name} -n ${model.namespace}: ${verdict}`,
+        ...diagnosis.findings.flatMap((f) => findingLines(f, paint)),
+      ].join('\n');
     })
     .join('\n\n')}\n`;
 }

@@ -3,7 +3,18 @@
 // HAPTIC stand-ins. Every process runs detached in its own process group and is remembered in state.json, so a
 // cluster outlives the script that started it and any later script can stop it.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +51,9 @@ const standinsMain = join(repoRoot, 'test/cluster/standins/main.ts');
 export const READONLY_CLUSTER_ROLE = 'haptic-test-readonly';
 
 export function cacheRoot(): string {
-  return process.env.KUBECTL_HAPTIC_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubectl-haptic');
+  return (
+    process.env.KUBECTL_HAPTIC_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kubectl-haptic')
+  );
 }
 
 export function clustersDir(): string {
@@ -89,7 +102,9 @@ export interface StartOptions {
 export async function startCluster(options: StartOptions): Promise<ClusterState> {
   const started = Date.now();
   if (options.lab && !insideNetns(options.lab.netns)) {
-    throw new Error(`a lab cluster starts inside its network namespace ${options.lab.netns}: run the caller with ip netns exec`);
+    throw new Error(
+      `a lab cluster starts inside its network namespace ${options.lab.netns}: run the caller with ip netns exec`,
+    );
   }
   if (!existsSync(standinsMain)) {
     throw new Error(`${standinsMain} is missing: the cluster needs the node and HAPTIC stand-ins to run any pod`);
@@ -120,7 +135,9 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     const out = openSync(join(logDir, `${component}.log`), 'w');
     const child = spawn(command, args, { cwd: repoRoot, detached: true, stdio: ['ignore', out, out] });
     closeSync(out);
-    child.on('exit', (code, signal) => exits.set(component, signal ? `killed by ${signal}` : `exited with code ${code}`));
+    child.on('exit', (code, signal) =>
+      exits.set(component, signal ? `killed by ${signal}` : `exited with code ${code}`),
+    );
     child.unref();
     if (child.pid === undefined) throw new Error(`could not start ${command}`);
     state.pids[component] = child.pid;
@@ -131,7 +148,12 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     for (;;) {
       const dead = [...exits].map(([component, how]) => `${component} ${how}`);
       if (dead.length) throw new Error(`${dead.join(', ')} while waiting for ${what}`);
-      if (await Promise.resolve().then(ready).catch(() => false)) return;
+      if (
+        await Promise.resolve()
+          .then(ready)
+          .catch(() => false)
+      )
+        return;
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
       await sleep(200);
     }
@@ -181,7 +203,9 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
       `--audit-policy-file=${join(stateDir, 'audit-policy.yaml')}`,
       `--audit-log-path=${state.auditLog}`,
       // the lab's node stand-in serves the kubelet API (pods/log) at the nodes' InternalIPs, with a cert of this CA
-      ...(options.lab ? ['--kubelet-preferred-address-types=InternalIP', `--kubelet-certificate-authority=${join(pki, 'ca.crt')}`] : []),
+      ...(options.lab
+        ? ['--kubelet-preferred-address-types=InternalIP', `--kubelet-certificate-authority=${join(pki, 'ca.crt')}`]
+        : []),
     ]);
     const admin = new Kube(state.adminKubeconfig);
     await waitUntil('kube-apiserver /readyz', 60_000, async () => (await admin.request('GET', '/readyz')) === 'ok');
@@ -208,7 +232,16 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
 
     log('starting the node and HAPTIC stand-ins');
     const labArgs = options.lab
-      ? ['--lab-netns', options.lab.netns, '--lab-dir', join(stateDir, 'lab'), '--kubelet-cert', join(pki, 'kubelet.crt'), '--kubelet-key', join(pki, 'kubelet.key')]
+      ? [
+          '--lab-netns',
+          options.lab.netns,
+          '--lab-dir',
+          join(stateDir, 'lab'),
+          '--kubelet-cert',
+          join(pki, 'kubelet.crt'),
+          '--kubelet-key',
+          join(pki, 'kubelet.key'),
+        ]
       : [];
     launch('standins', nodeBinary(), [standinsMain, '--kubeconfig', state.adminKubeconfig, ...labArgs]);
     const standinsLog = join(logDir, 'standins.log');
@@ -216,7 +249,9 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
   } catch (error) {
     await killAll(state);
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`starting cluster ${options.name} failed: ${message}\nlogs: ${logDir}\n${tailLogs(state)}`, { cause: error });
+    throw new Error(`starting cluster ${options.name} failed: ${message}\nlogs: ${logDir}\n${tailLogs(state)}`, {
+      cause: error,
+    });
   }
   log(`cluster ${options.name} is up at ${server} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return state;
@@ -340,11 +375,50 @@ subjectAltName = ${FAKE_NODES.map((n) => `IP:${n.ip}, DNS:${n.name}`).join(', ')
 
 function makePki(dir: string, kubelet: boolean): void {
   writeFileSync(join(dir, 'openssl.cnf'), OPENSSL_CONFIG);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '3650', '-config', 'openssl.cnf'];
-  openssl('req', '-x509', ...newKey, '-extensions', 'ca', '-subj', '/CN=haptic-test-ca', '-keyout', 'ca.key', '-out', 'ca.crt');
+  const openssl = (...args: string[]) =>
+    execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const newKey = [
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '3650',
+    '-config',
+    'openssl.cnf',
+  ];
+  openssl(
+    'req',
+    '-x509',
+    ...newKey,
+    '-extensions',
+    'ca',
+    '-subj',
+    '/CN=haptic-test-ca',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+  );
   const issue = (file: string, subject: string, extensions: string) =>
-    openssl('req', '-x509', ...newKey, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-extensions', extensions, '-subj', subject, '-keyout', `${file}.key`, '-out', `${file}.crt`);
+    openssl(
+      'req',
+      '-x509',
+      ...newKey,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-extensions',
+      extensions,
+      '-subj',
+      subject,
+      '-keyout',
+      `${file}.key`,
+      '-out',
+      `${file}.crt`,
+    );
   issue('apiserver', '/CN=kube-apiserver', 'server');
   issue('admin', '/O=system:masters/CN=admin', 'client');
   issue('limited', '/CN=limited', 'client');
@@ -389,7 +463,11 @@ function readonlyClusterRole() {
     kind: 'ClusterRole',
     metadata: { name: READONLY_CLUSTER_ROLE },
     rules: [
-      { apiGroups: [''], resources: ['pods', 'services', 'endpoints', 'events', 'configmaps', 'namespaces'], verbs: read },
+      {
+        apiGroups: [''],
+        resources: ['pods', 'services', 'endpoints', 'events', 'configmaps', 'namespaces'],
+        verbs: read,
+      },
       { apiGroups: ['apps'], resources: ['deployments', 'replicasets'], verbs: read },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: read },
@@ -454,7 +532,12 @@ export async function restartApiServer(state: ClusterState, downMs = 1000): Prom
   if (pid === undefined) throw new Error('no kube-apiserver pid in the cluster state');
   const [command, ...args] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z'); i++) await sleep(100);
+  for (
+    let i = 0;
+    i < 100 && existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z');
+    i++
+  )
+    await sleep(100);
   await sleep(downMs);
   const out = openSync(join(state.logDir, 'kube-apiserver.log'), 'a');
   const child = spawn(command as string, args, { cwd: repoRoot, detached: true, stdio: ['ignore', out, out] });

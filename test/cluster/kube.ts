@@ -55,7 +55,12 @@ export class Kube {
   }
 
   /** Like get, but undefined when the object does not exist. */
-  async tryGet<T = KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): Promise<T | undefined> {
+  async tryGet<T = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+  ): Promise<T | undefined> {
     try {
       return await this.get<T>(apiVersion, kind, name, namespace);
     } catch (error) {
@@ -70,7 +75,9 @@ export class Kube {
     options: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {},
   ): Promise<T[]> {
     const path = await this.path(apiVersion, kind, options.namespace, undefined, true);
-    const list = await this.send('GET', path, { query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector } });
+    const list = await this.send('GET', path, {
+      query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector },
+    });
     return list.items;
   }
 
@@ -124,7 +131,13 @@ export class Kube {
       const { apiVersion, kind, namespace, name } = identify(object);
       if (!name) throw new Error(`apply: ${kind} without metadata.name`);
       const path = await this.path(apiVersion, kind, namespace, name);
-      applied.push(await this.send('PATCH', path, { body: object, contentType: ContentType.applyPatch, query: { fieldManager, force: true } }));
+      applied.push(
+        await this.send('PATCH', path, {
+          body: object,
+          contentType: ContentType.applyPatch,
+          query: { fieldManager, force: true },
+        }),
+      );
     }
     return applied;
   }
@@ -141,14 +154,25 @@ export class Kube {
     signal: AbortSignal,
     options: InformerOptions = {},
   ): Promise<Informer<T>> {
-    const informer = new Informer<T>(this.client, { ...query, resource: await this.resource(apiVersion, kind) }, handlers, options);
+    const informer = new Informer<T>(
+      this.client,
+      { ...query, resource: await this.resource(apiVersion, kind) },
+      handlers,
+      options,
+    );
     signal.addEventListener('abort', () => informer.stop(), { once: true });
     if (!signal.aborted) informer.start();
     return informer;
   }
 
   /** The REST path of a resource (collection when name is undefined), found through discovery. */
-  async path(apiVersion: string, kind: string, namespace?: string, name?: string, allNamespaces = false): Promise<string> {
+  async path(
+    apiVersion: string,
+    kind: string,
+    namespace?: string,
+    name?: string,
+    allNamespaces = false,
+  ): Promise<string> {
     const resource = await this.resource(apiVersion, kind);
     if (resource.namespaced && !namespace && !(allNamespaces && name === undefined)) {
       throw new Error(`${kind} is namespaced: a namespace is needed`);
@@ -180,7 +204,7 @@ export class Kube {
       if (isApiError(error, 'NotFound')) return new Map(); // group not served (yet)
       throw error;
     }
-    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+    const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
     const byKind = new Map<string, ResourceType>();
     for (const r of list.resources) {
       if (!r.name.includes('/')) byKind.set(r.kind, resourceType(group, version, r.name, r.kind, r.namespaced));
@@ -188,7 +212,11 @@ export class Kube {
     return byKind;
   }
 
-  private send(method: Method, path: string, options: { body?: unknown; contentType?: string; query?: QueryParams } = {}): Promise<any> {
+  private send(
+    method: Method,
+    path: string,
+    options: { body?: unknown; contentType?: string; query?: QueryParams } = {},
+  ): Promise<any> {
     return this.client.request(method, path, targetOf(method, path), options);
   }
 }

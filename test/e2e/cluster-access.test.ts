@@ -5,7 +5,16 @@ import { createServer, type AddressInfo } from 'node:net';
 import { load, dump } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
-import { adminApi, cluster, gatedDeployment, grantReadOnly, newNamespace, routedService, runPlugin, waitFor } from './support.ts';
+import {
+  adminApi,
+  cluster,
+  gatedDeployment,
+  grantReadOnly,
+  newNamespace,
+  routedService,
+  runPlugin,
+  waitFor,
+} from './support.ts';
 
 // kubectl habits: the same kubeconfig handling, one-line errors with documented exit codes.
 describe('cluster access like kubectl', () => {
@@ -13,7 +22,10 @@ describe('cluster access like kubectl', () => {
   let dir: string;
   beforeAll(async () => {
     ns = await newNamespace('access');
-    await adminApi().apply([gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }), ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } })]);
+    await adminApi().apply([
+      gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }),
+      ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
+    ]);
     dir = mkdtempSync(join(tmpdir(), 'kh-access-'));
   });
 
@@ -34,7 +46,10 @@ describe('cluster access like kubectl', () => {
     const config = admin();
     config.clusters[0].cluster.server = `https://127.0.0.1:${closed}`;
     const r = await runPlugin(['status', 'web', '-n', ns], { kubeconfig: write('down', config) });
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 4, stderr: `error: cannot reach the Kubernetes API server at https://127.0.0.1:${closed} (ECONNREFUSED); check --context/--kubeconfig and that the cluster is running\n` });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 4,
+      stderr: `error: cannot reach the Kubernetes API server at https://127.0.0.1:${closed} (ECONNREFUSED); check --context/--kubeconfig and that the cluster is running\n`,
+    });
   });
 
   it('says the credentials were rejected (401, exit 4)', async () => {
@@ -42,7 +57,9 @@ describe('cluster access like kubectl', () => {
     config.users[0].user = { token: 'not-a-valid-token' };
     const r = await runPlugin(['why-stalled', 'web', '-n', ns], { kubeconfig: write('badtoken', config) });
     expect(r.code).toBe(4);
-    expect(r.stderr).toBe(`error: unauthorized: the API server at ${cluster().server} rejected the credentials of the current context; log in again or check --kubeconfig/--context\n`);
+    expect(r.stderr).toBe(
+      `error: unauthorized: the API server at ${cluster().server} rejected the credentials of the current context; log in again or check --kubeconfig/--context\n`,
+    );
   });
 
   it('authenticates with an exec credential plugin, as client-node supports it', async () => {
@@ -51,11 +68,16 @@ describe('cluster access like kubectl', () => {
     const credential = {
       apiVersion: 'client.authentication.k8s.io/v1',
       kind: 'ExecCredential',
-      status: { clientCertificateData: Buffer.from(user['client-certificate-data'], 'base64').toString(), clientKeyData: Buffer.from(user['client-key-data'], 'base64').toString() },
+      status: {
+        clientCertificateData: Buffer.from(user['client-certificate-data'], 'base64').toString(),
+        clientKeyData: Buffer.from(user['client-key-data'], 'base64').toString(),
+      },
     };
     const plugin = join(dir, 'credential-plugin.sh');
     writeFileSync(plugin, `#!/bin/sh\ncat <<'JSON'\n${JSON.stringify(credential)}\nJSON\n`, { mode: 0o755 });
-    config.users[0].user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } };
+    config.users[0].user = {
+      exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' },
+    };
     const r = await runPlugin(['status', 'web', '-n', ns, '-o', 'json'], { kubeconfig: write('exec', config) });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -66,7 +88,11 @@ describe('cluster access like kubectl', () => {
     const other = await newNamespace('access-denied');
     const r = await runPlugin(['status', '-n', other], { kubeconfig: cluster().limitedKubeconfig });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(new RegExp(`^error: forbidden: cannot list deployments\\.apps in namespace "${other}" \\(.*User "limited" cannot list resource "deployments".*\\)\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: forbidden: cannot list deployments\\.apps in namespace "${other}" \\(.*User "limited" cannot list resource "deployments".*\\)\\n$`,
+      ),
+    );
   });
 
   it('a read-only user still gets status, without HAPTIC objects it may not read', async () => {
@@ -76,37 +102,70 @@ describe('cluster access like kubectl', () => {
     expect(r.code).toBe(0);
     const model = JSON.parse(r.stdout);
     expect(model).toMatchObject({ kind: 'Rollout', name: 'web', namespace: ns, installations: [] });
-    expect(model.hapticUnreadable).toMatch(/^cannot read HAProxyTemplateConfigs: forbidden: cannot list haproxytemplateconfigs\.haproxy-haptic\.org/);
+    expect(model.hapticUnreadable).toMatch(
+      /^cannot read HAProxyTemplateConfigs: forbidden: cannot list haproxytemplateconfigs\.haproxy-haptic\.org/,
+    );
   });
 
   it('merges KUBECONFIG files like kubectl, takes --context, and the context namespace as default', async () => {
     const base = admin();
-    const withNamespace = { ...base, contexts: [{ name: 'in-ns', context: { ...base.contexts[0].context, namespace: ns } }], 'current-context': 'in-ns' };
+    const withNamespace = {
+      ...base,
+      contexts: [{ name: 'in-ns', context: { ...base.contexts[0].context, namespace: ns } }],
+      'current-context': 'in-ns',
+    };
     const first = write('first', withNamespace);
-    const second = write('second', { ...base, contexts: [{ name: 'elsewhere', context: { ...base.contexts[0].context, namespace: 'kube-system' } }], 'current-context': 'elsewhere' });
+    const second = write('second', {
+      ...base,
+      contexts: [{ name: 'elsewhere', context: { ...base.contexts[0].context, namespace: 'kube-system' } }],
+      'current-context': 'elsewhere',
+    });
     const merged = await runPlugin(['status', 'web', '-o', 'json'], { env: { KUBECONFIG: `${first}:${second}` } });
     expect(merged.code).toBe(0);
     expect(JSON.parse(merged.stdout).namespace).toBe(ns);
-    const switched = await runPlugin(['status', 'web', '--context', 'elsewhere'], { env: { KUBECONFIG: `${first}:${second}` } });
-    expect(switched).toMatchObject({ code: 3, stderr: 'error: deployments.apps "web" not found in namespace "kube-system"\n' });
-    const unknown = await runPlugin(['status', 'web', '--context', 'nope'], { env: { KUBECONFIG: `${first}:${second}` } });
-    expect(unknown).toMatchObject({ code: 3, stderr: 'error: context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts\n' });
+    const switched = await runPlugin(['status', 'web', '--context', 'elsewhere'], {
+      env: { KUBECONFIG: `${first}:${second}` },
+    });
+    expect(switched).toMatchObject({
+      code: 3,
+      stderr: 'error: deployments.apps "web" not found in namespace "kube-system"\n',
+    });
+    const unknown = await runPlugin(['status', 'web', '--context', 'nope'], {
+      env: { KUBECONFIG: `${first}:${second}` },
+    });
+    expect(unknown).toMatchObject({
+      code: 3,
+      stderr: 'error: context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts\n',
+    });
   });
 
   it('completes Deployment names from the cluster through kubectl_complete-haptic', async () => {
     const { spawnSync } = await import('node:child_process');
     const complete = (...words: string[]) =>
-      spawnSync(join(repoRoot, 'bin/kubectl_complete-haptic'), words, { env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig }, encoding: 'utf8' }).stdout;
+      spawnSync(join(repoRoot, 'bin/kubectl_complete-haptic'), words, {
+        env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig },
+        encoding: 'utf8',
+      }).stdout;
     expect(complete('status', '-n', ns, '')).toBe('web\n:4\n');
     expect(complete('why-', '')).toBe(':4\n');
-    expect(complete('why-')).toBe('why-stalled\tExplain why a gated rollout is stalled, with evidence and a fix.\n:4\n');
+    expect(complete('why-')).toBe(
+      'why-stalled\tExplain why a gated rollout is stalled, with evidence and a fix.\n:4\n',
+    );
     expect(complete('status', '-n', ns.slice(0, -2))).toContain(`${ns}\n`);
   });
 
   it('answers an empty namespace like kubectl get: a note on stderr, an empty list with -o, exit 0', async () => {
     const empty = await newNamespace('access-empty');
-    expect(await runPlugin(['status', '-n', empty])).toEqual({ code: 0, stdout: '', stderr: `No Deployments found in namespace "${empty}".\n` });
-    expect(await runPlugin(['why-stalled', '-n', empty, '-l', 'app=x'])).toEqual({ code: 0, stdout: '', stderr: `No Deployments found in namespace "${empty}" matching -l app=x.\n` });
+    expect(await runPlugin(['status', '-n', empty])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `No Deployments found in namespace "${empty}".\n`,
+    });
+    expect(await runPlugin(['why-stalled', '-n', empty, '-l', 'app=x'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `No Deployments found in namespace "${empty}" matching -l app=x.\n`,
+    });
     const json = await runPlugin(['status', '-n', empty, '-o', 'json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: [] });
@@ -125,23 +184,52 @@ describe('cluster access like kubectl', () => {
 
   // Users other than admin and limited: service accounts of the test namespace, each with the rights a test gives it
   // and a token from the TokenRequest API (POST serviceaccounts/<sa>/token, as kubectl create token does).
-  async function serviceAccountKubeconfig(name: string, rules: { namespaced?: unknown[]; cluster?: unknown[] }): Promise<string> {
+  async function serviceAccountKubeconfig(
+    name: string,
+    rules: { namespaced?: unknown[]; cluster?: unknown[] },
+  ): Promise<string> {
     const sa = { kind: 'ServiceAccount', name, namespace: ns };
     const objects: any[] = [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } }];
     if (rules.namespaced) {
       objects.push(
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: ns }, rules: rules.namespaced },
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [sa] },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name, namespace: ns },
+          rules: rules.namespaced,
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name, namespace: ns },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+          subjects: [sa],
+        },
       );
     }
     if (rules.cluster) {
       objects.push(
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${ns}-${name}` }, rules: rules.cluster },
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${ns}-${name}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-${name}` }, subjects: [sa] },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: `${ns}-${name}` },
+          rules: rules.cluster,
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: `${ns}-${name}` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-${name}` },
+          subjects: [sa],
+        },
       );
     }
     await adminApi().apply(objects);
-    const request = await adminApi().request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+    const request = await adminApi().request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    });
     const token = request.status.token as string;
     expect(token).toMatch(/^eyJ/);
     // kubectl's key is tokenFile, relative to the kubeconfig's folder; the token is read from there, never printed
@@ -172,7 +260,10 @@ describe('cluster access like kubectl', () => {
         { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
       ],
     });
-    const r = await waitFor(() => runPlugin(['status', 'web', '-o', 'json'], { kubeconfig }), { what: 'the service account to read web (RBAC)', until: (x) => x.code === 0 });
+    const r = await waitFor(() => runPlugin(['status', 'web', '-o', 'json'], { kubeconfig }), {
+      what: 'the service account to read web (RBAC)',
+      until: (x) => x.code === 0,
+    });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Rollout', name: 'web', namespace: ns });
     noToken(r);
@@ -180,11 +271,16 @@ describe('cluster access like kubectl', () => {
     writeFileSync(join(dir, 'reader', 'token'), 'not-a-token-the-server-issued\n');
     const refused = await runPlugin(['status', 'web'], { kubeconfig });
     expect(refused.code).toBe(4);
-    expect(refused.stderr).toBe(`error: unauthorized: the API server at ${cluster().server} rejected the credentials of the current context; log in again or check --kubeconfig/--context\n`);
+    expect(refused.stderr).toBe(
+      `error: unauthorized: the API server at ${cluster().server} rejected the credentials of the current context; log in again or check --kubeconfig/--context\n`,
+    );
   });
 
   it('enable-gate refuses for a user who may patch Deployments but not read Leases or ClusterRoles: the checks it cannot read block', async () => {
-    await adminApi().apply([gatedDeployment({ name: 'ungated', namespace: ns, replicas: 1, gates: [] }), ...routedService({ name: 'ungated', namespace: ns, selector: { app: 'ungated' } })]);
+    await adminApi().apply([
+      gatedDeployment({ name: 'ungated', namespace: ns, replicas: 1, gates: [] }),
+      ...routedService({ name: 'ungated', namespace: ns, selector: { app: 'ungated' } }),
+    ]);
     const kubeconfig = await serviceAccountKubeconfig('patcher', {
       namespaced: [
         { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'patch'] },
@@ -197,13 +293,20 @@ describe('cluster access like kubectl', () => {
       ],
     });
     const before = await adminApi().get<any>('apps/v1', 'Deployment', 'ungated', ns);
-    const r = await waitFor(() => runPlugin(['enable-gate', 'ungated'], { kubeconfig }), { what: 'the service account to read ungated and HAPTIC (RBAC)', until: (x) => /HG105/.test(x.stdout) && /HG107/.test(x.stdout) });
+    const r = await waitFor(() => runPlugin(['enable-gate', 'ungated'], { kubeconfig }), {
+      what: 'the service account to read ungated and HAPTIC (RBAC)',
+      until: (x) => /HG105/.test(x.stdout) && /HG107/.test(x.stdout),
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^deployment\.apps\/ungated refused: 2 preflight checks failed; nothing written/);
     // each blocker names the check it could not do, and why: the read that was refused
-    expect(r.stdout).toMatch(/✗ \[HG105\] Could not check whether HAPTIC installation \S+ may set the gate\n\s+cannot read RBAC: forbidden: cannot list clusterroles\.rbac\.authorization\.k8s\.io \(clusterroles\.rbac\.authorization\.k8s\.io is forbidden: User "system:serviceaccount:[^:]+:patcher" cannot list resource "clusterroles"/);
-    expect(r.stdout).toMatch(/✗ \[HG107\] Could not check whether HAPTIC installation \S+ has a controller leader\n\s+lease \S+: could not be read \(forbidden: cannot list leases\.coordination\.k8s\.io in namespace "\S+" \(leases\.coordination\.k8s\.io is forbidden: User "system:serviceaccount:[^:]+:patcher" cannot list resource "leases"/);
+    expect(r.stdout).toMatch(
+      /✗ \[HG105\] Could not check whether HAPTIC installation \S+ may set the gate\n\s+cannot read RBAC: forbidden: cannot list clusterroles\.rbac\.authorization\.k8s\.io \(clusterroles\.rbac\.authorization\.k8s\.io is forbidden: User "system:serviceaccount:[^:]+:patcher" cannot list resource "clusterroles"/,
+    );
+    expect(r.stdout).toMatch(
+      /✗ \[HG107\] Could not check whether HAPTIC installation \S+ has a controller leader\n\s+lease \S+: could not be read \(forbidden: cannot list leases\.coordination\.k8s\.io in namespace "\S+" \(leases\.coordination\.k8s\.io is forbidden: User "system:serviceaccount:[^:]+:patcher" cannot list resource "leases"/,
+    );
     noToken(r);
     const after = await adminApi().get<any>('apps/v1', 'Deployment', 'ungated', ns);
     expect(after.metadata.generation).toBe(before.metadata.generation);
@@ -219,9 +322,16 @@ describe('cluster access like kubectl', () => {
       ],
     });
     for (const drained of [[], ['--drained']]) {
-      const r = await waitFor(() => runPlugin(['status', 'web', '--wait', '--timeout', '60s', ...drained], { kubeconfig }), { what: 'the service account to read web (RBAC)', until: (x) => x.stderr.includes('pods') });
+      const r = await waitFor(
+        () => runPlugin(['status', 'web', '--wait', '--timeout', '60s', ...drained], { kubeconfig }),
+        { what: 'the service account to read web (RBAC)', until: (x) => x.stderr.includes('pods') },
+      );
       expect(r.code).toBe(4);
-      expect(r.stderr).toMatch(new RegExp(`^error: forbidden: cannot list pods in namespace "${ns}" \\(pods is forbidden: User "system:serviceaccount:${ns}:nopods" cannot list resource "pods" in API group "" in the namespace "${ns}"\\)\n$`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^error: forbidden: cannot list pods in namespace "${ns}" \\(pods is forbidden: User "system:serviceaccount:${ns}:nopods" cannot list resource "pods" in API group "" in the namespace "${ns}"\\)\n$`,
+        ),
+      );
       expect(r.stdout).not.toMatch(/successfully rolled out/);
       noToken(r);
     }

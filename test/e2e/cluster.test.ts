@@ -1,6 +1,14 @@
 // Smoke test of the harness itself: a real API server with RBAC, a real scheduler, and the node stand-in.
 import { describe, expect, it } from 'vitest';
-import { adminApi, gatedDeployment, grantReadOnly, limitedApi, newNamespace, waitFor, type KubeObject } from './support.ts';
+import {
+  adminApi,
+  gatedDeployment,
+  grantReadOnly,
+  limitedApi,
+  newNamespace,
+  waitFor,
+  type KubeObject,
+} from './support.ts';
 
 describe('the local cluster', () => {
   it('answers as a ready API server', async () => {

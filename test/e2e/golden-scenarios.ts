@@ -36,7 +36,11 @@ function normalise(text: string, namespace: string): string {
     .replace(/(\S) {2,}(?=\S)/g, '$1  ');
 }
 
-const pods = (ns: string, app: string) => adminApi().list<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` });
+const pods = (ns: string, app: string) =>
+  adminApi().list<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>('v1', 'Pod', {
+    namespace: ns,
+    labelSelector: `app=${app}`,
+  });
 
 /** Registers the golden scenarios, each running the plugin through `run`. */
 export function goldenScenarios(run: (args: string[]) => Promise<PluginResult>): void {
@@ -46,7 +50,12 @@ export function goldenScenarios(run: (args: string[]) => Promise<PluginResult>):
     const ns = await newNamespace('golden-why');
     await applyInto('unselected.yaml', ns);
     // the pod's containers are ready and it waits for the gate: that is when why-stalled names the cause
-    await waitFor(() => pods(ns, 'lonely'), { what: 'the pod with ready containers', until: (ps) => ps.length === 1 && !!ps[0]!.status?.conditions?.some((c) => c.type === 'ContainersReady' && c.status === 'True') });
+    await waitFor(() => pods(ns, 'lonely'), {
+      what: 'the pod with ready containers',
+      until: (ps) =>
+        ps.length === 1 &&
+        !!ps[0]!.status?.conditions?.some((c) => c.type === 'ContainersReady' && c.status === 'True'),
+    });
     const r = await run(['why-stalled', 'lonely', '-n', ns]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('');
@@ -56,7 +65,11 @@ export function goldenScenarios(run: (args: string[]) => Promise<PluginResult>):
   it('enable-gate --dry-run=client on a served Deployment, and status once its rollout is done', async () => {
     const ns = await newNamespace('golden-gate');
     await applyInto('served.yaml', ns);
-    await waitFor(() => adminApi().get<KubeObject & { status?: { availableReplicas?: number } }>('apps/v1', 'Deployment', 'web', ns), { what: 'web available', timeoutMs: 60_000, until: (d) => d.status?.availableReplicas === 2 });
+    await waitFor(
+      () =>
+        adminApi().get<KubeObject & { status?: { availableReplicas?: number } }>('apps/v1', 'Deployment', 'web', ns),
+      { what: 'web available', timeoutMs: 60_000, until: (d) => d.status?.availableReplicas === 2 },
+    );
     const dry = await run(['enable-gate', 'web', '-n', ns, '--dry-run=client']);
     expect(dry.code).toBe(0);
     await expect(normalise(dry.stdout, ns)).toMatchFileSnapshot(join(GOLDEN, 'enable-gate-dry-run.txt'));
@@ -68,7 +81,10 @@ export function goldenScenarios(run: (args: string[]) => Promise<PluginResult>):
       what: 'a drained rollout with HAProxy converged',
       timeoutMs: 60_000,
       intervalMs: 500,
-      until: (r) => !r.stdout.includes('OLD PODS') && /HAProxy 2\/2 on/.test(r.stdout) && (r.stdout.match(/enabled 2\/2/g) ?? []).length === 2,
+      until: (r) =>
+        !r.stdout.includes('OLD PODS') &&
+        /HAProxy 2\/2 on/.test(r.stdout) &&
+        (r.stdout.match(/enabled 2\/2/g) ?? []).length === 2,
     });
     expect(status.code).toBe(0);
     await expect(normalise(status.stdout, ns)).toMatchFileSnapshot(join(GOLDEN, 'status-complete.txt'));

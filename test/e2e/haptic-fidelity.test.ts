@@ -4,7 +4,17 @@
 // at HEAD, and every mode the agent reports a deploy in.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { resetKnobs, setKnobs, type Knobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, GATE, gatedDeployment, type KubeObject, newNamespace, routedService, runPlugin, waitFor } from './support.ts';
+import {
+  adminApi,
+  cluster,
+  GATE,
+  gatedDeployment,
+  type KubeObject,
+  newNamespace,
+  routedService,
+  runPlugin,
+  waitFor,
+} from './support.ts';
 
 type Obj = KubeObject & { spec?: any; status?: any };
 const kubeconfig = () => cluster().adminKubeconfig;
@@ -13,19 +23,35 @@ const HAPTIC = 'haproxy-haptic.org/v1alpha1';
 const ids = (text: string) => [...text.matchAll(/\[(HS\d{3})\]/g)].map((m) => m[1]);
 const liveCfg = () => api().get<Obj>(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg', 'haptic');
 const gateOf = (p: Obj) => p.status?.conditions?.find((c: { type: string }) => c.type === GATE)?.status;
-const pods = async (ns: string, app: string) => (await api().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` })).filter((p) => !p.metadata?.deletionTimestamp);
+const pods = async (ns: string, app: string) =>
+  (await api().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` })).filter(
+    (p) => !p.metadata?.deletionTimestamp,
+  );
 
 async function served(ns: string, name: string, gated: boolean): Promise<void> {
   await api().apply([
-    gatedDeployment({ name, namespace: ns, replicas: 1, maxSurge: 1, maxUnavailable: 0, terminationGracePeriodSeconds: 2, gates: gated ? [GATE] : [] }),
+    gatedDeployment({
+      name,
+      namespace: ns,
+      replicas: 1,
+      maxSurge: 1,
+      maxUnavailable: 0,
+      terminationGracePeriodSeconds: 2,
+      gates: gated ? [GATE] : [],
+    }),
     ...routedService({ name, namespace: ns, selector: { app: name } }),
   ]);
 }
 
 const rolledOut = (ns: string, name: string) =>
   waitFor(() => api().get<Obj>('apps/v1', 'Deployment', name, ns), {
-    what: `${name} rolled out`, timeoutMs: 60_000,
-    until: (d) => d.status?.observedGeneration === d.metadata?.generation && d.status?.updatedReplicas === 1 && d.status?.availableReplicas === 1 && d.status?.replicas === 1,
+    what: `${name} rolled out`,
+    timeoutMs: 60_000,
+    until: (d) =>
+      d.status?.observedGeneration === d.metadata?.generation &&
+      d.status?.updatedReplicas === 1 &&
+      d.status?.availableReplicas === 1 &&
+      d.status?.replicas === 1,
   });
 
 afterEach(() => resetKnobs(kubeconfig()));
@@ -36,19 +62,30 @@ describe('discovery: HAPTIC deploys only to HAProxy pods whose dataplane contain
     // a third HAProxy pod of the installation whose containers never become ready
     const template = (await api().get<Obj>('apps/v1', 'Deployment', 'haptic-haproxy', 'haptic')).spec.template;
     const starting: Obj = {
-      apiVersion: 'v1', kind: 'Pod',
-      metadata: { name: 'haptic-haproxy-starting', namespace: 'haptic', labels: template.metadata.labels, annotations: { 'standin.kubectl-haptic.dev/containers-ready': 'false' } },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'haptic-haproxy-starting',
+        namespace: 'haptic',
+        labels: template.metadata.labels,
+        annotations: { 'standin.kubectl-haptic.dev/containers-ready': 'false' },
+      },
       spec: template.spec,
     };
     await api().apply([starting]);
     try {
-      await waitFor(() => api().get<Obj>('v1', 'Pod', 'haptic-haproxy-starting', 'haptic'), { what: 'the starting HAProxy pod running, unready', until: (p) => p.status?.phase === 'Running' && !!p.status?.podIP });
+      await waitFor(() => api().get<Obj>('v1', 'Pod', 'haptic-haproxy-starting', 'haptic'), {
+        what: 'the starting HAProxy pod running, unready',
+        until: (p) => p.status?.phase === 'Running' && !!p.status?.podIP,
+      });
       const ns = await newNamespace('discovery');
       await served(ns, 'web', true);
       await rolledOut(ns, 'web');
       expect((await pods(ns, 'web')).map(gateOf)).toEqual(['True']);
       const cfg = await liveCfg();
-      expect(cfg.status.deployedToPods.map((e: { podName: string }) => e.podName)).not.toContain('haptic-haproxy-starting');
+      expect(cfg.status.deployedToPods.map((e: { podName: string }) => e.podName)).not.toContain(
+        'haptic-haproxy-starting',
+      );
       const status = await runPlugin(['status', 'web', '-n', ns]);
       expect(status.stdout).toMatch(/HAProxy 2\/2 on/);
       const why = await runPlugin(['why-stalled', 'web', '-n', ns]);
@@ -62,22 +99,49 @@ describe('discovery: HAPTIC deploys only to HAProxy pods whose dataplane contain
 describe('RBAC: a pods/* rule grants no patch on pods/status', () => {
   it('the API server refuses HAPTIC the gate, and the plugin says the feature is off', async () => {
     const role = await api().get<Obj>('rbac.authorization.k8s.io/v1', 'ClusterRole', 'haptic');
-    const rules = role.rules.map((r: { resources: string[] }) => (r.resources.includes('pods/status') ? { ...r, resources: ['pods/*'] } : r));
-    await api().patch('rbac.authorization.k8s.io/v1', 'ClusterRole', 'haptic', undefined, [{ op: 'replace', path: '/rules', value: rules }], { type: 'json' });
+    const rules = role.rules.map((r: { resources: string[] }) =>
+      r.resources.includes('pods/status') ? { ...r, resources: ['pods/*'] } : r,
+    );
+    await api().patch(
+      'rbac.authorization.k8s.io/v1',
+      'ClusterRole',
+      'haptic',
+      undefined,
+      [{ op: 'replace', path: '/rules', value: rules }],
+      { type: 'json' },
+    );
     try {
       // what the authorizer answers HAPTIC's service account
       const review = await api().create<Obj>({
-        apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: { name: '' },
-        spec: { user: 'system:serviceaccount:haptic:haptic', groups: ['system:serviceaccounts', 'system:serviceaccounts:haptic'], resourceAttributes: { resource: 'pods', subresource: 'status', verb: 'patch' } },
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        metadata: { name: '' },
+        spec: {
+          user: 'system:serviceaccount:haptic:haptic',
+          groups: ['system:serviceaccounts', 'system:serviceaccounts:haptic'],
+          resourceAttributes: { resource: 'pods', subresource: 'status', verb: 'patch' },
+        },
       });
       expect(review.status.allowed).toBe(false);
       const ns = await newNamespace('rbac');
       await served(ns, 'web', true);
-      const r = await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), { what: 'HS105 first', timeoutMs: 45_000, intervalMs: 1000, until: (x) => ids(x.stdout)[0] === 'HS105' });
+      const r = await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), {
+        what: 'HS105 first',
+        timeoutMs: 45_000,
+        intervalMs: 1000,
+        until: (x) => ids(x.stdout)[0] === 'HS105',
+      });
       expect(r.stdout).toContain('none allows patch on pods/status');
       expect((await pods(ns, 'web')).filter((p) => p.spec.readinessGates?.length).map(gateOf)).not.toContain('True');
     } finally {
-      await api().patch('rbac.authorization.k8s.io/v1', 'ClusterRole', 'haptic', undefined, [{ op: 'replace', path: '/rules', value: role.rules }], { type: 'json' });
+      await api().patch(
+        'rbac.authorization.k8s.io/v1',
+        'ClusterRole',
+        'haptic',
+        undefined,
+        [{ op: 'replace', path: '/rules', value: role.rules }],
+        { type: 'json' },
+      );
     }
   });
 });
@@ -97,9 +161,20 @@ describe('the dataplane generation as released and at HEAD', () => {
     const ns = await newNamespace(`checksums-${revision}`);
     await served(ns, 'web', false);
     await rolledOut(ns, 'web');
-    const cfg = await waitFor(liveCfg, { what: 'both HAProxy pods deployed', until: (c) => (c.status?.deployedToPods ?? []).length === 2 && c.status.deployedToPods.every((e: { checksum?: string; lastError?: string }) => entry.test(e.checksum ?? '') && !e.lastError) && spec.test(c.spec.checksum) });
+    const cfg = await waitFor(liveCfg, {
+      what: 'both HAProxy pods deployed',
+      until: (c) =>
+        (c.status?.deployedToPods ?? []).length === 2 &&
+        c.status.deployedToPods.every(
+          (e: { checksum?: string; lastError?: string }) => entry.test(e.checksum ?? '') && !e.lastError,
+        ) &&
+        spec.test(c.spec.checksum),
+    });
     expect(new Set(cfg.status.deployedToPods.map((e: { checksum: string }) => e.checksum)).size).toBe(1);
-    const status = await waitFor(() => runPlugin(['status', 'web', '-n', ns]), { what: 'status on the live config', until: (r) => /HAProxy 2\/2 on/.test(r.stdout) });
+    const status = await waitFor(() => runPlugin(['status', 'web', '-n', ns]), {
+      what: 'status on the live config',
+      until: (r) => /HAProxy 2\/2 on/.test(r.stdout),
+    });
     expect(status.stdout).not.toContain('older config');
   });
 
@@ -107,29 +182,58 @@ describe('the dataplane generation as released and at HEAD', () => {
     await setKnobs(kubeconfig(), { statusShape: 'dataplane', dataplaneRevision: 'head', refuseRender: 'true' });
     const ns = await newNamespace('invalid-head');
     await served(ns, 'web', true);
-    await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), { what: 'HS107 while HAProxy refuses', timeoutMs: 45_000, intervalMs: 1000, until: (r) => ids(r.stdout).includes('HS107') });
+    await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), {
+      what: 'HS107 while HAProxy refuses',
+      timeoutMs: 45_000,
+      intervalMs: 1000,
+      until: (r) => ids(r.stdout).includes('HS107'),
+    });
     // renderedAt has a resolution of a second (metav1.Time): let the clock leave the refusal's second first, or an
     // acceptance within it would carry the same time and the order of the two could not be told
-    const refusedAt = async () => Date.parse((await api().get<Obj>(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic')).status?.metadata?.renderedAt ?? '');
+    const refusedAt = async () =>
+      Date.parse(
+        (await api().get<Obj>(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic')).status?.metadata
+          ?.renderedAt ?? '',
+      );
     const refused = await refusedAt();
     expect(refused).toBeGreaterThan(0);
-    await waitFor(async () => Date.now(), { what: 'the second of the refusal to pass', until: (now) => now >= refused + 1000 });
-    await setKnobs(kubeconfig(), { statusShape: 'dataplane', dataplaneRevision: 'head', refuseRender: 'false' });
-    const times = await waitFor(async () => ({ live: Date.parse((await liveCfg()).status?.metadata?.renderedAt ?? ''), invalid: await refusedAt() }), {
-      what: 'a render accepted after the refusal',
-      until: (t) => t.live > t.invalid,
+    await waitFor(async () => Date.now(), {
+      what: 'the second of the refusal to pass',
+      until: (now) => now >= refused + 1000,
     });
+    await setKnobs(kubeconfig(), { statusShape: 'dataplane', dataplaneRevision: 'head', refuseRender: 'false' });
+    const times = await waitFor(
+      async () => ({
+        live: Date.parse((await liveCfg()).status?.metadata?.renderedAt ?? ''),
+        invalid: await refusedAt(),
+      }),
+      {
+        what: 'a render accepted after the refusal',
+        until: (t) => t.live > t.invalid,
+      },
+    );
     // HEAD keeps the refused render beside the accepted one
     expect(times.invalid).toBeGreaterThan(0);
-    const r = await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), { what: 'why-stalled without HS107', timeoutMs: 30_000, intervalMs: 1000, until: (x) => !ids(x.stdout).includes('HS107') });
+    const r = await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), {
+      what: 'why-stalled without HS107',
+      timeoutMs: 30_000,
+      intervalMs: 1000,
+      until: (x) => !ids(x.stdout).includes('HS107'),
+    });
     expect(r.stdout).not.toContain('holds the refused render');
   });
 
   it('the released tags delete it', async () => {
     await setKnobs(kubeconfig(), { statusShape: 'dataplane', refuseRender: 'true' });
-    await waitFor(() => api().tryGet(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic'), { what: 'the -invalid HAProxyCfg', until: (o) => o !== undefined });
+    await waitFor(() => api().tryGet(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic'), {
+      what: 'the -invalid HAProxyCfg',
+      until: (o) => o !== undefined,
+    });
     await setKnobs(kubeconfig(), { statusShape: 'dataplane', refuseRender: 'false' });
-    await waitFor(() => api().tryGet(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic'), { what: 'the -invalid HAProxyCfg deleted', until: (o) => o === undefined });
+    await waitFor(() => api().tryGet(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic'), {
+      what: 'the -invalid HAProxyCfg deleted',
+      until: (o) => o === undefined,
+    });
   });
 });
 
@@ -145,18 +249,34 @@ describe('every mode the agent reports a deploy in', () => {
     await served(ns, 'web', true);
     await rolledOut(ns, 'web');
     await setKnobs(kubeconfig(), { agentMode: mode });
-    await api().patch('apps/v1', 'Deployment', 'web', ns, { spec: { template: { metadata: { annotations: { 'example.com/restartedAt': new Date().toISOString() } } } } });
+    await api().patch('apps/v1', 'Deployment', 'web', ns, {
+      spec: { template: { metadata: { annotations: { 'example.com/restartedAt': new Date().toISOString() } } } },
+    });
     const cfg = await waitFor(liveCfg, {
       what: `every HAProxy pod's entry in mode ${mode}`,
-      until: (c) => c.status?.deployedToPods?.length === 2 && c.status.deployedToPods.every((e: { mode?: string; checksum?: string }) => e.mode === mode && e.checksum === c.spec.checksum),
+      until: (c) =>
+        c.status?.deployedToPods?.length === 2 &&
+        c.status.deployedToPods.every(
+          (e: { mode?: string; checksum?: string }) => e.mode === mode && e.checksum === c.spec.checksum,
+        ),
     });
-    if (mode === 'file_only') expect(cfg.status.deployedToPods.every((e: { workerOpsPlanID?: string; appliedPlanID?: string }) => e.workerOpsPlanID === e.appliedPlanID)).toBe(true);
+    if (mode === 'file_only')
+      expect(
+        cfg.status.deployedToPods.every(
+          (e: { workerOpsPlanID?: string; appliedPlanID?: string }) => e.workerOpsPlanID === e.appliedPlanID,
+        ),
+      ).toBe(true);
     if (routes) {
       await rolledOut(ns, 'web');
       expect((await pods(ns, 'web')).map(gateOf)).toEqual(['True']);
       return;
     }
-    const why = await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), { what: 'why-stalled naming the mode', timeoutMs: 45_000, intervalMs: 1000, until: (r) => pending!.test(r.stdout) });
+    const why = await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), {
+      what: 'why-stalled naming the mode',
+      timeoutMs: 45_000,
+      intervalMs: 1000,
+      until: (r) => pending!.test(r.stdout),
+    });
     // a queued reload is progress (exit 0, the mode named); a rejected plan is a failed deploy (HS106, exit 1)
     expect(why.code).toBe(mode === 'scheduled' ? 0 : 1);
     const fresh = (await pods(ns, 'web')).filter((p) => gateOf(p) !== 'True');

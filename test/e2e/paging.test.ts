@@ -25,8 +25,17 @@ async function pluginRequests(since: number): Promise<AuditEvent[]> {
   let last = -1;
   const settled = await waitFor(
     () => {
-      const events = readFileSync(cluster().auditLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditEvent)
-        .filter((e) => e.stage === 'ResponseComplete' && e.user.username === 'audited' && e.userAgent === 'kubectl-haptic' && Date.parse(e.requestReceivedTimestamp) >= since);
+      const events = readFileSync(cluster().auditLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as AuditEvent)
+        .filter(
+          (e) =>
+            e.stage === 'ResponseComplete' &&
+            e.user.username === 'audited' &&
+            e.userAgent === 'kubectl-haptic' &&
+            Date.parse(e.requestReceivedTimestamp) >= since,
+        );
       const stable = events.length > 0 && events.length === last;
       last = events.length;
       return stable ? events : undefined;
@@ -38,13 +47,20 @@ async function pluginRequests(since: number): Promise<AuditEvent[]> {
 
 const query = (e: AuditEvent) => new URL(e.requestURI, 'https://x').searchParams;
 const names = (e: AuditEvent) => (e.responseObject?.items ?? []).map((i) => i.metadata.name);
-const podLists = (events: AuditEvent[], ns: string) => events.filter((e) => e.verb === 'list' && e.objectRef?.resource === 'pods' && e.objectRef.namespace === ns);
+const podLists = (events: AuditEvent[], ns: string) =>
+  events.filter((e) => e.verb === 'list' && e.objectRef?.resource === 'pods' && e.objectRef.namespace === ns);
 
 describe('status reads label-selected lists in pages', () => {
   let ns: string;
   const scaleOther = async (replicas: number) => {
     await adminApi().patch('apps/v1', 'Deployment', 'batch', ns, { spec: { replicas } });
-    await waitFor(async () => (await adminApi().list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=batch' })).filter((p) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp).length === replicas, { what: `${replicas} batch pods running`, timeoutMs: 60_000 });
+    await waitFor(
+      async () =>
+        (await adminApi().list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=batch' })).filter(
+          (p) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp,
+        ).length === replicas,
+      { what: `${replicas} batch pods running`, timeoutMs: 60_000 },
+    );
   };
 
   beforeAll(async () => {
@@ -55,14 +71,23 @@ describe('status reads label-selected lists in pages', () => {
       // another team's pods in the same namespace: never asked for
       gatedDeployment({ name: 'batch', namespace: ns, replicas: 3, gates: [] }),
     ]);
-    await waitFor(async () => (await adminApi().list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' })).filter((p) => p.status?.phase === 'Running').length === 5, { what: '5 web pods running', timeoutMs: 60_000 });
+    await waitFor(
+      async () =>
+        (await adminApi().list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' })).filter(
+          (p) => p.status?.phase === 'Running',
+        ).length === 5,
+      { what: '5 web pods running', timeoutMs: 60_000 },
+    );
     await scaleOther(3);
   });
 
-  it('asks for the Deployment\'s pods and ReplicaSets by its selector, every list with a limit, following continue tokens; requests do not grow with other pods', async () => {
+  it("asks for the Deployment's pods and ReplicaSets by its selector, every list with a limit, following continue tokens; requests do not grow with other pods", async () => {
     const run = async () => {
       const since = Date.now();
-      const r = await runPlugin(['status', 'web', '-n', ns, '-o', 'json'], { kubeconfig: cluster().auditedKubeconfig, env: { KUBECTL_HAPTIC_PAGE_SIZE: String(PAGE) } });
+      const r = await runPlugin(['status', 'web', '-n', ns, '-o', 'json'], {
+        kubeconfig: cluster().auditedKubeconfig,
+        env: { KUBECTL_HAPTIC_PAGE_SIZE: String(PAGE) },
+      });
       expect(r.code, r.stderr).toBe(0);
       const model = JSON.parse(r.stdout) as { newPods: { name: string }[] };
       expect(model.newPods.map((p) => p.name)).toHaveLength(5);
@@ -87,26 +112,40 @@ describe('status reads label-selected lists in pages', () => {
     expect(replicaSets.map((e) => query(e).get('labelSelector'))).toEqual(['app=web']);
     // no answer holds anything of the other Deployment
     expect(first.flatMap(names).filter((n) => n.startsWith('batch-'))).toEqual([]);
-    const events = first.filter((e) => e.verb === 'list' && e.objectRef?.resource === 'events').map((e) => query(e).get('fieldSelector')).sort();
+    const events = first
+      .filter((e) => e.verb === 'list' && e.objectRef?.resource === 'events')
+      .map((e) => query(e).get('fieldSelector'))
+      .sort();
     expect(events).toEqual(['type=Normal,involvedObject.kind=Deployment,involvedObject.name=web', 'type=Warning']);
 
     // four times the other pods: the same requests
     await scaleOther(12);
     const second = await run();
-    const shape = (events: AuditEvent[]) => events.map((e) => `${e.verb} ${e.objectRef?.resource} ${query(e).get('labelSelector') ?? ''} ${query(e).get('fieldSelector') ?? ''}`).sort();
+    const shape = (events: AuditEvent[]) =>
+      events
+        .map(
+          (e) =>
+            `${e.verb} ${e.objectRef?.resource} ${query(e).get('labelSelector') ?? ''} ${query(e).get('fieldSelector') ?? ''}`,
+        )
+        .sort();
     expect(second.length).toBe(first.length);
     expect(shape(second)).toEqual(shape(first));
   });
 
   it('--wait lists in pages too, then watches from the list with the same selectors', async () => {
     const since = Date.now();
-    const r = await runPlugin(['status', 'web', '-n', ns, '--wait'], { kubeconfig: cluster().auditedKubeconfig, env: { KUBECTL_HAPTIC_PAGE_SIZE: String(PAGE) } });
+    const r = await runPlugin(['status', 'web', '-n', ns, '--wait'], {
+      kubeconfig: cluster().auditedKubeconfig,
+      env: { KUBECTL_HAPTIC_PAGE_SIZE: String(PAGE) },
+    });
     expect(r.code, r.stderr).toBe(0);
     const requests = await pluginRequests(since);
     const lists = requests.filter((e) => e.verb === 'list');
     for (const e of lists) expect(query(e).get('limit'), e.requestURI).toBe(String(PAGE));
     expect(podLists(requests, ns).map((e) => query(e).get('labelSelector'))).toEqual(['app=web', 'app=web', 'app=web']);
-    const podWatch = requests.filter((e) => e.verb === 'watch' && e.objectRef?.resource === 'pods' && e.objectRef.namespace === ns);
+    const podWatch = requests.filter(
+      (e) => e.verb === 'watch' && e.objectRef?.resource === 'pods' && e.objectRef.namespace === ns,
+    );
     expect(podWatch.map((e) => query(e).get('labelSelector'))).toEqual(['app=web']);
     expect(requests.flatMap(names).filter((n) => n.startsWith('batch-'))).toEqual([]);
   });

@@ -6,7 +6,16 @@
 // kubectl's own plugin dispatch; and it loads the modules its main leaves out (undici, OIDC) from its assets.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -15,7 +24,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
 import { fakeCluster, hostileServer, NS } from '../hostile/server.ts';
 import { goldenScenarios } from './golden-scenarios.ts';
-import { adminApi, gatedDeployment, newNamespace, routedService, runExecutable, runPlugin, waitFor } from './support.ts';
+import {
+  adminApi,
+  gatedDeployment,
+  newNamespace,
+  routedService,
+  runExecutable,
+  runPlugin,
+  waitFor,
+} from './support.ts';
 
 interface KrewPlatform {
   selector: { matchLabels: { os: string; arch: string } };
@@ -51,8 +68,14 @@ function unzip(archive: Buffer): { name: string; mode: number; data: Buffer }[] 
     const extra = archive.readUInt16LE(at + 30) + archive.readUInt16LE(at + 32);
     const local = archive.readUInt32LE(at + 42);
     const compressed = archive.readUInt32LE(at + 20);
-    const data = archive.subarray(local + 30 + archive.readUInt16LE(local + 26) + archive.readUInt16LE(local + 28)).subarray(0, compressed);
-    members.push({ name: archive.toString('utf8', at + 46, at + 46 + nameLength), mode: archive.readUInt32LE(at + 38) >>> 16, data: archive.readUInt16LE(at + 10) === 8 ? inflateRawSync(data) : data });
+    const data = archive
+      .subarray(local + 30 + archive.readUInt16LE(local + 26) + archive.readUInt16LE(local + 28))
+      .subarray(0, compressed);
+    members.push({
+      name: archive.toString('utf8', at + 46, at + 46 + nameLength),
+      mode: archive.readUInt32LE(at + 38) >>> 16,
+      data: archive.readUInt16LE(at + 10) === 8 ? inflateRawSync(data) : data,
+    });
     at += 46 + nameLength + extra;
   }
   return members;
@@ -64,7 +87,8 @@ const tarList = (archive: string) =>
     .trim()
     .split('\n')
     .map((l) => ({ mode: l.split(/\s+/)[0]!, name: l.split(/\s+/).at(-1)! }));
-const tarRead = (archive: string, member: string) => execFileSync('tar', ['-xzOf', archive, member], { maxBuffer: 1 << 30 });
+const tarRead = (archive: string, member: string) =>
+  execFileSync('tar', ['-xzOf', archive, member], { maxBuffer: 1 << 30 });
 
 describe('the release: npm run package', () => {
   let out: string;
@@ -75,8 +99,12 @@ describe('the release: npm run package', () => {
     out = mkdtempSync(join(tmpdir(), 'kh-release-'));
     scratch.push(out);
     // scripts/package.js as `npm run package` runs it, with this process's Node (the pinned one)
-    execFileSync(process.execPath, ['scripts/package.js', '--out', out, '--manifest', join(out, 'haptic.yaml')], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
-    platforms = (load(readFileSync(join(out, 'haptic.yaml'), 'utf8')) as { spec: { platforms: KrewPlatform[] } }).spec.platforms;
+    execFileSync(process.execPath, ['scripts/package.js', '--out', out, '--manifest', join(out, 'haptic.yaml')], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    platforms = (load(readFileSync(join(out, 'haptic.yaml'), 'utf8')) as { spec: { platforms: KrewPlatform[] } }).spec
+      .platforms;
   }, 900_000);
   afterAll(() => {
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
@@ -89,7 +117,9 @@ describe('the release: npm run package', () => {
     expect(labels).toEqual(expect.arrayContaining(['linux/amd64', 'linux/arm64']));
     expect(new Set(labels).size).toBe(labels.length);
     for (const l of labels) expect(Object.keys(FORMATS)).toContain(l);
-    const archives = readdirSync(out).filter((f) => f !== 'haptic.yaml').sort();
+    const archives = readdirSync(out)
+      .filter((f) => f !== 'haptic.yaml')
+      .sort();
     expect(platforms.map((p) => basename(p.uri)).sort()).toEqual(archives);
   });
 
@@ -98,7 +128,11 @@ describe('the release: npm run package', () => {
       const { os, arch } = p.selector.matchLabels;
       const name = `kubectl-haptic-v${version}-${os}-${arch}.${os === 'windows' ? 'zip' : 'tar.gz'}`;
       expect(p.uri).toBe(`https://github.com/kubectl-haptic/kubectl-haptic/releases/download/v${version}/${name}`);
-      expect(p.sha256).toBe(createHash('sha256').update(readFileSync(join(out, name))).digest('hex'));
+      expect(p.sha256).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(out, name)))
+          .digest('hex'),
+      );
     }
   });
 
@@ -118,13 +152,17 @@ describe('the release: npm run package', () => {
         expect(read(completion).toString()).toBe('@"%~dp0kubectl-haptic.exe" __complete %*\r\n');
       } else {
         const members = tarList(archive);
-        expect(members.map((m) => `${m.mode} ${m.name}`).sort()).toEqual([`-rw-r--r-- LICENSE`, `-rwxr-xr-x ${completion}`, `-rwxr-xr-x ${executable}`].sort());
+        expect(members.map((m) => `${m.mode} ${m.name}`).sort()).toEqual(
+          [`-rw-r--r-- LICENSE`, `-rwxr-xr-x ${completion}`, `-rwxr-xr-x ${executable}`].sort(),
+        );
         read = (member) => tarRead(archive, member);
         expect(read(completion)).toEqual(readFileSync(join(repoRoot, 'bin', completion)));
       }
       expect(read('LICENSE')).toEqual(LICENSE);
       const exe = read(executable);
-      expect(FORMATS[label(p)]!(exe.subarray(0, 4096)), `${label(p)}: ${executable} is not for that platform`).toBe(true);
+      expect(FORMATS[label(p)]!(exe.subarray(0, 4096)), `${label(p)}: ${executable} is not for that platform`).toBe(
+        true,
+      );
       expect(exe.includes(SEA_FUSE), `${label(p)}: ${executable} holds no application`).toBe(true);
     }
   });
@@ -157,7 +195,8 @@ describe('the release: npm run package', () => {
 
     it('has no node to fall back on', () => {
       expect(spawnSync('sh', ['-c', 'command -v node'], { env: { PATH } }).status).not.toBe(0);
-      for (let d = dir; d !== dirname(d); d = dirname(d)) expect(existsSync(join(d, 'node_modules')), `${d}/node_modules`).toBe(false);
+      for (let d = dir; d !== dirname(d); d = dirname(d))
+        expect(existsSync(join(d, 'node_modules')), `${d}/node_modules`).toBe(false);
       expect(readdirSync(dir).sort()).toEqual(['LICENSE', 'kubectl-haptic', 'kubectl_complete-haptic', 'tools']);
     });
 
@@ -166,7 +205,9 @@ describe('the release: npm run package', () => {
         const [ours, npm] = await Promise.all([run(args), runPlugin(args)]);
         expect(ours, args.join(' ')).toEqual(npm);
       }
-      expect((await run(['--version'])).stdout).toMatch(new RegExp(`^kubectl-haptic/${version.replaceAll('.', '\\.')} linux-x64 node-v\\d+\\.\\d+\\.\\d+\\n$`));
+      expect((await run(['--version'])).stdout).toMatch(
+        new RegExp(`^kubectl-haptic/${version.replaceAll('.', '\\.')} linux-x64 node-v\\d+\\.\\d+\\.\\d+\\n$`),
+      );
     });
 
     describe('golden scenarios', () => goldenScenarios((args) => run(args)));
@@ -177,18 +218,39 @@ describe('the release: npm run package', () => {
         // an id-token client-node's OpenIDConnectAuth takes as it is: a JWT whose exp is an hour away
         const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
         const idToken = `${b64({ alg: 'none' })}.${b64({ iss: 'https://issuer.example', exp: Math.floor(Date.now() / 1000) + 3600 })}.c2ln`;
-        const users = { token: { token: 'release-token' }, oidc: { 'auth-provider': { name: 'oidc', config: { 'id-token': idToken, 'idp-issuer-url': 'https://issuer.example', 'client-id': 'kh' } } } };
+        const users = {
+          token: { token: 'release-token' },
+          oidc: {
+            'auth-provider': {
+              name: 'oidc',
+              config: { 'id-token': idToken, 'idp-issuer-url': 'https://issuer.example', 'client-id': 'kh' },
+            },
+          },
+        };
         for (const [name, user] of Object.entries(users)) {
           const kubeconfig = join(dir, `${name}.kubeconfig`);
-          const config = { apiVersion: 'v1', kind: 'Config', 'current-context': 'c', clusters: [{ name: 'k', cluster: { server: server.url } }], users: [{ name: 'u', user }], contexts: [{ name: 'c', context: { cluster: 'k', user: 'u', namespace: NS } }] };
+          const config = {
+            apiVersion: 'v1',
+            kind: 'Config',
+            'current-context': 'c',
+            clusters: [{ name: 'k', cluster: { server: server.url } }],
+            users: [{ name: 'u', user }],
+            contexts: [{ name: 'c', context: { cluster: 'k', user: 'u', namespace: NS } }],
+          };
           writeFileSync(kubeconfig, JSON.stringify(config));
           const first = server.received.length;
-          const result = await runExecutable(exe(), ['status', 'web', '-o', 'json'], { cwd: dir, env: { PATH }, kubeconfig });
+          const result = await runExecutable(exe(), ['status', 'web', '-o', 'json'], {
+            cwd: dir,
+            env: { PATH },
+            kubeconfig,
+          });
           expect(result.stderr, name).toBe('');
           expect(JSON.parse(result.stdout), name).toMatchObject({ kind: 'Rollout', name: 'web', namespace: NS });
           const sent = server.received.slice(first);
           expect(sent.length, name).toBeGreaterThan(0);
-          expect(new Set(sent.map((r) => `${r.httpVersion} ${r.headers.authorization}`)), name).toEqual(new Set([`1.1 Bearer ${name === 'oidc' ? idToken : 'release-token'}`]));
+          expect(new Set(sent.map((r) => `${r.httpVersion} ${r.headers.authorization}`)), name).toEqual(
+            new Set([`1.1 Bearer ${name === 'oidc' ? idToken : 'release-token'}`]),
+          );
         }
       } finally {
         await server.close();
@@ -197,13 +259,21 @@ describe('the release: npm run package', () => {
 
     it("completes through kubectl_complete-haptic and runs through kubectl's plugin dispatch", async () => {
       const ns = await newNamespace('exe');
-      await adminApi().apply([gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }), ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } })]);
+      await adminApi().apply([
+        gatedDeployment({ name: 'web', namespace: ns, replicas: 1 }),
+        ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
+      ]);
       const complete = join(dir, 'kubectl_complete-haptic');
       expect((await run(['status', '-n', ns, ''], complete)).stdout).toBe('web\n:4\n');
-      expect((await run(['why-'], complete)).stdout).toBe('why-stalled\tExplain why a gated rollout is stalled, with evidence and a fix.\n:4\n');
+      expect((await run(['why-'], complete)).stdout).toBe(
+        'why-stalled\tExplain why a gated rollout is stalled, with evidence and a fix.\n:4\n',
+      );
       const kubectl = join(dir, 'tools', 'kubectl');
       expect(await run(['haptic', '--version'], kubectl)).toEqual(await run(['--version']));
-      const status = await waitFor(() => run(['haptic', 'status', 'web', '-n', ns, '-o', 'json'], kubectl), { what: 'status through kubectl', until: (r) => r.code === 0 });
+      const status = await waitFor(() => run(['haptic', 'status', 'web', '-n', ns, '-o', 'json'], kubectl), {
+        what: 'status through kubectl',
+        until: (r) => r.code === 0,
+      });
       expect(JSON.parse(status.stdout)).toMatchObject({ kind: 'Rollout', name: 'web', namespace: ns });
       expect(status.stderr).toBe('');
     });

@@ -12,10 +12,12 @@ import { adminApi, cluster, GATE, gatedDeployment, newNamespace, routedService, 
 const run = promisify(execFile);
 const SOCKET = `kubectl-haptic-e2e-${process.pid}`;
 const SESSION = 'watch';
-const tmux = async (...args: string[]) => (await run('/usr/bin/tmux', ['-L', SOCKET, '-f', '/dev/null', ...args])).stdout;
+const tmux = async (...args: string[]) =>
+  (await run('/usr/bin/tmux', ['-L', SOCKET, '-f', '/dev/null', ...args])).stdout;
 const screen = async () => (await tmux('capture-pane', '-p', '-t', SESSION)).split('\n').map((l) => l.trimEnd());
 const paneInfo = async (format: string) => (await tmux('display-message', '-p', '-t', SESSION, format)).trim();
-const type = (text: string) => tmux('send-keys', '-t', SESSION, '-l', text).then(() => tmux('send-keys', '-t', SESSION, 'Enter'));
+const type = (text: string) =>
+  tmux('send-keys', '-t', SESSION, '-l', text).then(() => tmux('send-keys', '-t', SESSION, 'Enter'));
 
 const api = () => adminApi();
 
@@ -28,17 +30,27 @@ async function served(namespace: string, name: string, replicas: number): Promis
     what: `deployment ${name} available`,
     timeoutMs: 60_000,
     intervalMs: 200,
-    until: (d) => d.status?.observedGeneration === d.metadata.generation && d.status?.updatedReplicas === replicas && d.status?.availableReplicas === replicas && d.status?.replicas === replicas,
+    until: (d) =>
+      d.status?.observedGeneration === d.metadata.generation &&
+      d.status?.updatedReplicas === replicas &&
+      d.status?.availableReplicas === replicas &&
+      d.status?.replicas === replicas,
   });
   return (await api().list<any>('v1', 'Pod', { namespace, labelSelector: `app=${name}` })).map((p) => p.metadata.name);
 }
 
 /** Starts a rollout (new image; new pods start 1.5 s after scheduling) and returns the new pod-template-hash. */
 async function rollout(namespace: string, name: string, startDelayMs = 1500): Promise<string> {
-  const template = { metadata: { annotations: { 'standin.kubectl-haptic.dev/start-delay-ms': String(startDelayMs) } }, spec: { containers: [{ name: 'app', image: 'example/app:2' }] } };
+  const template = {
+    metadata: { annotations: { 'standin.kubectl-haptic.dev/start-delay-ms': String(startDelayMs) } },
+    spec: { containers: [{ name: 'app', image: 'example/app:2' }] },
+  };
   await api().patch('apps/v1', 'Deployment', name, namespace, { spec: { template } }, { type: 'strategic' });
   const pod = await waitFor(
-    async () => (await api().list<any>('v1', 'Pod', { namespace, labelSelector: `app=${name}` })).find((p) => p.spec.containers[0].image === 'example/app:2'),
+    async () =>
+      (await api().list<any>('v1', 'Pod', { namespace, labelSelector: `app=${name}` })).find(
+        (p) => p.spec.containers[0].image === 'example/app:2',
+      ),
     { what: `a new pod of ${name}`, intervalMs: 100 },
   );
   return pod.metadata.labels['pod-template-hash'];
@@ -49,14 +61,20 @@ const shortPod = (name: string) => name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-
 
 /** Waits for the shell prompt, clears the screen, types the command. */
 async function start(command: string): Promise<void> {
-  await waitFor(() => paneInfo('#{pane_current_command}'), { what: 'the shell to be idle', until: (c) => c === 'bash' });
+  await waitFor(() => paneInfo('#{pane_current_command}'), {
+    what: 'the shell to be idle',
+    until: (c) => c === 'bash',
+  });
   await type('clear');
   await waitFor(screen, { what: 'a cleared screen', intervalMs: 100, until: (s) => s.filter(Boolean).length <= 1 });
   await type(command);
 }
 
 async function shellWorks(): Promise<void> {
-  await waitFor(() => paneInfo('#{pane_current_command}'), { what: 'the shell back in the foreground', until: (c) => c === 'bash' });
+  await waitFor(() => paneInfo('#{pane_current_command}'), {
+    what: 'the shell back in the foreground',
+    until: (c) => c === 'bash',
+  });
   expect(await paneInfo('#{cursor_flag}')).toBe('1'); // Ink showed the cursor again
   await type('echo ok-$((1+1))');
   await waitFor(screen, { what: 'the shell to answer', intervalMs: 100, until: (s) => s.includes('ok-2') });
@@ -65,7 +83,21 @@ async function shellWorks(): Promise<void> {
 describe('kubectl haptic status --watch in a terminal', () => {
   let socketPath = '';
   beforeAll(async () => {
-    await tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '40', '-c', repoRoot, '-e', `KUBECONFIG=${cluster().adminKubeconfig}`, 'bash --norc --noprofile');
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      SESSION,
+      '-x',
+      '160',
+      '-y',
+      '40',
+      '-c',
+      repoRoot,
+      '-e',
+      `KUBECONFIG=${cluster().adminKubeconfig}`,
+      'bash --norc --noprofile',
+    );
     await tmux('set-option', '-t', SESSION, 'status', 'off');
     expect(await paneInfo('#{pane_width}x#{pane_height}')).toBe('160x40');
     socketPath = await paneInfo('#{socket_path}');
@@ -86,51 +118,94 @@ describe('kubectl haptic status --watch in a terminal', () => {
     const deletion = new Map<string, { at: number; deadline: number }>();
     const recorder = setInterval(async () => {
       const now = Date.now();
-      const pods = await api().list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' }).catch(() => undefined);
+      const pods = await api()
+        .list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' })
+        .catch(() => undefined);
       if (!pods) return;
       for (const p of pods) {
         if (p.metadata.deletionTimestamp && !deletion.has(p.metadata.name)) {
           const deadline = Date.parse(p.metadata.deletionTimestamp);
-          deletion.set(p.metadata.name, { at: deadline - (p.metadata.deletionGracePeriodSeconds ?? 5) * 1000, deadline });
+          deletion.set(p.metadata.name, {
+            at: deadline - (p.metadata.deletionGracePeriodSeconds ?? 5) * 1000,
+            deadline,
+          });
         }
       }
-      for (const name of oldNames) if (!gone.has(name) && !pods.some((p) => p.metadata.name === name)) gone.set(name, now);
+      for (const name of oldNames)
+        if (!gone.has(name) && !pods.some((p) => p.metadata.name === name)) gone.set(name, now);
     }, 100);
     try {
       const hash = await rollout(ns, 'web');
       await start(`bin/kubectl-haptic status web -n ${ns} --watch --drained; echo "exit=$?"`);
 
       // the header bar and a new pod row with its stage chips, as the live view draws them
-      const live = await waitFor(screen, { what: 'the live view of the rollout', timeoutMs: 30_000, intervalMs: 100, until: (s) => s.some((l) => /^new Ready [█░]+ \d\/2 +old gone [█░]+ \d\/2$/.test(l)) && s.some((l) => l.includes(`web-${hash.slice(0, 3)}…`)) });
+      const live = await waitFor(screen, {
+        what: 'the live view of the rollout',
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        until: (s) =>
+          s.some((l) => /^new Ready [█░]+ \d\/2 +old gone [█░]+ \d\/2$/.test(l)) &&
+          s.some((l) => l.includes(`web-${hash.slice(0, 3)}…`)),
+      });
       expect(live).toContain(`NEW PODS  replicaset/web-${hash} (revision 2)`);
       expect(live.some((l) => /^ {2}web-\w{3}…-\w{5} +[✓…○✗] ?(containers|ctr)/.test(l))).toBe(true);
       expect(await paneInfo('#{cursor_flag}')).toBe('0'); // hidden while Ink draws
 
       // ↓ selects the first pod, enter shows its detail, esc goes back, ? shows the help
       await tmux('send-keys', '-t', SESSION, 'Down');
-      await waitFor(screen, { what: 'a selected pod', intervalMs: 100, until: (s) => s.filter((l) => l.startsWith('❯ web-')).length === 1 });
+      await waitFor(screen, {
+        what: 'a selected pod',
+        intervalMs: 100,
+        until: (s) => s.filter((l) => l.startsWith('❯ web-')).length === 1,
+      });
       await tmux('send-keys', '-t', SESSION, 'Enter');
-      const detail = await waitFor(screen, { what: 'the pod detail', intervalMs: 100, until: (s) => s.includes('conditions') && s.includes('EndpointSlices') && s.includes('HAProxy') });
+      const detail = await waitFor(screen, {
+        what: 'the pod detail',
+        intervalMs: 100,
+        until: (s) => s.includes('conditions') && s.includes('EndpointSlices') && s.includes('HAProxy'),
+      });
       expect(detail.some((l) => /^pod web-\S+ \((new|old)\) · /.test(l))).toBe(true);
       await tmux('send-keys', '-t', SESSION, 'Escape');
-      await waitFor(screen, { what: 'back to the tables', intervalMs: 100, until: (s) => s.some((l) => l.startsWith('NEW PODS')) });
+      await waitFor(screen, {
+        what: 'back to the tables',
+        intervalMs: 100,
+        until: (s) => s.some((l) => l.startsWith('NEW PODS')),
+      });
       await tmux('send-keys', '-t', SESSION, '?');
-      await waitFor(screen, { what: 'the help', intervalMs: 100, until: (s) => s.includes('keys') && s.some((l) => l.includes('select a pod')) });
+      await waitFor(screen, {
+        what: 'the help',
+        intervalMs: 100,
+        until: (s) => s.includes('keys') && s.some((l) => l.includes('select a pod')),
+      });
       await tmux('send-keys', '-t', SESSION, '?');
-      await waitFor(screen, { what: 'back from the help', intervalMs: 100, until: (s) => s.some((l) => l.startsWith('NEW PODS')) });
+      await waitFor(screen, {
+        what: 'back from the help',
+        intervalMs: 100,
+        until: (s) => s.some((l) => l.startsWith('NEW PODS')),
+      });
 
-      const final = await waitFor(screen, { what: 'the watch to exit', timeoutMs: 60_000, intervalMs: 200, until: (s) => s.some((l) => l.startsWith('exit=')) });
+      const final = await waitFor(screen, {
+        what: 'the watch to exit',
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        until: (s) => s.some((l) => l.startsWith('exit=')),
+      });
       expect(final.filter((l) => l.startsWith('exit='))).toEqual(['exit=0']);
       // the last frame stays on screen (complete, drained, no old pods), then the report
       expect(final).toContain('✓ deployment "web" successfully rolled out');
       expect(final.some((l) => l.startsWith('OLD PODS'))).toBe(false);
       const left = await api().list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' });
       expect(left.filter((p) => oldNames.includes(p.metadata.name))).toEqual([]);
-      expect(final.some((l) => /^Rollout report: deployment\.apps\/web -n \S+ complete and drained in \d+\.\ds \(as watched\)$/.test(l))).toBe(true);
+      expect(
+        final.some((l) =>
+          /^Rollout report: deployment\.apps\/web -n \S+ complete and drained in \d+\.\ds \(as watched\)$/.test(l),
+        ),
+      ).toBe(true);
 
       // the report against the cluster's own record: gate latency from the pods' conditions, drains from the recorder
       const fresh = left.filter((p) => p.metadata.labels['pod-template-hash'] === hash);
-      const cond = (p: any, t: string) => Date.parse(p.status.conditions.find((c: any) => c.type === t).lastTransitionTime);
+      const cond = (p: any, t: string) =>
+        Date.parse(p.status.conditions.find((c: any) => c.type === t).lastTransitionTime);
       for (const p of fresh) {
         const latency = cond(p, GATE) - cond(p, 'ContainersReady');
         const line = final.find((l) => l.trim().startsWith(shortPod(p.metadata.name)) && /\d\.\ds$/.test(l.trim()));
@@ -157,9 +232,18 @@ describe('kubectl haptic status --watch in a terminal', () => {
     // The new pod's containers take a minute to start, so the rollout is still going when q is pressed.
     const hash = await rollout(ns, 'quit', 60_000);
     await start(`bin/kubectl-haptic status quit -n ${ns} --watch; echo "exit=$?"`);
-    await waitFor(screen, { what: 'the live view', timeoutMs: 30_000, intervalMs: 100, until: (s) => s.some((l) => l.includes(`quit-${hash.slice(0, 3)}…`)) });
+    await waitFor(screen, {
+      what: 'the live view',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (s) => s.some((l) => l.includes(`quit-${hash.slice(0, 3)}…`)),
+    });
     await tmux('send-keys', '-t', SESSION, 'q');
-    const after = await waitFor(screen, { what: 'the exit code', intervalMs: 100, until: (s) => s.some((l) => l.startsWith('exit=')) });
+    const after = await waitFor(screen, {
+      what: 'the exit code',
+      intervalMs: 100,
+      until: (s) => s.some((l) => l.startsWith('exit=')),
+    });
     expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=130']);
     await shellWorks();
   });
@@ -175,16 +259,28 @@ describe('kubectl haptic status --watch in a terminal', () => {
       what: 'the new pod waiting for the gate on screen',
       timeoutMs: 30_000,
       intervalMs: 100,
-      until: (s) => s.some((l) => l.includes(`stuck-${hash.slice(0, 3)}…`) && /✓ ?(containers|ctr)/.test(l) && /… ?(routed|rt)/.test(l)),
+      until: (s) =>
+        s.some(
+          (l) => l.includes(`stuck-${hash.slice(0, 3)}…`) && /✓ ?(containers|ctr)/.test(l) && /… ?(routed|rt)/.test(l),
+        ),
     });
     expect(live.some((l) => l.startsWith('↑↓ select · enter detail · ? help · q quit'))).toBe(true);
     expect(await paneInfo('#{cursor_flag}')).toBe('0');
     expect(await paneInfo('#{pane_current_command}')).not.toBe('bash');
 
     await tmux('send-keys', '-t', SESSION, 'C-c');
-    await waitFor(() => paneInfo('#{pane_current_command}'), { what: 'the watch to stop', timeoutMs: 10_000, intervalMs: 100, until: (c) => c === 'bash' });
+    await waitFor(() => paneInfo('#{pane_current_command}'), {
+      what: 'the watch to stop',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (c) => c === 'bash',
+    });
     await type('echo "exit=$?"');
-    const after = await waitFor(screen, { what: 'the exit code', intervalMs: 100, until: (s) => s.some((l) => l.startsWith('exit=')) });
+    const after = await waitFor(screen, {
+      what: 'the exit code',
+      intervalMs: 100,
+      until: (s) => s.some((l) => l.startsWith('exit=')),
+    });
     expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=130']);
     await shellWorks();
   });

@@ -36,7 +36,11 @@ const namespaces: string[] = [];
 /** Creates a namespace named `<prefix>-<random>`; it is deleted after the test file (setup-each.ts). */
 export async function newNamespace(prefix: string): Promise<string> {
   const name = `${prefix.toLowerCase().slice(0, 50)}-${randomBytes(3).toString('hex')}`;
-  await adminApi().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'haptic-test': 'true' } } });
+  await adminApi().create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: { 'haptic-test': 'true' } },
+  });
   namespaces.push(name);
   return name;
 }
@@ -103,9 +107,18 @@ export function runPlugin(args: string[], options: RunOptions = {}): Promise<Plu
  * Runs an executable with KUBECONFIG set to the admin kubeconfig (unless given) and NO_COLOR=1, in `cwd` (default:
  * the repository). `env` entries set to undefined are removed.
  */
-export function runExecutable(bin: string, args: string[], options: RunOptions & { cwd?: string } = {}): Promise<PluginResult> {
+export function runExecutable(
+  bin: string,
+  args: string[],
+  options: RunOptions & { cwd?: string } = {},
+): Promise<PluginResult> {
   const { FORCE_COLOR: _, ...inherited } = process.env;
-  const merged = { ...inherited, KUBECONFIG: options.kubeconfig ?? cluster().adminKubeconfig, NO_COLOR: '1', ...options.env };
+  const merged = {
+    ...inherited,
+    KUBECONFIG: options.kubeconfig ?? cluster().adminKubeconfig,
+    NO_COLOR: '1',
+    ...options.env,
+  };
   const env = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const timeoutMs = options.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
@@ -116,7 +129,9 @@ export function runExecutable(bin: string, args: string[], options: RunOptions &
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${bin} ${args.join(' ')} ran longer than ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(`${bin} ${args.join(' ')} ran longer than ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+      );
     }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -156,7 +171,9 @@ export function gatedDeployment(options: DeploymentOptions): KubeObject {
     spec: {
       replicas: options.replicas ?? 2,
       selector: { matchLabels: labels },
-      ...(options.progressDeadlineSeconds === undefined ? {} : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
+      ...(options.progressDeadlineSeconds === undefined
+        ? {}
+        : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
       strategy: {
         type: 'RollingUpdate',
         rollingUpdate: { maxSurge: options.maxSurge ?? '25%', maxUnavailable: options.maxUnavailable ?? '25%' },
@@ -166,7 +183,9 @@ export function gatedDeployment(options: DeploymentOptions): KubeObject {
         spec: {
           readinessGates: (options.gates ?? [GATE]).map((conditionType) => ({ conditionType })),
           terminationGracePeriodSeconds: options.terminationGracePeriodSeconds ?? 5,
-          containers: [{ name: 'app', image: options.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] }],
+          containers: [
+            { name: 'app', image: options.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] },
+          ],
         },
       },
     },
@@ -177,7 +196,13 @@ export function gatedDeployment(options: DeploymentOptions): KubeObject {
  * An Ingress of HAPTIC's class `haproxy` (the chart's IngressClass) to a Service port: the route a user creates so
  * that HAPTIC renders the Service's pods (it renders only Services a route of its class references).
  */
-export function ingress(options: { name: string; namespace: string; service?: string; port?: { number: number } | { name: string }; className?: string | null }): KubeObject {
+export function ingress(options: {
+  name: string;
+  namespace: string;
+  service?: string;
+  port?: { number: number } | { name: string };
+  className?: string | null;
+}): KubeObject {
   const cls = options.className === undefined ? 'haproxy' : options.className;
   return {
     apiVersion: 'networking.k8s.io/v1',
@@ -185,7 +210,20 @@ export function ingress(options: { name: string; namespace: string; service?: st
     metadata: { name: options.name, namespace: options.namespace },
     spec: {
       ...(cls ? { ingressClassName: cls } : {}),
-      rules: [{ host: `${options.name}.${options.namespace}.example`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: options.service ?? options.name, port: options.port ?? { name: 'http' } } } }] } }],
+      rules: [
+        {
+          host: `${options.name}.${options.namespace}.example`,
+          http: {
+            paths: [
+              {
+                path: '/',
+                pathType: 'Prefix',
+                backend: { service: { name: options.service ?? options.name, port: options.port ?? { name: 'http' } } },
+              },
+            ],
+          },
+        },
+      ],
     },
   };
 }

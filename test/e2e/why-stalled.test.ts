@@ -5,7 +5,23 @@
 // until its rule is the first finding, then checks that output.
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, type DeploymentOptions, GATE, gatedDeployment, grantReadOnly, type KubeObject, limitedApi, ingress, newNamespace, type PluginResult, routedService, runPlugin, service, waitFor } from './support.ts';
+import {
+  adminApi,
+  cluster,
+  type DeploymentOptions,
+  GATE,
+  gatedDeployment,
+  grantReadOnly,
+  type KubeObject,
+  limitedApi,
+  ingress,
+  newNamespace,
+  type PluginResult,
+  routedService,
+  runPlugin,
+  service,
+  waitFor,
+} from './support.ts';
 
 const api = () => adminApi();
 const kubeconfig = () => cluster().adminKubeconfig;
@@ -18,10 +34,27 @@ const ids = (text: string) => [...text.matchAll(/\[(HS\d{3})\]/g)].map((m) => m[
 const created: { ns: string; name: string }[] = [];
 
 /** A lean gated Deployment (1 replica, surge 1, no unavailability, 2 s grace) and, unless told, a Service selecting it. */
-async function deploy(o: Partial<DeploymentOptions> & { ns: string; name: string; withService?: boolean; podSpec?: Record<string, unknown> }): Promise<void> {
-  const d = gatedDeployment({ replicas: 1, maxSurge: 1, maxUnavailable: 0, terminationGracePeriodSeconds: 2, ...o, namespace: o.ns });
+async function deploy(
+  o: Partial<DeploymentOptions> & {
+    ns: string;
+    name: string;
+    withService?: boolean;
+    podSpec?: Record<string, unknown>;
+  },
+): Promise<void> {
+  const d = gatedDeployment({
+    replicas: 1,
+    maxSurge: 1,
+    maxUnavailable: 0,
+    terminationGracePeriodSeconds: 2,
+    ...o,
+    namespace: o.ns,
+  });
   if (o.podSpec) Object.assign((d as { spec: { template: { spec: object } } }).spec.template.spec, o.podSpec);
-  const svc = o.withService === false ? [] : routedService({ name: o.name, namespace: o.ns, selector: o.labels ?? { app: o.name } });
+  const svc =
+    o.withService === false
+      ? []
+      : routedService({ name: o.name, namespace: o.ns, selector: o.labels ?? { app: o.name } });
   await api().apply([d, ...svc]);
   created.push({ ns: o.ns, name: o.name });
 }
@@ -33,19 +66,38 @@ async function available(ns: string, name: string, replicas = 1): Promise<Deploy
   return waitFor(() => getDeployment(ns, name), {
     what: `deployment ${name} rolled out`,
     timeoutMs: 60_000,
-    until: (d) => d.status?.observedGeneration === d.metadata.generation && d.status?.updatedReplicas === replicas && d.status?.availableReplicas === replicas && d.status?.replicas === replicas,
+    until: (d) =>
+      d.status?.observedGeneration === d.metadata.generation &&
+      d.status?.updatedReplicas === replicas &&
+      d.status?.availableReplicas === replicas &&
+      d.status?.replicas === replicas,
   });
 }
 
 /** A new rollout: a pod template annotation changes (kubectl rollout restart does the same). */
-const restart = (ns: string, name: string) => api().patch('apps/v1', 'Deployment', name, ns, { spec: { template: { metadata: { annotations: { 'example.com/restartedAt': new Date().toISOString() } } } } });
+const restart = (ns: string, name: string) =>
+  api().patch('apps/v1', 'Deployment', name, ns, {
+    spec: { template: { metadata: { annotations: { 'example.com/restartedAt': new Date().toISOString() } } } },
+  });
 
-const pods = async (ns: string, app: string) => (await api().list<KubeObject & { status?: any; spec: any }>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` })).sort((a, b) => (a.metadata!.name ?? '').localeCompare(b.metadata!.name ?? ''));
+const pods = async (ns: string, app: string) =>
+  (
+    await api().list<KubeObject & { status?: any; spec: any }>('v1', 'Pod', {
+      namespace: ns,
+      labelSelector: `app=${app}`,
+    })
+  ).sort((a, b) => (a.metadata!.name ?? '').localeCompare(b.metadata!.name ?? ''));
 
-const why = (ns: string, name: string, args: string[] = [], kubeconfigPath?: string) => runPlugin(['why-stalled', name, '-n', ns, ...args], kubeconfigPath ? { kubeconfig: kubeconfigPath } : {});
+const why = (ns: string, name: string, args: string[] = [], kubeconfigPath?: string) =>
+  runPlugin(['why-stalled', name, '-n', ns, ...args], kubeconfigPath ? { kubeconfig: kubeconfigPath } : {});
 
 /** Runs why-stalled until its first finding is `first` (and `also` holds), and returns that run. */
-function whyUntil(ns: string, name: string, first: string, o: { args?: string[]; kubeconfig?: string; timeoutMs?: number; also?: (r: PluginResult) => boolean } = {}): Promise<PluginResult> {
+function whyUntil(
+  ns: string,
+  name: string,
+  first: string,
+  o: { args?: string[]; kubeconfig?: string; timeoutMs?: number; also?: (r: PluginResult) => boolean } = {},
+): Promise<PluginResult> {
   return waitFor(() => why(ns, name, o.args, o.kubeconfig), {
     what: `why-stalled ${name} -n ${ns} to report ${first} first`,
     timeoutMs: o.timeoutMs ?? 45_000,
@@ -71,7 +123,9 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain(`deployment.apps/lonely -n ${ns}: stalled`);
-      expect(r.stdout).toContain(`[HS101] ${pod!.metadata!.name}: no Service selects this gated pod, so HAPTIC never sets ${GATE}`);
+      expect(r.stdout).toContain(
+        `[HS101] ${pod!.metadata!.name}: no Service selects this gated pod, so HAPTIC never sets ${GATE}`,
+      );
       expect(r.stdout).toMatch(/pod labels: app=lonely,pod-template-hash=\w+/);
       expect(r.stdout).toContain(`Services in namespace ${ns}: lonly (app=lonly)`);
       expect(r.stdout).toContain('service/lonly almost matches: it wants app=lonly, the pod has app=lonely');
@@ -85,7 +139,13 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(doc.items[0]).toMatchObject({ name: 'lonely', namespace: ns, phase: 'progressing', stalled: true });
       const [f] = doc.items[0].findings;
       expect(Object.keys(f).sort()).toEqual(['docs', 'evidence', 'fix', 'id', 'severity', 'title']);
-      expect(f).toMatchObject({ id: 'HS101', severity: 'error', docs: 'docs/checks.md#hs101', title: expect.stringContaining('no Service selects this gated pod'), fix: expect.stringContaining('create a Service') });
+      expect(f).toMatchObject({
+        id: 'HS101',
+        severity: 'error',
+        docs: 'docs/checks.md#hs101',
+        title: expect.stringContaining('no Service selects this gated pod'),
+        fix: expect.stringContaining('create a Service'),
+      });
       expect(f.evidence).toContain('service/lonly almost matches: it wants app=lonly, the pod has app=lonely');
       expect(f.evidence.every((e: unknown) => typeof e === 'string')).toBe(true);
     });
@@ -95,16 +155,29 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await deploy({ ns, name: 'ports', withService: false });
       await api().apply(routedService({ name: 'ports', namespace: ns, selector: { app: 'ports' }, targetPort: 'web' }));
       // What the real controller does: the pod IS in a slice, one with `ports: null` (not left out).
-      const slice = await waitFor(async () => (await api().list<any>('discovery.k8s.io/v1', 'EndpointSlice', { namespace: ns, labelSelector: 'kubernetes.io/service-name=ports' })).find((s) => (s.endpoints ?? []).length > 0), {
-        what: 'the EndpointSlice controller to list the pod',
-      });
+      const slice = await waitFor(
+        async () =>
+          (
+            await api().list<any>('discovery.k8s.io/v1', 'EndpointSlice', {
+              namespace: ns,
+              labelSelector: 'kubernetes.io/service-name=ports',
+            })
+          ).find((s) => (s.endpoints ?? []).length > 0),
+        {
+          what: 'the EndpointSlice controller to list the pod',
+        },
+      );
       expect(slice.ports ?? null).toBeNull();
       const r = await whyUntil(ns, 'ports', 'HS102');
       const [pod] = await pods(ns, 'ports');
       const name = pod!.metadata!.name;
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain(`[HS102] pod ${name} is selected by ports but no EndpointSlice lists it with a port, so HAProxy has nothing to route to`);
-      expect(r.stdout).toContain(`service/ports selector app=ports, ports 80→web: EndpointSlice ${slice.metadata.name} lists ${name} (${pod!.status.podIP}) without a port, since the pod has no container port named "web"`);
+      expect(r.stdout).toContain(
+        `[HS102] pod ${name} is selected by ports but no EndpointSlice lists it with a port, so HAProxy has nothing to route to`,
+      );
+      expect(r.stdout).toContain(
+        `service/ports selector app=ports, ports 80→web: EndpointSlice ${slice.metadata.name} lists ${name} (${pod!.status.podIP}) without a port, since the pod has no container port named "web"`,
+      );
       expect(r.stdout).toContain('pod container ports: http:8080');
       expect(r.stdout).toContain('fix: make the Service targetPort name or number match a container port of the pod');
     });
@@ -112,15 +185,32 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
     it('HS102: the real way to a selected pod in no EndpointSlice at all: an ExternalName Service with a selector', async () => {
       const ns = await newNamespace('why-hs102x');
       await deploy({ ns, name: 'external', withService: false });
-      await api().apply([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'external', namespace: ns }, spec: { type: 'ExternalName', externalName: 'web.example.com', selector: { app: 'external' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } }, ingress({ name: 'external', namespace: ns })]);
+      await api().apply([
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'external', namespace: ns },
+          spec: {
+            type: 'ExternalName',
+            externalName: 'web.example.com',
+            selector: { app: 'external' },
+            ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+          },
+        },
+        ingress({ name: 'external', namespace: ns }),
+      ]);
       const r = await whyUntil(ns, 'external', 'HS102');
       const [pod] = await pods(ns, 'external');
       const name = pod!.metadata!.name;
       expect(r.code).toBe(1);
       expect(await api().list('discovery.k8s.io/v1', 'EndpointSlice', { namespace: ns })).toEqual([]);
       expect(r.stdout).toContain(`[HS102] pod ${name} is selected by external but no EndpointSlice lists it`);
-      expect(r.stdout).toContain(`service/external selector app=external, ports 80→http: no endpoint for ${name} (${pod!.status.podIP}) (type ExternalName: the EndpointSlice controller makes no slices for it)`);
-      expect(r.stdout).toContain('fix: an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service');
+      expect(r.stdout).toContain(
+        `service/external selector app=external, ports 80→http: no endpoint for ${name} (${pod!.status.podIP}) (type ExternalName: the EndpointSlice controller makes no slices for it)`,
+      );
+      expect(r.stdout).toContain(
+        'fix: an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service',
+      );
     });
 
     it('HS103: no leader (the Lease goes stale after leaseDurationSeconds 15)', async () => {
@@ -129,22 +219,32 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await deploy({ ns, name: 'leaderless' });
       const r = await whyUntil(ns, 'leaderless', 'HS103', { timeoutMs: 60_000 });
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain('[HS103] HAPTIC haptic/haptic-config has no controller leader, so nothing renders, deploys or sets the gate');
-      expect(r.stdout).toMatch(/lease haptic\/haptic: holder haptic-controller-\S+, renewed \d+s ago, leaseDurationSeconds 15 \(stale\)/);
+      expect(r.stdout).toContain(
+        '[HS103] HAPTIC haptic/haptic-config has no controller leader, so nothing renders, deploys or sets the gate',
+      );
+      expect(r.stdout).toMatch(
+        /lease haptic\/haptic: holder haptic-controller-\S+, renewed \d+s ago, leaseDurationSeconds 15 \(stale\)/,
+      );
       expect(r.stdout).toMatch(/controller pod haptic-controller-\S+: Running, ready/);
     });
 
     it('HS104: HAPTIC unreadable for a user limited to the namespace (the "not installed" branch is unit-tested only)', async () => {
       const ns = await newNamespace('why-hs104');
       await grantReadOnly(ns);
-      await waitFor(() => limitedApi().list('apps/v1', 'Deployment', { namespace: ns }), { what: 'the limited user to read the namespace' });
+      await waitFor(() => limitedApi().list('apps/v1', 'Deployment', { namespace: ns }), {
+        what: 'the limited user to read the namespace',
+      });
       await setKnobs(kubeconfig(), { gateFeature: 'off' }); // keeps the pod waiting for the gate
       await deploy({ ns, name: 'unseen' });
       const r = await whyUntil(ns, 'unseen', 'HS104', { kubeconfig: cluster().limitedKubeconfig });
       const [pod] = await pods(ns, 'unseen');
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain(`[HS104] no HAPTIC installation could be read, so nothing explains why ${GATE} is not set on ${pod!.metadata!.name}`);
-      expect(r.stdout).toMatch(/cannot read HAProxyTemplateConfigs: forbidden: .*User "limited" cannot list resource "haproxytemplateconfigs"/);
+      expect(r.stdout).toContain(
+        `[HS104] no HAPTIC installation could be read, so nothing explains why ${GATE} is not set on ${pod!.metadata!.name}`,
+      );
+      expect(r.stdout).toMatch(
+        /cannot read HAProxyTemplateConfigs: forbidden: .*User "limited" cannot list resource "haproxytemplateconfigs"/,
+      );
       expect(r.stdout).toContain('fix: ask for cluster-wide read access to haproxytemplateconfigs');
       // the admin sees the real cause at the same moment
       expect(ids((await why(ns, 'unseen')).stdout)[0]).toBe('HS105');
@@ -156,9 +256,13 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await deploy({ ns, name: 'nogate' });
       const r = await whyUntil(ns, 'nogate', 'HS105');
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain('[HS105] HAPTIC haptic/haptic-config has the readiness-gate feature off: it may not patch pods/status');
+      expect(r.stdout).toContain(
+        '[HS105] HAPTIC haptic/haptic-config has the readiness-gate feature off: it may not patch pods/status',
+      );
       // every service account is bound to system:service-account-issuer-discovery (through group system:serviceaccounts)
-      expect(r.stdout).toContain('ClusterRoles bound to the controller: haptic, system:service-account-issuer-discovery; none allows patch on pods/status');
+      expect(r.stdout).toContain(
+        'ClusterRoles bound to the controller: haptic, system:service-account-issuer-discovery; none allows patch on pods/status',
+      );
     });
 
     it('HS106: deploys to the first HAProxy pod fail', async () => {
@@ -166,11 +270,24 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await setKnobs(kubeconfig(), { failDeployTo: 'first' });
       await deploy({ ns, name: 'undeployed' });
       const r = await whyUntil(ns, 'undeployed', 'HS106');
-      const haproxy = (await api().list<KubeObject>('v1', 'Pod', { namespace: 'haptic', labelSelector: 'app.kubernetes.io/component=loadbalancer' })).map((p) => p.metadata!.name!).sort()[0]!;
+      const haproxy = (
+        await api().list<KubeObject>('v1', 'Pod', {
+          namespace: 'haptic',
+          labelSelector: 'app.kubernetes.io/component=loadbalancer',
+        })
+      )
+        .map((p) => p.metadata!.name!)
+        .sort()[0]!;
       const [pod] = await pods(ns, 'undeployed');
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain(`[HS106] HAProxy pod ${haproxy} did not get HAPTIC haptic/haptic-config's configuration, so ${pod!.metadata!.name} cannot get the gate`);
-      expect(r.stdout).toMatch(new RegExp(`${haproxy}: its last deploy failed \\(entry checksum [0-9a-f]{16}, live config [0-9a-f]{16}\\); lastError: failed to sync configuration to pod ${haproxy}: dataplane API: .*503 Service Unavailable: agent not reachable; consecutiveErrors \\d+`));
+      expect(r.stdout).toContain(
+        `[HS106] HAProxy pod ${haproxy} did not get HAPTIC haptic/haptic-config's configuration, so ${pod!.metadata!.name} cannot get the gate`,
+      );
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `${haproxy}: its last deploy failed \\(entry checksum [0-9a-f]{16}, live config [0-9a-f]{16}\\); lastError: failed to sync configuration to pod ${haproxy}: dataplane API: .*503 Service Unavailable: agent not reachable; consecutiveErrors \\d+`,
+        ),
+      );
       expect(r.stdout).toContain(`fix: kubectl -n haptic logs ${haproxy} -c agent --tail=50`);
     });
 
@@ -180,10 +297,16 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await deploy({ ns, name: 'refused' });
       const r = await whyUntil(ns, 'refused', 'HS107');
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain("[HS107] HAProxy refused HAPTIC haptic/haptic-config's rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods");
-      expect(r.stdout).toMatch(/haproxycfg haptic\/haptic-config-haproxycfg: ConfigValidated=False reason HAProxyRefused: \[ALERT\].*unknown keyword 'sever'/);
+      expect(r.stdout).toContain(
+        "[HS107] HAProxy refused HAPTIC haptic/haptic-config's rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
+      );
+      expect(r.stdout).toMatch(
+        /haproxycfg haptic\/haptic-config-haproxycfg: ConfigValidated=False reason HAProxyRefused: \[ALERT\].*unknown keyword 'sever'/,
+      );
       expect(r.stdout).toContain('haproxycfg haptic/haptic-config-haproxycfg: ConfigPinned=True (renders are held)');
-      expect(r.stdout).toContain('haproxytemplateconfig haptic/haptic-config: Validated=False reason HAProxyValidationFailed');
+      expect(r.stdout).toContain(
+        'haproxytemplateconfig haptic/haptic-config: Validated=False reason HAProxyValidationFailed',
+      );
     });
 
     it('HS108: a typo in the gate type', async () => {
@@ -194,7 +317,9 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toContain(`[HS108] readiness gate "${TYPO}" is in HAPTIC's domain but HAPTIC writes "${GATE}"`);
       expect(r.stdout).toContain(`spec.template.spec.readinessGates: ${TYPO}`);
       expect(r.stdout).toContain(`no pod has a condition of type ${TYPO}`);
-      expect(r.stdout).toContain(`fix: kubectl haptic disable-gate typo -n ${ns} --condition-type ${TYPO} && kubectl haptic enable-gate typo -n ${ns}`);
+      expect(r.stdout).toContain(
+        `fix: kubectl haptic disable-gate typo -n ${ns} --condition-type ${TYPO} && kubectl haptic enable-gate typo -n ${ns}`,
+      );
     });
 
     it('HS109: a second installation routes the same pod and overwrites the condition', async () => {
@@ -203,16 +328,28 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await available(ns, 'fought');
       await setKnobs(kubeconfig(), { secondInstallation: 'true' });
       // the fight itself: haptic-2 rewrites the condition HAPTIC set, with its own message
-      await waitFor(async () => (await pods(ns, 'fought'))[0]?.status.conditions.find((c: { type: string }) => c.type === GATE)?.message, {
-        what: 'haptic-2 to overwrite the condition', timeoutMs: 60_000, until: (m) => /haptic-2\/haptic-config/.test(m ?? ''),
-      });
+      await waitFor(
+        async () =>
+          (await pods(ns, 'fought'))[0]?.status.conditions.find((c: { type: string }) => c.type === GATE)?.message,
+        {
+          what: 'haptic-2 to overwrite the condition',
+          timeoutMs: 60_000,
+          until: (m) => /haptic-2\/haptic-config/.test(m ?? ''),
+        },
+      );
       const r = await whyUntil(ns, 'fought', 'HS109');
       const [pod] = await pods(ns, 'fought');
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain(`[HS109] 2 HAPTIC installations route ${pod!.metadata!.name}; they write the same condition and overwrite each other`);
+      expect(r.stdout).toContain(
+        `[HS109] 2 HAPTIC installations route ${pod!.metadata!.name}; they write the same condition and overwrite each other`,
+      );
       expect(r.stdout).toContain('installation haptic/haptic-config has servers for these pods');
       expect(r.stdout).toContain('installation haptic-2/haptic-config has servers for these pods');
-      expect(r.stdout).toMatch(new RegExp(`condition ${GATE}: True \\(every HAProxy pod of haptic(-2)?/haptic-config runs a configuration that routes to this pod\\)`));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `condition ${GATE}: True \\(every HAProxy pod of haptic(-2)?/haptic-config runs a configuration that routes to this pod\\)`,
+        ),
+      );
     });
 
     it('HS110 (warning, exit 0): every HAProxy pod routes the pod, but the condition asked for (--condition-type) is not set after 30 s', async () => {
@@ -220,20 +357,35 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       // the pod also lists. From the plugin's view HAPTIC routes the pod everywhere and never sets that condition.
       const ns = await newNamespace('why-hs110');
       await deploy({ ns, name: 'twogates', gates: [GATE, 'example.com/other'] });
-      const gateSet = await waitFor(async () => (await pods(ns, 'twogates'))[0], { what: 'HAPTIC to set its gate', until: (p) => p?.status?.conditions?.some((c: { type: string; status: string }) => c.type === GATE && c.status === 'True') });
+      const gateSet = await waitFor(async () => (await pods(ns, 'twogates'))[0], {
+        what: 'HAPTIC to set its gate',
+        until: (p) =>
+          p?.status?.conditions?.some((c: { type: string; status: string }) => c.type === GATE && c.status === 'True'),
+      });
       const name = gateSet!.metadata!.name!;
       // with the default type the pod is not stalled, and the note names the other gate that holds it
       const note = await why(ns, 'twogates');
       expect(note.code).toBe(0);
       expect(ids(note.stdout)).toEqual(['HS901']);
-      expect(note.stdout).toContain(`pod ${name}: gate set, but Ready=False: corresponding condition of pod readiness gate "example.com/other" does not exist.`);
+      expect(note.stdout).toContain(
+        `pod ${name}: gate set, but Ready=False: corresponding condition of pod readiness gate "example.com/other" does not exist.`,
+      );
 
-      const r = await whyUntil(ns, 'twogates', 'HS110', { args: ['--condition-type', 'example.com/other'], timeoutMs: 60_000 });
+      const r = await whyUntil(ns, 'twogates', 'HS110', {
+        args: ['--condition-type', 'example.com/other'],
+        timeoutMs: 60_000,
+      });
       expect(r.code).toBe(0);
       expect(ids(r.stdout)).toEqual(['HS110', 'HS901']);
       expect(r.stdout).toContain(`deployment.apps/twogates -n ${ns}: not stalled (progressing)`);
-      expect(r.stdout).toMatch(new RegExp(`\\[HS110\\] every HAProxy pod routes to ${name}, yet HAPTIC haptic/haptic-config has not set example.com/other \\(containers ready for \\d+s\\)`));
-      expect(r.stdout).toMatch(/haproxycfg haptic\/haptic-config-haproxycfg \([0-9a-f]{16}\) runs on 2\/2 HAProxy pods with the server enabled/);
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `\\[HS110\\] every HAProxy pod routes to ${name}, yet HAPTIC haptic/haptic-config has not set example.com/other \\(containers ready for \\d+s\\)`,
+        ),
+      );
+      expect(r.stdout).toMatch(
+        /haproxycfg haptic\/haptic-config-haproxycfg \([0-9a-f]{16}\) runs on 2\/2 HAProxy pods with the server enabled/,
+      );
       expect(r.stdout).toContain('gate feature: on');
     });
   });
@@ -241,14 +393,34 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
   describe('generic causes (HS2xx)', () => {
     it('HS201: a failing readiness probe', async () => {
       const ns = await newNamespace('why-hs201');
-      await deploy({ ns, name: 'probe', podAnnotations: { [FAIL]: 'readiness-probe' }, podSpec: { containers: [{ name: 'app', image: 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: { httpGet: { path: '/healthz', port: 8080 } } }] } });
+      await deploy({
+        ns,
+        name: 'probe',
+        podAnnotations: { [FAIL]: 'readiness-probe' },
+        podSpec: {
+          containers: [
+            {
+              name: 'app',
+              image: 'example/app:1',
+              ports: [{ name: 'http', containerPort: 8080 }],
+              readinessProbe: { httpGet: { path: '/healthz', port: 8080 } },
+            },
+          ],
+        },
+      });
       const r = await whyUntil(ns, 'probe', 'HS201');
       const [pod] = await pods(ns, 'probe');
       expect(r.code).toBe(1);
-      expect(r.stdout).toContain(`[HS201] pod ${pod!.metadata!.name}: readiness probe fails, so its containers never become ready (the gate is not the blocker)`);
+      expect(r.stdout).toContain(
+        `[HS201] pod ${pod!.metadata!.name}: readiness probe fails, so its containers never become ready (the gate is not the blocker)`,
+      );
       expect(r.stdout).toMatch(/ContainersReady False for \d+s/);
-      expect(r.stdout).toContain('container app: readinessProbe httpGet HTTP :8080/healthz (period 10s, failureThreshold 3)');
-      expect(r.stdout).toMatch(/event Unhealthy \(x\d+\): Readiness probe failed: HTTP probe failed with statuscode: 503/);
+      expect(r.stdout).toContain(
+        'container app: readinessProbe httpGet HTTP :8080/healthz (period 10s, failureThreshold 3)',
+      );
+      expect(r.stdout).toMatch(
+        /event Unhealthy \(x\d+\): Readiness probe failed: HTTP probe failed with statuscode: 503/,
+      );
     });
 
     it('HS202: a crash loop', async () => {
@@ -262,7 +434,9 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toMatch(/restarts [1-9]\d*; last exit code 1 \(Error\); waiting (CrashLoopBackOff|NotReady)/);
       expect(r.stdout).toContain(`fix: kubectl -n ${ns} logs ${name} -c app --previous`);
       const backOff = await whyUntil(ns, 'crash', 'HS202', { also: (x) => x.stdout.includes('event BackOff') });
-      expect(backOff.stdout).toMatch(new RegExp(`event BackOff \\(x\\d+\\): Back-off restarting failed container app in pod ${name}_${ns}\\(`));
+      expect(backOff.stdout).toMatch(
+        new RegExp(`event BackOff \\(x\\d+\\): Back-off restarting failed container app in pod ${name}_${ns}\\(`),
+      );
     });
 
     it('HS203: an image that cannot be pulled', async () => {
@@ -273,31 +447,49 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`[HS203] pod ${pod!.metadata!.name}: image example/app:1 cannot be pulled`);
       expect(r.stdout).toMatch(/container app: waiting (ErrImagePull|ImagePullBackOff)/);
-      expect(r.stdout).toMatch(/event Failed \(x\d+\): Failed to pull image "example\/app:1": rpc error: code = NotFound/);
+      expect(r.stdout).toMatch(
+        /event Failed \(x\d+\): Failed to pull image "example\/app:1": rpc error: code = NotFound/,
+      );
     });
 
-    it('HS204: a nodeSelector no node matches (the real scheduler\'s FailedScheduling)', async () => {
+    it("HS204: a nodeSelector no node matches (the real scheduler's FailedScheduling)", async () => {
       const ns = await newNamespace('why-hs204');
       await deploy({ ns, name: 'unplaced', podSpec: { nodeSelector: { disk: 'ssd' } } });
       const r = await whyUntil(ns, 'unplaced', 'HS204');
       const [pod] = await pods(ns, 'unplaced');
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`[HS204] pod ${pod!.metadata!.name} cannot be scheduled`);
-      expect(r.stdout).toMatch(/phase Pending, no node; event FailedScheduling \(x\d+\): 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/);
+      expect(r.stdout).toMatch(
+        /phase Pending, no node; event FailedScheduling \(x\d+\): 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/,
+      );
     });
 
     it('HS205: a ResourceQuota refuses the surge pod', async () => {
       const ns = await newNamespace('why-hs205');
       await deploy({ ns, name: 'quota' });
       await available(ns, 'quota');
-      await api().apply([{ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'pods', namespace: ns }, spec: { hard: { pods: '1' } } }]);
-      await waitFor(() => api().get<any>('v1', 'ResourceQuota', 'pods', ns), { what: 'the quota controller to count the pod', until: (q) => q.status?.used?.pods === '1' });
+      await api().apply([
+        {
+          apiVersion: 'v1',
+          kind: 'ResourceQuota',
+          metadata: { name: 'pods', namespace: ns },
+          spec: { hard: { pods: '1' } },
+        },
+      ]);
+      await waitFor(() => api().get<any>('v1', 'ResourceQuota', 'pods', ns), {
+        what: 'the quota controller to count the pod',
+        until: (q) => q.status?.used?.pods === '1',
+      });
       await restart(ns, 'quota');
       const r = await whyUntil(ns, 'quota', 'HS205', { also: (x) => x.stdout.includes('condition ReplicaFailure') });
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/\[HS205\] replicaset\/quota-\w+ cannot create pods/);
-      expect(r.stdout).toMatch(/condition ReplicaFailure=True reason FailedCreate: pods "quota-[\w-]+" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=1, limited: pods=1/);
-      expect(r.stdout).toMatch(/event FailedCreate \(x\d+\): Error creating: pods "quota-[\w-]+" is forbidden: exceeded quota: pods/);
+      expect(r.stdout).toMatch(
+        /condition ReplicaFailure=True reason FailedCreate: pods "quota-[\w-]+" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=1, limited: pods=1/,
+      );
+      expect(r.stdout).toMatch(
+        /event FailedCreate \(x\d+\): Error creating: pods "quota-[\w-]+" is forbidden: exceeded quota: pods/,
+      );
       expect(r.stdout).toContain(`fix: raise the ResourceQuota in namespace ${ns}`);
     });
 
@@ -311,7 +503,9 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.code).toBe(0);
       expect(ids(r.stdout)).toEqual(['HS206', 'HS901']);
       expect(r.stdout).toContain(`deployment.apps/paused -n ${ns}: not stalled (paused)`);
-      expect(r.stdout).toContain('[HS206] deployment paused is paused: the rollout does not progress until it is resumed');
+      expect(r.stdout).toContain(
+        '[HS206] deployment paused is paused: the rollout does not progress until it is resumed',
+      );
       expect(r.stdout).toContain(`fix: kubectl -n ${ns} rollout resume deployment/paused`);
       expect(r.stdout).toContain('[HS901] deployment paused is paused, not stalled');
       expect(r.stdout).toContain('1 new pod not created yet');
@@ -322,11 +516,16 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
     it('HS207: a crash loop past a short progress deadline: the cause first, the deadline last', async () => {
       const ns = await newNamespace('why-hs207');
       await deploy({ ns, name: 'late', progressDeadlineSeconds: 8, podAnnotations: { [FAIL]: 'crash-loop' } });
-      const r = await whyUntil(ns, 'late', 'HS202', { also: (x) => ids(x.stdout).includes('HS207'), timeoutMs: 60_000 });
+      const r = await whyUntil(ns, 'late', 'HS202', {
+        also: (x) => ids(x.stdout).includes('HS207'),
+        timeoutMs: 60_000,
+      });
       expect(r.code).toBe(1);
       expect(ids(r.stdout)).toEqual(['HS202', 'HS207']);
       expect(r.stdout).toContain('[HS207] deployment late exceeded its progress deadline (8s); the cause is above');
-      expect(r.stdout).toMatch(/condition Progressing=False reason ProgressDeadlineExceeded: ReplicaSet "late-\w+" has timed out progressing\./);
+      expect(r.stdout).toMatch(
+        /condition Progressing=False reason ProgressDeadlineExceeded: ReplicaSet "late-\w+" has timed out progressing\./,
+      );
     });
 
     it('HS208 (warning, exit 0): an old pod held by a finalizer past its grace period', async () => {
@@ -340,10 +539,14 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
         await restart(ns, 'held');
         const r = await whyUntil(ns, 'held', 'HS208', { timeoutMs: 60_000 });
         expect(r.code).toBe(0);
-        expect(r.stdout).toMatch(new RegExp(`\\[HS208\\] pod ${oldName} is still terminating \\d+s past its grace period`));
+        expect(r.stdout).toMatch(
+          new RegExp(`\\[HS208\\] pod ${oldName} is still terminating \\d+s past its grace period`),
+        );
         expect(r.stdout).toMatch(/deletionTimestamp \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
         expect(r.stdout).toContain('finalizers: example.com/hold');
-        expect(r.stdout).toContain(`kubectl -n ${ns} patch pod ${oldName} --type=merge -p '{"metadata":{"finalizers":null}}'`);
+        expect(r.stdout).toContain(
+          `kubectl -n ${ns} patch pod ${oldName} --type=merge -p '{"metadata":{"finalizers":null}}'`,
+        );
         expect(ids(r.stdout).every((id) => ['HS208', 'HS901', 'HS902'].includes(id!))).toBe(true);
       } finally {
         await api().patch('v1', 'Pod', oldName, ns, { metadata: { finalizers: null } });
@@ -361,18 +564,24 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       const runs: PluginResult[] = [];
       const deadline = Date.now() + 90_000;
       while (!runs.at(-1)?.stdout.includes('[HS902]')) {
-        if (Date.now() > deadline) throw new Error(`the rollout did not complete; last report:\n${runs.at(-1)?.stdout}`);
+        if (Date.now() > deadline)
+          throw new Error(`the rollout did not complete; last report:\n${runs.at(-1)?.stdout}`);
         runs.push(await why(ns, 'healthy'));
       }
       for (const r of runs) {
         expect({ code: r.code, ids: ids(r.stdout) }, r.stdout).toMatchObject({ code: 0 });
-        expect(ids(r.stdout).every((id) => id === 'HS901' || id === 'HS902'), r.stdout).toBe(true);
+        expect(
+          ids(r.stdout).every((id) => id === 'HS901' || id === 'HS902'),
+          r.stdout,
+        ).toBe(true);
       }
       const midway = runs.find((r) => /HAProxy config routing to it runs on [01]\/2 HAProxy pods/.test(r.stdout));
       expect(midway, runs.map((r) => r.stdout).join('\n')).toBeDefined();
       expect(midway!.stdout).toContain(`deployment.apps/healthy -n ${ns}: not stalled (progressing)`);
       expect(midway!.stdout).toContain('[HS901] deployment healthy is progressing, not stalled');
-      expect(midway!.stdout).toMatch(/pod healthy-[\w-]+: HAProxy config routing to it runs on [01]\/2 HAProxy pods \(containers ready \d+s ago\)/);
+      expect(midway!.stdout).toMatch(
+        /pod healthy-[\w-]+: HAProxy config routing to it runs on [01]\/2 HAProxy pods \(containers ready \d+s ago\)/,
+      );
     });
 
     it('HS902: a complete rollout says so and exits 0', async () => {

@@ -7,7 +7,19 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectProxy, deployment, emptyList, fakeCluster, hostileServer, NS, testPki, type HostileServer, type Received, type Reply, type Route } from './server.ts';
+import {
+  connectProxy,
+  deployment,
+  emptyList,
+  fakeCluster,
+  hostileServer,
+  NS,
+  testPki,
+  type HostileServer,
+  type Received,
+  type Reply,
+  type Route,
+} from './server.ts';
 
 const repoRoot = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -28,7 +40,20 @@ function secrets(): string[] {
   const pki = testPki();
   const keyLines = pki.clientKey.split('\n').filter((l) => l && !l.startsWith('-----'));
   const keyB64 = Buffer.from(pki.clientKey).toString('base64');
-  return [TOKEN, BYSTANDER_TOKEN, PASSWORD, URL_PASSWORD, TOKEN_FILE_TOKEN, EXEC_TOKEN, EXEC_STDERR, EXEC_ENV, ENV_VALUE, OIDC_TOKEN, ...keyLines, keyB64.slice(20, 80)];
+  return [
+    TOKEN,
+    BYSTANDER_TOKEN,
+    PASSWORD,
+    URL_PASSWORD,
+    TOKEN_FILE_TOKEN,
+    EXEC_TOKEN,
+    EXEC_STDERR,
+    EXEC_ENV,
+    ENV_VALUE,
+    OIDC_TOKEN,
+    ...keyLines,
+    keyB64.slice(20, 80),
+  ];
 }
 
 interface Ctx {
@@ -73,17 +98,33 @@ interface Result {
 }
 
 /** A kubeconfig with the row's server, its user `u` (a token) and a bystander user full of secrets. */
-function kubeconfig(ctx: Ctx, options: { user?: Obj | undefined; cluster?: Obj; context?: Obj; extraUsers?: Obj[] } = {}): Obj {
+function kubeconfig(
+  ctx: Ctx,
+  options: { user?: Obj | undefined; cluster?: Obj; context?: Obj; extraUsers?: Obj[] } = {},
+): Obj {
   const pki = testPki();
-  const tls = ctx.server.url.startsWith('https') ? { 'certificate-authority-data': Buffer.from(pki.caCert).toString('base64') } : {};
+  const tls = ctx.server.url.startsWith('https')
+    ? { 'certificate-authority-data': Buffer.from(pki.caCert).toString('base64') }
+    : {};
   return {
     apiVersion: 'v1',
     kind: 'Config',
     'current-context': 'c',
     clusters: [{ name: 'k', cluster: { server: ctx.server.url, ...tls, ...options.cluster } }],
     users: [
-      ...(options.user === undefined ? [{ name: 'u', user: { token: TOKEN } }] : Object.keys(options.user).length ? [{ name: 'u', user: options.user }] : []),
-      { name: 'bystander', user: { token: BYSTANDER_TOKEN, 'client-certificate-data': Buffer.from(pki.clientCert).toString('base64'), 'client-key-data': Buffer.from(pki.clientKey).toString('base64') } },
+      ...(options.user === undefined
+        ? [{ name: 'u', user: { token: TOKEN } }]
+        : Object.keys(options.user).length
+          ? [{ name: 'u', user: options.user }]
+          : []),
+      {
+        name: 'bystander',
+        user: {
+          token: BYSTANDER_TOKEN,
+          'client-certificate-data': Buffer.from(pki.clientCert).toString('base64'),
+          'client-key-data': Buffer.from(pki.clientKey).toString('base64'),
+        },
+      },
       { name: 'basic', user: { username: 'admin', password: PASSWORD } },
       ...(options.extraUsers ?? []),
     ],
@@ -91,7 +132,10 @@ function kubeconfig(ctx: Ctx, options: { user?: Obj | undefined; cluster?: Obj; 
   };
 }
 
-const status = (code: number, reason: string, message: string): Reply => ({ status: code, json: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message } });
+const status = (code: number, reason: string, message: string): Reply => ({
+  status: code,
+  json: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message },
+});
 const webPath = `/apis/apps/v1/namespaces/${NS}/deployments/web`;
 const onWeb = (reply: Reply | ((req: Received, n: number) => Reply | undefined)): Route =>
   fakeCluster((req, _n, received) => {
@@ -99,55 +143,222 @@ const onWeb = (reply: Reply | ((req: Received, n: number) => Reply | undefined))
     // n: the how-many-th request for the Deployment this is
     return typeof reply === 'function' ? reply(req, received.filter((r) => r.path === webPath).length) : reply;
   });
-const credential = (status: Obj) => JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status });
-const execUser = (command: string, extra: Obj = {}) => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command, interactiveMode: 'Never', env: [{ name: 'SECRET_ENV', value: EXEC_ENV }], ...extra } });
+const credential = (status: Obj) =>
+  JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status });
+const execUser = (command: string, extra: Obj = {}) => ({
+  exec: {
+    apiVersion: 'client.authentication.k8s.io/v1',
+    command,
+    interactiveMode: 'Never',
+    env: [{ name: 'SECRET_ENV', value: EXEC_ENV }],
+    ...extra,
+  },
+});
 const script = (body: string) => `#!/bin/sh\n${body}\n`;
-const requireToken = (token: string, route: Route): Route => (req, n, received) => (req.headers.authorization === `Bearer ${token}` ? route(req, n, received) : status(401, 'Unauthorized', 'Unauthorized'));
+const requireToken =
+  (token: string, route: Route): Route =>
+  (req, n, received) =>
+    req.headers.authorization === `Bearer ${token}`
+      ? route(req, n, received)
+      : status(401, 'Unauthorized', 'Unauthorized');
 
 const rows: Row[] = [
   // ----- the kubeconfig itself (exit 3, naming the file, context, cluster or user)
   {
     name: 'kubeconfig that is not YAML, with a token and key on the lines around the error',
     args: ['status', 'web'],
-    config: (_ctx) => `apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${TOKEN}\n    client-key-data: ${Buffer.from(testPki().clientKey).toString('base64')}\n   bad: [indent\n`,
+    config: (_ctx) =>
+      `apiVersion: v1\nusers:\n- name: u\n  user:\n    token: ${TOKEN}\n    client-key-data: ${Buffer.from(testPki().clientKey).toString('base64')}\n   bad: [indent\n`,
     code: 3,
     stderr: /^error: cannot load kubeconfig file ".*\/kubeconfig": not valid YAML at line \d+, column \d+ \(.+\)$/,
   },
-  { name: 'kubeconfig that is a YAML list', args: ['status', 'web'], config: () => '- a\n- b\n', code: 3, stderr: /^error: cannot load kubeconfig file ".*": not a kubeconfig/ },
-  { name: 'clusters is not a list', args: ['status', 'web'], config: () => 'clusters: nope\n', code: 3, stderr: /^error: cannot load kubeconfig file ".*": clusters is not a list$/ },
-  { name: 'server: not a url', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { cluster: { server: 'not a url' } }), code: 3, stderr: 'error: invalid configuration: server "not a url" of cluster "k" is not a URL (host must be a URL or a host:port pair)' },
-  { name: 'server with an ftp:// scheme', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { cluster: { server: 'ftp://127.0.0.1:21' } }), code: 3, stderr: /^error: invalid configuration: server "ftp:\/\/127\.0\.0\.1:21" of cluster "k" has scheme "ftp"/ },
-  { name: 'cluster without a server', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { cluster: { server: '' } }), code: 3, stderr: 'error: invalid configuration: no server found for cluster "k"' },
-  { name: 'context naming a missing cluster', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { context: { cluster: 'gone' } }), code: 3, stderr: 'error: invalid configuration: cluster "gone" was not found for context "c"' },
-  { name: 'current-context naming a missing context', args: ['status', 'web'], config: (ctx) => ({ ...kubeconfig(ctx), 'current-context': 'gone' }), code: 3, stderr: /^error: invalid configuration: context was not found for specified context: gone/ },
-  { name: '--context naming a missing context', args: ['status', 'web', '--context', 'nope'], code: 3, stderr: 'error: context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts' },
-  { name: 'no current context', args: ['status', 'web'], config: (ctx) => ({ ...kubeconfig(ctx), 'current-context': '' }), code: 3, stderr: /^error: no current context in the kubeconfig in .*kubeconfig: set one with kubectl config use-context/ },
-  { name: '--kubeconfig naming a missing file', args: ['status', 'web', '--kubeconfig', '/nonexistent/kubeconfig'], code: 3, stderr: 'error: kubeconfig file "/nonexistent/kubeconfig" does not exist (--kubeconfig)' },
+  {
+    name: 'kubeconfig that is a YAML list',
+    args: ['status', 'web'],
+    config: () => '- a\n- b\n',
+    code: 3,
+    stderr: /^error: cannot load kubeconfig file ".*": not a kubeconfig/,
+  },
+  {
+    name: 'clusters is not a list',
+    args: ['status', 'web'],
+    config: () => 'clusters: nope\n',
+    code: 3,
+    stderr: /^error: cannot load kubeconfig file ".*": clusters is not a list$/,
+  },
+  {
+    name: 'server: not a url',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { cluster: { server: 'not a url' } }),
+    code: 3,
+    stderr:
+      'error: invalid configuration: server "not a url" of cluster "k" is not a URL (host must be a URL or a host:port pair)',
+  },
+  {
+    name: 'server with an ftp:// scheme',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { cluster: { server: 'ftp://127.0.0.1:21' } }),
+    code: 3,
+    stderr: /^error: invalid configuration: server "ftp:\/\/127\.0\.0\.1:21" of cluster "k" has scheme "ftp"/,
+  },
+  {
+    name: 'cluster without a server',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { cluster: { server: '' } }),
+    code: 3,
+    stderr: 'error: invalid configuration: no server found for cluster "k"',
+  },
+  {
+    name: 'context naming a missing cluster',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { context: { cluster: 'gone' } }),
+    code: 3,
+    stderr: 'error: invalid configuration: cluster "gone" was not found for context "c"',
+  },
+  {
+    name: 'current-context naming a missing context',
+    args: ['status', 'web'],
+    config: (ctx) => ({ ...kubeconfig(ctx), 'current-context': 'gone' }),
+    code: 3,
+    stderr: /^error: invalid configuration: context was not found for specified context: gone/,
+  },
+  {
+    name: '--context naming a missing context',
+    args: ['status', 'web', '--context', 'nope'],
+    code: 3,
+    stderr: 'error: context "nope" does not exist in the kubeconfig (--context); see kubectl config get-contexts',
+  },
+  {
+    name: 'no current context',
+    args: ['status', 'web'],
+    config: (ctx) => ({ ...kubeconfig(ctx), 'current-context': '' }),
+    code: 3,
+    stderr: /^error: no current context in the kubeconfig in .*kubeconfig: set one with kubectl config use-context/,
+  },
+  {
+    name: '--kubeconfig naming a missing file',
+    args: ['status', 'web', '--kubeconfig', '/nonexistent/kubeconfig'],
+    code: 3,
+    stderr: 'error: kubeconfig file "/nonexistent/kubeconfig" does not exist (--kubeconfig)',
+  },
   {
     name: 'missing client-certificate file',
     args: ['status', 'web'],
-    config: (ctx) => kubeconfig(ctx, { user: { 'client-certificate': 'missing.crt', 'client-key-data': Buffer.from(testPki().clientKey).toString('base64') } }),
+    config: (ctx) =>
+      kubeconfig(ctx, {
+        user: {
+          'client-certificate': 'missing.crt',
+          'client-key-data': Buffer.from(testPki().clientKey).toString('base64'),
+        },
+      }),
     code: 3,
-    stderr: /^error: invalid configuration: unable to read client-cert \/.*\/missing\.crt due to open .*missing\.crt: no such file or directory$/,
+    stderr:
+      /^error: invalid configuration: unable to read client-cert \/.*\/missing\.crt due to open .*missing\.crt: no such file or directory$/,
   },
-  { name: 'client certificate without a key', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { user: { 'client-certificate-data': Buffer.from(testPki().clientCert).toString('base64') } }), code: 3, stderr: 'error: invalid configuration: client-key-data or client-key must be specified for u to use the clientCert authentication method.' },
+  {
+    name: 'client certificate without a key',
+    args: ['status', 'web'],
+    config: (ctx) =>
+      kubeconfig(ctx, { user: { 'client-certificate-data': Buffer.from(testPki().clientCert).toString('base64') } }),
+    code: 3,
+    stderr:
+      'error: invalid configuration: client-key-data or client-key must be specified for u to use the clientCert authentication method.',
+  },
   {
     name: 'client key data that is not a key',
     args: ['status', 'web'],
-    config: (ctx) => kubeconfig(ctx, { user: { 'client-certificate-data': Buffer.from(testPki().clientCert).toString('base64'), 'client-key-data': Buffer.from(`${PASSWORD}-not-a-key`).toString('base64') } }),
+    config: (ctx) =>
+      kubeconfig(ctx, {
+        user: {
+          'client-certificate-data': Buffer.from(testPki().clientCert).toString('base64'),
+          'client-key-data': Buffer.from(`${PASSWORD}-not-a-key`).toString('base64'),
+        },
+      }),
     code: 3,
-    stderr: 'error: invalid configuration: the client certificate and key of user "u" do not load as a PEM certificate and its private key',
+    stderr:
+      'error: invalid configuration: the client certificate and key of user "u" do not load as a PEM certificate and its private key',
   },
-  { name: 'garbage certificate-authority-data', args: ['status', 'web'], tls: true, config: (ctx) => kubeconfig(ctx, { cluster: { 'certificate-authority-data': Buffer.from('garbage, not a certificate').toString('base64') } }), code: 3, stderr: 'error: unable to load root certificates of cluster "k": unable to parse bytes as PEM block' },
-  { name: 'certificate-authority-data that is not base64', args: ['status', 'web'], tls: true, config: (ctx) => kubeconfig(ctx, { cluster: { 'certificate-authority-data': '%%% not base64 %%%' } }), code: 3, stderr: /^error: cannot load kubeconfig file ".*": clusters "k" certificate-authority-data is not base64 data$/ },
-  { name: 'insecure-skip-tls-verify together with a CA', args: ['status', 'web'], tls: true, config: (ctx) => kubeconfig(ctx, { cluster: { 'insecure-skip-tls-verify': true } }), code: 3, stderr: /^error: specifying a root certificates file with the insecure flag is not allowed/ },
-  { name: 'token and password for one user', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { user: { token: TOKEN, username: 'admin', password: PASSWORD } }), code: 3, stderr: 'error: invalid configuration: more than one authentication method found for u; found [token basicAuth], only one is allowed' },
-  { name: 'tokenFile that does not exist', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { user: { tokenFile: 'no-such-token' } }), code: 3, stderr: /^error: invalid configuration: unable to read tokenFile \/.*\/no-such-token for u due to open .*: no such file or directory$/ },
-  { name: 'empty tokenFile', args: ['status', 'web'], files: () => ({ 'empty-token': '\n' }), config: (ctx) => kubeconfig(ctx, { user: { tokenFile: 'empty-token' } }), code: 3, stderr: /^error: read empty token from file ".*\/empty-token" \(tokenFile of user "u"\)$/ },
-  { name: 'exec plugin with an unknown apiVersion', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { user: execUser('cred', { apiVersion: 'client.authentication.k8s.io/v9' }) }), code: 3, stderr: 'error: exec plugin: invalid apiVersion "client.authentication.k8s.io/v9" (user "u")' },
-  { name: 'exec plugin v1 without interactiveMode', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'cred' } } }), code: 3, stderr: 'error: invalid configuration: interactiveMode must be specified for u to use exec authentication plugin' },
-  { name: 'the removed gcp auth-provider', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { user: { 'auth-provider': { name: 'gcp', config: { 'access-token': OIDC_TOKEN } } } }), code: 3, stderr: /^error: The gcp auth plugin has been removed\. Please use the "gke-gcloud-auth-plugin"/ },
-  { name: 'proxy-url with an unsupported scheme', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { cluster: { 'proxy-url': `ftp://user:${URL_PASSWORD}@proxy:21` } }), code: 3, stderr: /^error: invalid configuration: invalid 'proxy-url' "ftp:\/\/\[REDACTED\]@proxy:21" for cluster "k"/ },
+  {
+    name: 'garbage certificate-authority-data',
+    args: ['status', 'web'],
+    tls: true,
+    config: (ctx) =>
+      kubeconfig(ctx, {
+        cluster: { 'certificate-authority-data': Buffer.from('garbage, not a certificate').toString('base64') },
+      }),
+    code: 3,
+    stderr: 'error: unable to load root certificates of cluster "k": unable to parse bytes as PEM block',
+  },
+  {
+    name: 'certificate-authority-data that is not base64',
+    args: ['status', 'web'],
+    tls: true,
+    config: (ctx) => kubeconfig(ctx, { cluster: { 'certificate-authority-data': '%%% not base64 %%%' } }),
+    code: 3,
+    stderr: /^error: cannot load kubeconfig file ".*": clusters "k" certificate-authority-data is not base64 data$/,
+  },
+  {
+    name: 'insecure-skip-tls-verify together with a CA',
+    args: ['status', 'web'],
+    tls: true,
+    config: (ctx) => kubeconfig(ctx, { cluster: { 'insecure-skip-tls-verify': true } }),
+    code: 3,
+    stderr: /^error: specifying a root certificates file with the insecure flag is not allowed/,
+  },
+  {
+    name: 'token and password for one user',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { user: { token: TOKEN, username: 'admin', password: PASSWORD } }),
+    code: 3,
+    stderr:
+      'error: invalid configuration: more than one authentication method found for u; found [token basicAuth], only one is allowed',
+  },
+  {
+    name: 'tokenFile that does not exist',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { user: { tokenFile: 'no-such-token' } }),
+    code: 3,
+    stderr:
+      /^error: invalid configuration: unable to read tokenFile \/.*\/no-such-token for u due to open .*: no such file or directory$/,
+  },
+  {
+    name: 'empty tokenFile',
+    args: ['status', 'web'],
+    files: () => ({ 'empty-token': '\n' }),
+    config: (ctx) => kubeconfig(ctx, { user: { tokenFile: 'empty-token' } }),
+    code: 3,
+    stderr: /^error: read empty token from file ".*\/empty-token" \(tokenFile of user "u"\)$/,
+  },
+  {
+    name: 'exec plugin with an unknown apiVersion',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { user: execUser('cred', { apiVersion: 'client.authentication.k8s.io/v9' }) }),
+    code: 3,
+    stderr: 'error: exec plugin: invalid apiVersion "client.authentication.k8s.io/v9" (user "u")',
+  },
+  {
+    name: 'exec plugin v1 without interactiveMode',
+    args: ['status', 'web'],
+    config: (ctx) =>
+      kubeconfig(ctx, { user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'cred' } } }),
+    code: 3,
+    stderr: 'error: invalid configuration: interactiveMode must be specified for u to use exec authentication plugin',
+  },
+  {
+    name: 'the removed gcp auth-provider',
+    args: ['status', 'web'],
+    config: (ctx) =>
+      kubeconfig(ctx, { user: { 'auth-provider': { name: 'gcp', config: { 'access-token': OIDC_TOKEN } } } }),
+    code: 3,
+    stderr: /^error: The gcp auth plugin has been removed\. Please use the "gke-gcloud-auth-plugin"/,
+  },
+  {
+    name: 'proxy-url with an unsupported scheme',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { cluster: { 'proxy-url': `ftp://user:${URL_PASSWORD}@proxy:21` } }),
+    code: 3,
+    stderr: /^error: invalid configuration: invalid 'proxy-url' "ftp:\/\/\[REDACTED\]@proxy:21" for cluster "k"/,
+  },
 
   // ----- names the API server would refuse, checked before any request (exit 3, no request sent)
   ...(
@@ -155,25 +366,77 @@ const rows: Row[] = [
       [['status', '.'], 'error: invalid Deployment name ".": may not be \'.\''],
       [['status', '..'], 'error: invalid Deployment name "..": may not be \'..\''],
       [['status', 'deployment/a/b'], 'error: invalid Deployment name "a/b": may not contain \'/\''],
-      [['why-stalled', 'Web'], /^error: invalid Deployment name "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/],
+      [
+        ['why-stalled', 'Web'],
+        /^error: invalid Deployment name "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/,
+      ],
       [['status', 'web', '-n', '..'], 'error: invalid namespace ".." (-n/--namespace): may not be \'..\''],
-      [['enable-gate', 'web', '-n', 'Shop_1'], /^error: invalid namespace "Shop_1" \(-n\/--namespace\): a lowercase RFC 1123 label/],
+      [
+        ['enable-gate', 'web', '-n', 'Shop_1'],
+        /^error: invalid namespace "Shop_1" \(-n\/--namespace\): a lowercase RFC 1123 label/,
+      ],
     ] as const
-  ).map(([args, stderr]): Row => ({ name: `name ${args.join(' ')}`, args: [...args], code: 3, stderr, check: (ctx) => expect(ctx.server.received).toEqual([]) })),
-  { name: 'context namespace that is not a DNS label', args: ['status', 'web'], config: (ctx) => kubeconfig(ctx, { context: { namespace: '../kube-system' } }), code: 3, stderr: 'error: invalid namespace "../kube-system" (the namespace of context "c"): may not contain \'/\'', check: (ctx) => expect(ctx.server.received).toEqual([]) },
+  ).map(
+    ([args, stderr]): Row => ({
+      name: `name ${args.join(' ')}`,
+      args: [...args],
+      code: 3,
+      stderr,
+      check: (ctx) => expect(ctx.server.received).toEqual([]),
+    }),
+  ),
+  {
+    name: 'context namespace that is not a DNS label',
+    args: ['status', 'web'],
+    config: (ctx) => kubeconfig(ctx, { context: { namespace: '../kube-system' } }),
+    code: 3,
+    stderr: 'error: invalid namespace "../kube-system" (the namespace of context "c"): may not contain \'/\'',
+    check: (ctx) => expect(ctx.server.received).toEqual([]),
+  },
 
   // ----- flags
-  { name: '--watch --wait', args: ['status', 'web', '--watch', '--wait'], code: 3, stderr: 'error: --wait=true cannot also be provided when using --watch' },
-  { name: '--request-timeout that is not a duration', args: ['status', 'web', '--request-timeout', '5 parsecs'], code: 3, stderr: 'error: invalid --request-timeout "5 parsecs": use a duration such as 30s, 5m or 1h' },
-  { name: '--timeout beyond what Go can hold', args: ['status', 'web', '--wait', '--timeout', '9999999999h'], code: 3, stderr: 'error: invalid --timeout "9999999999h": longer than the longest duration kubectl accepts (about 292 years)' },
-  { name: '--request-timeout 2147484 (past setTimeout\'s limit) works', args: ['status', 'web', '--request-timeout', '2147484', '-o', 'json'], code: 0, stderr: '', check: (_c, r) => expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Rollout', name: 'web' }) },
-  { name: '--timeout 1000h on a complete rollout', args: ['status', 'web', '--wait', '--timeout', '1000h'], code: 0, stderr: '', check: (_c, r) => expect(r.stdout).toMatch(/successfully rolled out/) },
+  {
+    name: '--watch --wait',
+    args: ['status', 'web', '--watch', '--wait'],
+    code: 3,
+    stderr: 'error: --wait=true cannot also be provided when using --watch',
+  },
+  {
+    name: '--request-timeout that is not a duration',
+    args: ['status', 'web', '--request-timeout', '5 parsecs'],
+    code: 3,
+    stderr: 'error: invalid --request-timeout "5 parsecs": use a duration such as 30s, 5m or 1h',
+  },
+  {
+    name: '--timeout beyond what Go can hold',
+    args: ['status', 'web', '--wait', '--timeout', '9999999999h'],
+    code: 3,
+    stderr:
+      'error: invalid --timeout "9999999999h": longer than the longest duration kubectl accepts (about 292 years)',
+  },
+  {
+    name: "--request-timeout 2147484 (past setTimeout's limit) works",
+    args: ['status', 'web', '--request-timeout', '2147484', '-o', 'json'],
+    code: 0,
+    stderr: '',
+    check: (_c, r) => expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Rollout', name: 'web' }),
+  },
+  {
+    name: '--timeout 1000h on a complete rollout',
+    args: ['status', 'web', '--wait', '--timeout', '1000h'],
+    code: 0,
+    stderr: '',
+    check: (_c, r) => expect(r.stdout).toMatch(/successfully rolled out/),
+  },
 
   // ----- credential plugins (exit 4, or 2 when it times out; the command named, what it printed never shown)
   {
     name: 'exec command that does not exist, with its installHint',
     args: ['status', 'web'],
-    config: (ctx) => kubeconfig(ctx, { user: execUser('./bin/no-such-plugin', { installHint: 'Install it with: brew install no-such-plugin' }) }),
+    config: (ctx) =>
+      kubeconfig(ctx, {
+        user: execUser('./bin/no-such-plugin', { installHint: 'Install it with: brew install no-such-plugin' }),
+      }),
     code: 4,
     stderr: /^error: exec: executable \/.*\/bin\/no-such-plugin not found \(exec plugin of user "u" in .*kubeconfig\)$/,
     check: (_c, r) => expect(r.stderr.split('\n')[1]).toBe('Install it with: brew install no-such-plugin'),
@@ -184,29 +447,166 @@ const rows: Row[] = [
     files: () => ({ 'fail.sh': script(`echo "${EXEC_STDERR}" >&2; echo "${EXEC_TOKEN}"; exit 1`) }),
     config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'fail.sh')) }),
     code: 4,
-    stderr: /^error: exec: executable \/.*\/fail\.sh failed with exit code 1 \(exec plugin of user "u" in .*\); what it printed is not shown, as it may hold credentials: run it yourself to see why$/,
+    stderr:
+      /^error: exec: executable \/.*\/fail\.sh failed with exit code 1 \(exec plugin of user "u" in .*\); what it printed is not shown, as it may hold credentials: run it yourself to see why$/,
   },
-  { name: 'exec plugin that prints a bare token', args: ['status', 'web'], files: () => ({ 'bare.sh': script(`echo "${EXEC_TOKEN}"`) }), config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'bare.sh')) }), code: 4, stderr: /^error: exec: decoding stdout of \/.*\/bare\.sh: not a JSON ExecCredential \(\d+ bytes, not shown\)/ },
-  { name: 'exec plugin that prints nothing', args: ['status', 'web'], files: () => ({ 'silent.sh': script('exit 0') }), config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'silent.sh')) }), code: 4, stderr: /^error: exec: decoding stdout of \/.*\/silent\.sh: not a JSON ExecCredential \(it printed nothing\)/ },
-  { name: 'exec plugin whose credential has no status', args: ['status', 'web'], files: () => ({ 'nostatus.sh': script(`echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}'`) }), config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'nostatus.sh')) }), code: 4, stderr: /^error: exec plugin didn't return a status field/ },
-  { name: 'exec plugin answering another apiVersion', args: ['status', 'web'], files: () => ({ 'v1b1.sh': script(`echo '${credential({ token: EXEC_TOKEN }).replace('/v1"', '/v1beta1"')}'`) }), config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'v1b1.sh')) }), code: 4, stderr: /^error: exec plugin is configured to use API version client\.authentication\.k8s\.io\/v1, plugin returned version client\.authentication\.k8s\.io\/v1beta1/ },
-  { name: 'exec plugin that hangs, bound by --request-timeout', args: ['status', 'web', '--request-timeout', '1s'], files: () => ({ 'hang.sh': script('sleep 30') }), config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'hang.sh')) }), code: 2, stderr: /^error: exec: executable \/.*\/hang\.sh did not return a credential within the request timeout/ },
-  { name: 'exec plugin that is not executable', args: ['status', 'web'], files: () => ({ 'noexec.txt': 'echo hi' }), config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'noexec.txt')) }), code: 4, stderr: /^error: exec: executable \/.*\/noexec\.txt not found \(not executable: permission denied\)/ },
+  {
+    name: 'exec plugin that prints a bare token',
+    args: ['status', 'web'],
+    files: () => ({ 'bare.sh': script(`echo "${EXEC_TOKEN}"`) }),
+    config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'bare.sh')) }),
+    code: 4,
+    stderr: /^error: exec: decoding stdout of \/.*\/bare\.sh: not a JSON ExecCredential \(\d+ bytes, not shown\)/,
+  },
+  {
+    name: 'exec plugin that prints nothing',
+    args: ['status', 'web'],
+    files: () => ({ 'silent.sh': script('exit 0') }),
+    config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'silent.sh')) }),
+    code: 4,
+    stderr: /^error: exec: decoding stdout of \/.*\/silent\.sh: not a JSON ExecCredential \(it printed nothing\)/,
+  },
+  {
+    name: 'exec plugin whose credential has no status',
+    args: ['status', 'web'],
+    files: () => ({
+      'nostatus.sh': script(`echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}'`),
+    }),
+    config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'nostatus.sh')) }),
+    code: 4,
+    stderr: /^error: exec plugin didn't return a status field/,
+  },
+  {
+    name: 'exec plugin answering another apiVersion',
+    args: ['status', 'web'],
+    files: () => ({ 'v1b1.sh': script(`echo '${credential({ token: EXEC_TOKEN }).replace('/v1"', '/v1beta1"')}'`) }),
+    config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'v1b1.sh')) }),
+    code: 4,
+    stderr:
+      /^error: exec plugin is configured to use API version client\.authentication\.k8s\.io\/v1, plugin returned version client\.authentication\.k8s\.io\/v1beta1/,
+  },
+  {
+    name: 'exec plugin that hangs, bound by --request-timeout',
+    args: ['status', 'web', '--request-timeout', '1s'],
+    files: () => ({ 'hang.sh': script('sleep 30') }),
+    config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'hang.sh')) }),
+    code: 2,
+    stderr: /^error: exec: executable \/.*\/hang\.sh did not return a credential within the request timeout/,
+  },
+  {
+    name: 'exec plugin that is not executable',
+    args: ['status', 'web'],
+    files: () => ({ 'noexec.txt': 'echo hi' }),
+    config: (ctx) => kubeconfig(ctx, { user: execUser(join(ctx.dir, 'noexec.txt')) }),
+    code: 4,
+    stderr: /^error: exec: executable \/.*\/noexec\.txt not found \(not executable: permission denied\)/,
+  },
 
   // ----- answers that are not an API server's (exit 4, the real problem named)
-  { name: '200 with an HTML body', args: ['status', 'web'], route: onWeb({ body: '<html><body>Welcome to nginx!</body></html>', headers: { 'content-type': 'text/html' } }), code: 4, stderr: /^error: the server at http:\/\/127\.0\.0\.1:\d+ answered get deployments\.apps "web" in namespace "ns" with a body that is not JSON \(content-type text\/html, 43 bytes\); is the kubeconfig's server URL an API server\?$/ },
-  { name: '200 with {} for a Deployment', args: ['status', 'web'], route: onWeb({ json: {} }), code: 4, stderr: /with a JSON object without metadata\.name, not a Kubernetes object;/ },
-  { name: '200 with null', args: ['status', 'web'], route: onWeb({ json: null }), code: 4, stderr: /with JSON that is not an object \(null\);/ },
-  { name: '200 with an empty body', args: ['why-stalled', 'web'], route: onWeb({ body: '' }), code: 4, stderr: /with an empty body instead of JSON;/ },
-  { name: '200 with {} for a list (not "not found")', args: ['status', '-o', 'json'], route: fakeCluster((req) => (req.path === `/apis/apps/v1/namespaces/${NS}/deployments` ? { json: {} } : undefined)), code: 4, stderr: /^error: the server at .* answered list deployments\.apps in namespace "ns" with a JSON object without an items list, not a Kubernetes list;/ },
-  { name: 'a list whose items have no names', args: ['status'], route: fakeCluster((req) => (req.path === `/apis/apps/v1/namespaces/${NS}/deployments` ? { json: { items: [{}, 'x'] } } : undefined)), code: 4, stderr: /with a list with items that have no metadata\.name/ },
-  { name: 'a body that stalls, with --request-timeout 2s', args: ['status', 'web', '--request-timeout', '2s'], route: onWeb({ stallAfterHeaders: true, body: '{"kind":"Deploy', headers: { 'content-type': 'application/json' } }), code: 2, stderr: /^error: the API server at .* did not answer get deployments\.apps "web" in namespace "ns" within 2s \(--request-timeout\)$/ },
-  { name: 'a body that trickles past --request-timeout', args: ['status', 'web', '--request-timeout', '1s'], route: onWeb({ trickle: { bytes: 4, everyMs: 200 }, json: deployment() }), code: 2, stderr: /did not answer get deployments\.apps "web" in namespace "ns" within 1s \(--request-timeout\)$/ },
-  { name: 'no answer at all, with --request-timeout 1s', args: ['status', 'web', '--request-timeout', '1s'], route: onWeb({ hang: true }), code: 2, stderr: /did not answer get deployments\.apps "web" in namespace "ns" within 1s \(--request-timeout\)$/ },
-  { name: 'a body that stalls, without --request-timeout (default 30 s read timeout)', slow: true, args: ['status', 'web'], route: onWeb({ stallAfterHeaders: true, body: '{"kind":"Deploy', headers: { 'content-type': 'application/json' } }), code: 2, stderr: /^error: the API server at .* stopped sending its answer to get deployments\.apps "web" in namespace "ns" for 30s \(default read timeout; --request-timeout sets a limit for the whole request\)$/ },
-  { name: 'a 300 MiB body', slow: true, args: ['status', 'web'], route: onWeb({ hugeBytes: 300 * 1024 * 1024 }), code: 4, stderr: /with an answer larger than 256 MiB, which is refused;/, check: (_c, r) => expect(r.stderr).not.toMatch(/heap|memory/i) },
-  { name: 'a Content-Length of 1 GiB', args: ['status', 'web'], route: onWeb({ stallAfterHeaders: true, headers: { 'content-length': String(1024 ** 3), 'content-type': 'application/json' } }), code: 4, stderr: /with an answer larger than 256 MiB, which is refused;/ },
-  { name: 'the connection closed without an answer', args: ['status', 'web'], route: onWeb({ destroy: true }), code: 4, stderr: /^error: cannot reach the Kubernetes API server at http:\/\/127\.0\.0\.1:\d+ \(.+\); check --context\/--kubeconfig and that the cluster is running$/ },
+  {
+    name: '200 with an HTML body',
+    args: ['status', 'web'],
+    route: onWeb({ body: '<html><body>Welcome to nginx!</body></html>', headers: { 'content-type': 'text/html' } }),
+    code: 4,
+    stderr:
+      /^error: the server at http:\/\/127\.0\.0\.1:\d+ answered get deployments\.apps "web" in namespace "ns" with a body that is not JSON \(content-type text\/html, 43 bytes\); is the kubeconfig's server URL an API server\?$/,
+  },
+  {
+    name: '200 with {} for a Deployment',
+    args: ['status', 'web'],
+    route: onWeb({ json: {} }),
+    code: 4,
+    stderr: /with a JSON object without metadata\.name, not a Kubernetes object;/,
+  },
+  {
+    name: '200 with null',
+    args: ['status', 'web'],
+    route: onWeb({ json: null }),
+    code: 4,
+    stderr: /with JSON that is not an object \(null\);/,
+  },
+  {
+    name: '200 with an empty body',
+    args: ['why-stalled', 'web'],
+    route: onWeb({ body: '' }),
+    code: 4,
+    stderr: /with an empty body instead of JSON;/,
+  },
+  {
+    name: '200 with {} for a list (not "not found")',
+    args: ['status', '-o', 'json'],
+    route: fakeCluster((req) => (req.path === `/apis/apps/v1/namespaces/${NS}/deployments` ? { json: {} } : undefined)),
+    code: 4,
+    stderr:
+      /^error: the server at .* answered list deployments\.apps in namespace "ns" with a JSON object without an items list, not a Kubernetes list;/,
+  },
+  {
+    name: 'a list whose items have no names',
+    args: ['status'],
+    route: fakeCluster((req) =>
+      req.path === `/apis/apps/v1/namespaces/${NS}/deployments` ? { json: { items: [{}, 'x'] } } : undefined,
+    ),
+    code: 4,
+    stderr: /with a list with items that have no metadata\.name/,
+  },
+  {
+    name: 'a body that stalls, with --request-timeout 2s',
+    args: ['status', 'web', '--request-timeout', '2s'],
+    route: onWeb({ stallAfterHeaders: true, body: '{"kind":"Deploy', headers: { 'content-type': 'application/json' } }),
+    code: 2,
+    stderr:
+      /^error: the API server at .* did not answer get deployments\.apps "web" in namespace "ns" within 2s \(--request-timeout\)$/,
+  },
+  {
+    name: 'a body that trickles past --request-timeout',
+    args: ['status', 'web', '--request-timeout', '1s'],
+    route: onWeb({ trickle: { bytes: 4, everyMs: 200 }, json: deployment() }),
+    code: 2,
+    stderr: /did not answer get deployments\.apps "web" in namespace "ns" within 1s \(--request-timeout\)$/,
+  },
+  {
+    name: 'no answer at all, with --request-timeout 1s',
+    args: ['status', 'web', '--request-timeout', '1s'],
+    route: onWeb({ hang: true }),
+    code: 2,
+    stderr: /did not answer get deployments\.apps "web" in namespace "ns" within 1s \(--request-timeout\)$/,
+  },
+  {
+    name: 'a body that stalls, without --request-timeout (default 30 s read timeout)',
+    slow: true,
+    args: ['status', 'web'],
+    route: onWeb({ stallAfterHeaders: true, body: '{"kind":"Deploy', headers: { 'content-type': 'application/json' } }),
+    code: 2,
+    stderr:
+      /^error: the API server at .* stopped sending its answer to get deployments\.apps "web" in namespace "ns" for 30s \(default read timeout; --request-timeout sets a limit for the whole request\)$/,
+  },
+  {
+    name: 'a 300 MiB body',
+    slow: true,
+    args: ['status', 'web'],
+    route: onWeb({ hugeBytes: 300 * 1024 * 1024 }),
+    code: 4,
+    stderr: /with an answer larger than 256 MiB, which is refused;/,
+    check: (_c, r) => expect(r.stderr).not.toMatch(/heap|memory/i),
+  },
+  {
+    name: 'a Content-Length of 1 GiB',
+    args: ['status', 'web'],
+    route: onWeb({
+      stallAfterHeaders: true,
+      headers: { 'content-length': String(1024 ** 3), 'content-type': 'application/json' },
+    }),
+    code: 4,
+    stderr: /with an answer larger than 256 MiB, which is refused;/,
+  },
+  {
+    name: 'the connection closed without an answer',
+    args: ['status', 'web'],
+    route: onWeb({ destroy: true }),
+    code: 4,
+    stderr:
+      /^error: cannot reach the Kubernetes API server at http:\/\/127\.0\.0\.1:\d+ \(.+\); check --context\/--kubeconfig and that the cluster is running$/,
+  },
   {
     name: 'a redirect to another host, not followed',
     args: ['status', 'web'],
@@ -218,7 +618,10 @@ const rows: Row[] = [
   {
     name: 'a redirect on the same host, not followed either',
     args: ['status', 'web'],
-    route: (req, n, received) => (req.path === '/elsewhere' ? { json: deployment() } : onWeb({ status: 307, headers: { location: '/elsewhere' } })(req, n, received)),
+    route: (req, n, received) =>
+      req.path === '/elsewhere'
+        ? { json: deployment() }
+        : onWeb({ status: 307, headers: { location: '/elsewhere' } })(req, n, received),
     code: 4,
     stderr: /with a redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/elsewhere\), which is not followed;/,
     check: (ctx) => expect(ctx.server.count('/elsewhere')).toBe(0),
@@ -228,7 +631,9 @@ const rows: Row[] = [
   {
     name: '429 with Retry-After, retried like kubectl until it passes',
     args: ['status', 'web', '-o', 'json'],
-    route: onWeb((_req, n) => (n <= 2 ? { ...status(429, 'TooManyRequests', 'slow down'), headers: { 'retry-after': '1' } } : undefined)),
+    route: onWeb((_req, n) =>
+      n <= 2 ? { ...status(429, 'TooManyRequests', 'slow down'), headers: { 'retry-after': '1' } } : undefined,
+    ),
     code: 0,
     stderr: '',
     check: (ctx) => expect(ctx.server.count(webPath)).toBe(3),
@@ -236,58 +641,171 @@ const rows: Row[] = [
   {
     name: '429 with Retry-After: 0 forever: 10 retries, then exit 4',
     args: ['status', 'web'],
-    route: onWeb({ ...status(429, 'TooManyRequests', 'the server has received too many requests'), headers: { 'retry-after': '0' } }),
+    route: onWeb({
+      ...status(429, 'TooManyRequests', 'the server has received too many requests'),
+      headers: { 'retry-after': '0' },
+    }),
     code: 4,
-    stderr: /^error: the API server at .* is overloaded: it answered get deployments\.apps "web" in namespace "ns" with HTTP 429 Too Many Requests \(the server has received too many requests\); try again later \(after 10 retries\)$/,
+    stderr:
+      /^error: the API server at .* is overloaded: it answered get deployments\.apps "web" in namespace "ns" with HTTP 429 Too Many Requests \(the server has received too many requests\); try again later \(after 10 retries\)$/,
     check: (ctx) => expect(ctx.server.count(webPath)).toBe(11),
   },
-  { name: '429 without Retry-After: no retry', args: ['status', 'web'], route: onWeb(status(429, 'TooManyRequests', 'busy')), code: 4, stderr: /HTTP 429 Too Many Requests \(busy\); try again later$/, check: (ctx) => expect(ctx.server.count(webPath)).toBe(1) },
-  { name: '503 with Retry-After once, then an answer', args: ['status', 'web', '-o', 'json'], route: onWeb((_req, n) => (n === 1 ? { status: 503, body: 'upstream unavailable', headers: { 'retry-after': '1' } } : undefined)), code: 0, stderr: '' },
-  { name: '503 with Retry-After past --request-timeout', args: ['status', 'web', '--request-timeout', '1s'], route: onWeb({ status: 503, body: 'unavailable', headers: { 'retry-after': '5' } }), code: 2, stderr: /within 1s \(--request-timeout\)$/ },
-  { name: '401', args: ['why-stalled', 'web'], route: onWeb(status(401, 'Unauthorized', 'Unauthorized')), code: 4, stderr: /^error: unauthorized: the API server at http:\/\/127\.0\.0\.1:\d+ rejected the credentials of the current context; log in again or check --kubeconfig\/--context$/ },
+  {
+    name: '429 without Retry-After: no retry',
+    args: ['status', 'web'],
+    route: onWeb(status(429, 'TooManyRequests', 'busy')),
+    code: 4,
+    stderr: /HTTP 429 Too Many Requests \(busy\); try again later$/,
+    check: (ctx) => expect(ctx.server.count(webPath)).toBe(1),
+  },
+  {
+    name: '503 with Retry-After once, then an answer',
+    args: ['status', 'web', '-o', 'json'],
+    route: onWeb((_req, n) =>
+      n === 1 ? { status: 503, body: 'upstream unavailable', headers: { 'retry-after': '1' } } : undefined,
+    ),
+    code: 0,
+    stderr: '',
+  },
+  {
+    name: '503 with Retry-After past --request-timeout',
+    args: ['status', 'web', '--request-timeout', '1s'],
+    route: onWeb({ status: 503, body: 'unavailable', headers: { 'retry-after': '5' } }),
+    code: 2,
+    stderr: /within 1s \(--request-timeout\)$/,
+  },
+  {
+    name: '401',
+    args: ['why-stalled', 'web'],
+    route: onWeb(status(401, 'Unauthorized', 'Unauthorized')),
+    code: 4,
+    stderr:
+      /^error: unauthorized: the API server at http:\/\/127\.0\.0\.1:\d+ rejected the credentials of the current context; log in again or check --kubeconfig\/--context$/,
+  },
   {
     name: '401 for a context without a user names the missing credentials',
     args: ['status', 'web'],
     config: (ctx) => kubeconfig(ctx, { context: { user: undefined } }),
     route: onWeb(status(401, 'Unauthorized', 'Unauthorized')),
     code: 4,
-    stderr: /^error: unauthorized: the API server at .* requires credentials, and context "c" names no user, so requests were sent without credentials;/,
+    stderr:
+      /^error: unauthorized: the API server at .* requires credentials, and context "c" names no user, so requests were sent without credentials;/,
   },
   {
     name: '403 whose message carries terminal escapes (colour, title, clipboard)',
     args: ['status', 'web'],
-    route: onWeb(status(403, 'Forbidden', `deployments "web" is forbidden: \u001b[31mred\u001b[0m \u001b]0;pwned title\u0007 \u001b]52;c;${Buffer.from('rm -rf ~').toString('base64')}\u0007 \u009b2J bell\u0007 cr\rend`)),
+    route: onWeb(
+      status(
+        403,
+        'Forbidden',
+        `deployments "web" is forbidden: \u001b[31mred\u001b[0m \u001b]0;pwned title\u0007 \u001b]52;c;${Buffer.from('rm -rf ~').toString('base64')}\u0007 \u009b2J bell\u0007 cr\rend`,
+      ),
+    ),
     code: 4,
-    stderr: 'error: forbidden: cannot get deployments.apps in namespace "ns" (deployments "web" is forbidden: red    bell crend)',
+    stderr:
+      'error: forbidden: cannot get deployments.apps in namespace "ns" (deployments "web" is forbidden: red    bell crend)',
   },
   {
-    name: '500 whose text echoes the request\'s token and password URL',
+    name: "500 whose text echoes the request's token and password URL",
     args: ['status', 'web'],
-    route: onWeb((req) => ({ status: 500, body: `internal error; you sent ${req.headers.authorization} from https://admin:${URL_PASSWORD}@proxy` })),
+    route: onWeb((req) => ({
+      status: 500,
+      body: `internal error; you sent ${req.headers.authorization} from https://admin:${URL_PASSWORD}@proxy`,
+    })),
     code: 4,
     stderr: 'error: internal error; you sent Bearer [REDACTED] from https://[REDACTED]@proxy',
   },
-  { name: '404 for the namespace', args: ['status', 'web'], route: fakeCluster((req) => (req.path.startsWith(`/apis/apps/v1/namespaces/${NS}/deployments/`) || req.path === `/api/v1/namespaces/${NS}` ? status(404, 'NotFound', 'not found') : undefined)), code: 3, stderr: `error: namespace "${NS}" not found` },
+  {
+    name: '404 for the namespace',
+    args: ['status', 'web'],
+    route: fakeCluster((req) =>
+      req.path.startsWith(`/apis/apps/v1/namespaces/${NS}/deployments/`) || req.path === `/api/v1/namespaces/${NS}`
+        ? status(404, 'NotFound', 'not found')
+        : undefined,
+    ),
+    code: 3,
+    stderr: `error: namespace "${NS}" not found`,
+  },
 
   // ----- TLS and transports
-  { name: 'https server signed by an unknown CA', args: ['status', 'web'], tls: true, config: (ctx) => kubeconfig(ctx, { cluster: { 'certificate-authority-data': Buffer.from(testPki().otherCaCert).toString('base64') } }), code: 4, stderr: /^error: cannot verify the TLS certificate of the API server at https:\/\/127\.0\.0\.1:\d+ \([A-Z_]+\); check the cluster's certificate-authority and tls-server-name in the kubeconfig$/ },
-  { name: 'tls-server-name that the certificate does not name', args: ['status', 'web'], tls: true, config: (ctx) => kubeconfig(ctx, { cluster: { 'tls-server-name': 'other.example' } }), code: 4, stderr: /^error: cannot verify the TLS certificate of the API server at https:\/\/127\.0\.0\.1:\d+ \(ERR_TLS_CERT_ALTNAME_INVALID\)/ },
+  {
+    name: 'https server signed by an unknown CA',
+    args: ['status', 'web'],
+    tls: true,
+    config: (ctx) =>
+      kubeconfig(ctx, {
+        cluster: { 'certificate-authority-data': Buffer.from(testPki().otherCaCert).toString('base64') },
+      }),
+    code: 4,
+    stderr:
+      /^error: cannot verify the TLS certificate of the API server at https:\/\/127\.0\.0\.1:\d+ \([A-Z_]+\); check the cluster's certificate-authority and tls-server-name in the kubeconfig$/,
+  },
+  {
+    name: 'tls-server-name that the certificate does not name',
+    args: ['status', 'web'],
+    tls: true,
+    config: (ctx) => kubeconfig(ctx, { cluster: { 'tls-server-name': 'other.example' } }),
+    code: 4,
+    stderr:
+      /^error: cannot verify the TLS certificate of the API server at https:\/\/127\.0\.0\.1:\d+ \(ERR_TLS_CERT_ALTNAME_INVALID\)/,
+  },
   {
     name: 'a password in the server URL is used, never printed',
     args: ['status', 'web'],
-    config: (ctx) => kubeconfig(ctx, { user: {}, context: { user: undefined }, cluster: { server: ctx.server.url.replace('//', `//admin:${URL_PASSWORD}@`) } }),
-    route: onWeb((req) => (req.headers.authorization === `Basic ${Buffer.from(`admin:${URL_PASSWORD}`).toString('base64')}` ? status(403, 'Forbidden', 'no') : status(401, 'Unauthorized', 'Unauthorized'))),
+    config: (ctx) =>
+      kubeconfig(ctx, {
+        user: {},
+        context: { user: undefined },
+        cluster: { server: ctx.server.url.replace('//', `//admin:${URL_PASSWORD}@`) },
+      }),
+    route: onWeb((req) =>
+      req.headers.authorization === `Basic ${Buffer.from(`admin:${URL_PASSWORD}`).toString('base64')}`
+        ? status(403, 'Forbidden', 'no')
+        : status(401, 'Unauthorized', 'Unauthorized'),
+    ),
     code: 4,
     stderr: /^error: forbidden: cannot get deployments\.apps in namespace "ns" \(no\); context "c" names no user/,
   },
 
   // ----- kubeconfig read like kubectl: these work
-  { name: 'an http:// server (kubectl proxy)', args: ['status', 'web', '-o', 'json'], config: (ctx) => kubeconfig(ctx, { user: {}, context: { user: undefined } }), code: 0, stderr: '', check: (ctx) => expect(ctx.server.received.every((r) => r.headers.authorization === undefined)).toBe(true) },
-  { name: 'a context without a user keeps the cluster\'s CA', args: ['status', 'web', '-o', 'json'], tls: true, config: (ctx) => kubeconfig(ctx, { context: { user: undefined } }), code: 0, stderr: '' },
-  { name: 'a context naming an unknown user keeps the CA and tls-server-name', args: ['status', 'web', '-o', 'json'], tls: true, config: (ctx) => kubeconfig(ctx, { context: { user: 'nobody' }, cluster: { 'tls-server-name': 'hostile.example' } }), code: 0, stderr: '' },
-  { name: 'insecure-skip-tls-verify without a CA', args: ['status', 'web', '-o', 'json'], tls: true, config: (ctx) => ({ ...kubeconfig(ctx), clusters: [{ name: 'k', cluster: { server: ctx.server.url, 'insecure-skip-tls-verify': true } }] }), code: 0, stderr: '' },
   {
-    name: 'tokenFile (kubectl\'s key) is sent, relative to the kubeconfig',
+    name: 'an http:// server (kubectl proxy)',
+    args: ['status', 'web', '-o', 'json'],
+    config: (ctx) => kubeconfig(ctx, { user: {}, context: { user: undefined } }),
+    code: 0,
+    stderr: '',
+    check: (ctx) => expect(ctx.server.received.every((r) => r.headers.authorization === undefined)).toBe(true),
+  },
+  {
+    name: "a context without a user keeps the cluster's CA",
+    args: ['status', 'web', '-o', 'json'],
+    tls: true,
+    config: (ctx) => kubeconfig(ctx, { context: { user: undefined } }),
+    code: 0,
+    stderr: '',
+  },
+  {
+    name: 'a context naming an unknown user keeps the CA and tls-server-name',
+    args: ['status', 'web', '-o', 'json'],
+    tls: true,
+    config: (ctx) =>
+      kubeconfig(ctx, { context: { user: 'nobody' }, cluster: { 'tls-server-name': 'hostile.example' } }),
+    code: 0,
+    stderr: '',
+  },
+  {
+    name: 'insecure-skip-tls-verify without a CA',
+    args: ['status', 'web', '-o', 'json'],
+    tls: true,
+    config: (ctx) => ({
+      ...kubeconfig(ctx),
+      clusters: [{ name: 'k', cluster: { server: ctx.server.url, 'insecure-skip-tls-verify': true } }],
+    }),
+    code: 0,
+    stderr: '',
+  },
+  {
+    name: "tokenFile (kubectl's key) is sent, relative to the kubeconfig",
     args: ['status', 'web', '-o', 'json'],
     files: () => ({ 'sa-token': `${TOKEN_FILE_TOKEN}\n` }),
     config: (ctx) => kubeconfig(ctx, { user: { tokenFile: 'sa-token' } }),
@@ -298,7 +816,15 @@ const rows: Row[] = [
   {
     name: "an oidc auth-provider's unexpired id-token is sent",
     args: ['status', 'web', '-o', 'json'],
-    config: (ctx) => kubeconfig(ctx, { user: { 'auth-provider': { name: 'oidc', config: { 'id-token': OIDC_TOKEN, 'idp-issuer-url': 'https://issuer.example', 'client-id': 'kubectl' } } } }),
+    config: (ctx) =>
+      kubeconfig(ctx, {
+        user: {
+          'auth-provider': {
+            name: 'oidc',
+            config: { 'id-token': OIDC_TOKEN, 'idp-issuer-url': 'https://issuer.example', 'client-id': 'kubectl' },
+          },
+        },
+      }),
     route: requireToken(OIDC_TOKEN, fakeCluster()),
     code: 0,
     stderr: '',
@@ -308,7 +834,8 @@ const rows: Row[] = [
     args: ['status', 'web', '-o', 'json'],
     tls: true,
     files: () => ({ 'pki/client.crt': testPki().clientCert, 'pki/client.key': testPki().clientKey }),
-    config: (ctx) => kubeconfig(ctx, { user: { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' } }),
+    config: (ctx) =>
+      kubeconfig(ctx, { user: { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' } }),
     code: 0,
     stderr: '',
   },
@@ -364,7 +891,8 @@ const rows: Row[] = [
     config: (ctx) => kubeconfig(ctx, { cluster: { server: ctx.server.url.replace('127.0.0.1', 'hostile.localtest') } }),
     env: (ctx) => ({ HTTP_PROXY: ctx.proxy?.url ?? '', NO_PROXY: 'example.com,.localtest' }),
     code: 4,
-    stderr: /^error: cannot reach the Kubernetes API server at http:\/\/hostile\.localtest:\d+ \((ENOTFOUND|EAI_AGAIN)\)/,
+    stderr:
+      /^error: cannot reach the Kubernetes API server at http:\/\/hostile\.localtest:\d+ \((ENOTFOUND|EAI_AGAIN)\)/,
     check: (ctx) => expect(ctx.proxy?.targets).toEqual([]),
   },
   {
@@ -380,7 +908,15 @@ const rows: Row[] = [
   {
     name: 'enable-gate --dry-run=client shows env vars by name only',
     args: ['enable-gate', 'web', '--dry-run=client', '--force'],
-    route: fakeCluster(undefined, deployment({ env: [{ name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'api', key: 'key' } } }, { name: 'DB_PASSWORD', value: ENV_VALUE }] })),
+    route: fakeCluster(
+      undefined,
+      deployment({
+        env: [
+          { name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'api', key: 'key' } } },
+          { name: 'DB_PASSWORD', value: ENV_VALUE },
+        ],
+      }),
+    ),
     code: 0,
     stderr: '',
     check: (_c, r) => {
@@ -392,10 +928,37 @@ const rows: Row[] = [
   {
     name: 'objects whose strings carry escape sequences',
     args: ['why-stalled', 'web'],
-    route: fakeCluster((req) => (req.path === `/api/v1/namespaces/${NS}/events` ? { json: { items: [{ metadata: { name: 'e1', namespace: NS }, involvedObject: { kind: 'Deployment', name: 'web' }, reason: 'X\u001b[2J', message: '\u001b]0;owned\u0007boom' }] } } : undefined), {
-      ...deployment(),
-      status: { ...deployment().status, conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: '\u001b[31mred\u001b[0m \u009b2J done' }] },
-    }),
+    route: fakeCluster(
+      (req) =>
+        req.path === `/api/v1/namespaces/${NS}/events`
+          ? {
+              json: {
+                items: [
+                  {
+                    metadata: { name: 'e1', namespace: NS },
+                    involvedObject: { kind: 'Deployment', name: 'web' },
+                    reason: 'X\u001b[2J',
+                    message: '\u001b]0;owned\u0007boom',
+                  },
+                ],
+              },
+            }
+          : undefined,
+      {
+        ...deployment(),
+        status: {
+          ...deployment().status,
+          conditions: [
+            {
+              type: 'Progressing',
+              status: 'True',
+              reason: 'NewReplicaSetAvailable',
+              message: '\u001b[31mred\u001b[0m \u009b2J done',
+            },
+          ],
+        },
+      },
+    ),
     code: 0,
     stderr: '',
   },
@@ -403,15 +966,25 @@ const rows: Row[] = [
     name: 'enable-gate whose PATCH is written but whose read-back fails',
     args: ['enable-gate', 'web', '--force'],
     route: fakeCluster((req, _n, received) => {
-      if (req.method === 'PATCH') return { json: { ...deployment(), metadata: { ...deployment().metadata, generation: 2 }, status: { ...deployment().status, observedGeneration: 1 } } };
-      if (req.path === webPath && req.method === 'GET' && received.some((r) => r.method === 'PATCH')) return status(500, 'InternalError', 'etcd leader changed');
+      if (req.method === 'PATCH')
+        return {
+          json: {
+            ...deployment(),
+            metadata: { ...deployment().metadata, generation: 2 },
+            status: { ...deployment().status, observedGeneration: 1 },
+          },
+        };
+      if (req.path === webPath && req.method === 'GET' && received.some((r) => r.method === 'PATCH'))
+        return status(500, 'InternalError', 'etcd leader changed');
       return undefined;
     }),
     code: 0,
     stderr: '',
     check: (_c, r) => {
       expect(r.stdout).toMatch(/^deployment\.apps\/web gate added$/m);
-      expect(r.stdout).toMatch(/warning: the gate was written, but reading the Deployment back for its new revision failed: etcd leader changed/);
+      expect(r.stdout).toMatch(
+        /warning: the gate was written, but reading the Deployment back for its new revision failed: etcd leader changed/,
+      );
     },
   },
   {
@@ -421,12 +994,17 @@ const rows: Row[] = [
     route: fakeCluster((req) => (req.method === 'PATCH' ? { hang: true } : undefined)),
     code: 2,
     stderr: '',
-    check: (_c, r) => expect(r.stdout).toMatch(/^deployment\.apps\/web failed: the API server at .* did not answer patch deployments\.apps "web" in namespace "ns" within 3s \(--request-timeout\); the patch may or may not have been applied: check with kubectl get deployment web -n ns -o yaml$/m),
+    check: (_c, r) =>
+      expect(r.stdout).toMatch(
+        /^deployment\.apps\/web failed: the API server at .* did not answer patch deployments\.apps "web" in namespace "ns" within 3s \(--request-timeout\); the patch may or may not have been applied: check with kubectl get deployment web -n ns -o yaml$/m,
+      ),
   },
   {
     name: 'status --wait --drained while every pods list answers 401',
     args: ['status', 'web', '--wait', '--drained', '--timeout', '20s'],
-    route: fakeCluster((req) => (req.path === `/api/v1/namespaces/${NS}/pods` ? status(401, 'Unauthorized', 'Unauthorized') : undefined)),
+    route: fakeCluster((req) =>
+      req.path === `/api/v1/namespaces/${NS}/pods` ? status(401, 'Unauthorized', 'Unauthorized') : undefined,
+    ),
     code: 4,
     stderr: /^error: unauthorized: the API server at .* rejected the credentials of the current context/,
     check: (_c, r) => expect(r.stdout).not.toMatch(/successfully rolled out/),
@@ -434,7 +1012,11 @@ const rows: Row[] = [
   {
     name: 'status --wait while the pods list is forbidden',
     args: ['status', 'web', '--wait', '--timeout', '20s'],
-    route: fakeCluster((req) => (req.path === `/api/v1/namespaces/${NS}/pods` ? status(403, 'Forbidden', 'pods is forbidden: User "x" cannot list resource "pods"') : undefined)),
+    route: fakeCluster((req) =>
+      req.path === `/api/v1/namespaces/${NS}/pods`
+        ? status(403, 'Forbidden', 'pods is forbidden: User "x" cannot list resource "pods"')
+        : undefined,
+    ),
     code: 4,
     stderr: /^error: forbidden: cannot list pods in namespace "ns" \(pods is forbidden/,
     check: (_c, r) => expect(r.stdout).not.toMatch(/successfully rolled out/),
@@ -444,11 +1026,34 @@ const rows: Row[] = [
     args: ['doctor', 'web'],
     // a Service selects the pods of a container without a readinessProbe (DR103): the container's name is evidence
     route: fakeCluster(
-      (req) => (req.path === `/api/v1/namespaces/${NS}/services` && !req.query.get('watch') ? { json: { ...emptyList(req), items: [{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web\u001b]0;owned\u0007', namespace: NS }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } }] } } : undefined),
+      (req) =>
+        req.path === `/api/v1/namespaces/${NS}/services` && !req.query.get('watch')
+          ? {
+              json: {
+                ...emptyList(req),
+                items: [
+                  {
+                    apiVersion: 'v1',
+                    kind: 'Service',
+                    metadata: { name: 'web\u001b]0;owned\u0007', namespace: NS },
+                    spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
+                  },
+                ],
+              },
+            }
+          : undefined,
       (() => {
         const d = deployment({ env: [{ name: 'DB_PASSWORD', value: ENV_VALUE }] });
-        const container = { ...d.spec.template.spec.containers[0]!, name: 'app\u001b[2J\u009b31m', ports: [{ containerPort: 8080 }], lifecycle: { preStop: { exec: { command: ['sh', '-c', `echo ${ENV_VALUE}; sleep 5`] } } } };
-        return { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [container] } } } } as typeof d;
+        const container = {
+          ...d.spec.template.spec.containers[0]!,
+          name: 'app\u001b[2J\u009b31m',
+          ports: [{ containerPort: 8080 }],
+          lifecycle: { preStop: { exec: { command: ['sh', '-c', `echo ${ENV_VALUE}; sleep 5`] } } },
+        };
+        return {
+          ...d,
+          spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [container] } } },
+        } as typeof d;
       })(),
     ),
     code: 0,
@@ -460,11 +1065,26 @@ const rows: Row[] = [
     args: (ctx) => ['doctor', '-f', join(ctx.dir, 'manifests')],
     files: () => ({
       'manifests/secret.yaml': `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: ${NS}}\nstringData: {password: ${ENV_VALUE}}\ndata: {token: ${Buffer.from(TOKEN).toString('base64')}}\n`,
-      'manifests/app.yaml': JSON.stringify((() => {
-        const d = deployment({ env: [{ name: 'DB_PASSWORD', value: ENV_VALUE }, { name: 'TOKEN', value: TOKEN }] });
-        const container = { ...d.spec.template.spec.containers[0]!, name: 'app\u001b[2J', ports: [{ containerPort: 8080 }] };
-        return { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [container] } } }, status: undefined };
-      })()),
+      'manifests/app.yaml': JSON.stringify(
+        (() => {
+          const d = deployment({
+            env: [
+              { name: 'DB_PASSWORD', value: ENV_VALUE },
+              { name: 'TOKEN', value: TOKEN },
+            ],
+          });
+          const container = {
+            ...d.spec.template.spec.containers[0]!,
+            name: 'app\u001b[2J',
+            ports: [{ containerPort: 8080 }],
+          };
+          return {
+            ...d,
+            spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [container] } } },
+            status: undefined,
+          };
+        })(),
+      ),
       'manifests/service.yaml': `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ${NS}}\nspec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}\n`,
       'manifests/broken.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \u001b[2Jx\ndata: {password: ${ENV_VALUE}\n`,
     }),
@@ -475,7 +1095,11 @@ const rows: Row[] = [
   {
     name: 'status --wait on a watch stream of garbage',
     args: ['status', 'web', '--wait', '--timeout', '15s'],
-    route: fakeCluster((req) => (req.query.get('watch') === 'true' && req.path.endsWith('/pods') ? { body: 'this is not json\n\u001b[2Jstill not\n', headers: { 'content-type': 'application/json' } } : undefined)),
+    route: fakeCluster((req) =>
+      req.query.get('watch') === 'true' && req.path.endsWith('/pods')
+        ? { body: 'this is not json\n\u001b[2Jstill not\n', headers: { 'content-type': 'application/json' } }
+        : undefined,
+    ),
     code: 0,
     stderr: '',
     check: (_c, r) => expect(r.stdout).toMatch(/successfully rolled out/),
@@ -490,16 +1114,29 @@ afterAll(() => {
 });
 
 function run(args: string[], env: Record<string, string>, timeoutMs: number): Promise<Result> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(KUBECONFIG|FORCE_COLOR|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|KUBERNETES_SERVICE_HOST)$/.test(k)));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !/^(KUBECONFIG|FORCE_COLOR|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|KUBERNETES_SERVICE_HOST)$/.test(k),
+    ),
+  );
   return new Promise((resolve, reject) => {
-    const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), args, { cwd: repoRoot, env: { ...inherited, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), args, {
+      cwd: repoRoot,
+      env: { ...inherited, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`kubectl-haptic ${args.join(' ')} ran longer than ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `kubectl-haptic ${args.join(' ')} ran longer than ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -522,7 +1159,11 @@ async function runRow(row: Row, debug: boolean): Promise<{ ctx: Ctx; result: Res
     const config = (row.config ?? kubeconfig)(ctx);
     writeFileSync(ctx.kubeconfig, typeof config === 'string' ? config : JSON.stringify(config, null, 1));
     const args = [...(typeof row.args === 'function' ? row.args(ctx) : row.args), ...(debug ? ['--debug'] : [])];
-    const result = await run(args, { KUBECONFIG: ctx.kubeconfig, HOME: dir, ...row.env?.(ctx) }, row.slow ? 60_000 : 20_000);
+    const result = await run(
+      args,
+      { KUBECONFIG: ctx.kubeconfig, HOME: dir, ...row.env?.(ctx) },
+      row.slow ? 60_000 : 20_000,
+    );
     return { ctx, result };
   } finally {
     await server.close();
@@ -542,7 +1183,9 @@ function assertRow(row: Row, ctx: Ctx, r: Result, debug: boolean): void {
     expect(r.stderr.includes(secret), `${where}\nstderr holds secret ${secret}`).toBe(false);
   }
   // eslint-disable-next-line no-control-regex
-  expect(`${r.stdout}${r.stderr}`, `${where}\ncontrol characters printed`).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  expect(`${r.stdout}${r.stderr}`, `${where}\ncontrol characters printed`).not.toMatch(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/,
+  );
   // --debug adds the stack of an error, never more of what the error is about
   if (debug && first.startsWith('error:')) expect(r.stderr, where).toMatch(/\n\s+at /);
   row.check?.(ctx, r);
@@ -575,7 +1218,10 @@ const OVER_HTTP2 = [
   'enable-gate whose PATCH times out',
   'status --wait --drained while every pods list answers 401',
 ];
-const https = (pattern: string | RegExp): string | RegExp => (typeof pattern === 'string' ? pattern.replaceAll('http://', 'https://') : new RegExp(pattern.source.replaceAll('http:\\/\\/', 'https:\\/\\/'), pattern.flags));
+const https = (pattern: string | RegExp): string | RegExp =>
+  typeof pattern === 'string'
+    ? pattern.replaceAll('http://', 'https://')
+    : new RegExp(pattern.source.replaceAll('http:\\/\\/', 'https:\\/\\/'), pattern.flags);
 rows.push(
   ...OVER_HTTP2.map((name): Row => {
     const row = rows.find((r) => r.name === name);

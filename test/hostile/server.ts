@@ -3,7 +3,13 @@
 // sequences — plus a fake cluster that answers the plugin's reads of one Deployment, and a CONNECT proxy.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createSecureServer as createHttp2Server } from 'node:http2';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
@@ -92,17 +98,76 @@ export function testPki(): Pki {
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, 'client.key'))) {
     writeFileSync(join(dir, 'openssl.cnf'), OPENSSL_CONFIG);
-    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-    const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '30', '-config', 'openssl.cnf'];
-    openssl('req', '-x509', ...newKey, '-extensions', 'ca', '-subj', '/CN=hostile-ca', '-keyout', 'ca.key', '-out', 'ca.crt');
-    openssl('req', '-x509', ...newKey, '-extensions', 'ca', '-subj', '/CN=other-ca', '-keyout', 'other.key', '-out', 'other.crt');
+    const openssl = (...args: string[]) =>
+      execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const newKey = [
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '30',
+      '-config',
+      'openssl.cnf',
+    ];
+    openssl(
+      'req',
+      '-x509',
+      ...newKey,
+      '-extensions',
+      'ca',
+      '-subj',
+      '/CN=hostile-ca',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+    );
+    openssl(
+      'req',
+      '-x509',
+      ...newKey,
+      '-extensions',
+      'ca',
+      '-subj',
+      '/CN=other-ca',
+      '-keyout',
+      'other.key',
+      '-out',
+      'other.crt',
+    );
     const issue = (file: string, subject: string, extensions: string) =>
-      openssl('req', '-x509', ...newKey, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-extensions', extensions, '-subj', subject, '-keyout', `${file}.key`, '-out', `${file}.crt`);
+      openssl(
+        'req',
+        '-x509',
+        ...newKey,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-extensions',
+        extensions,
+        '-subj',
+        subject,
+        '-keyout',
+        `${file}.key`,
+        '-out',
+        `${file}.crt`,
+      );
     issue('server', '/CN=hostile-server', 'server');
     issue('client', '/CN=hostile-client', 'client');
   }
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  pki = { dir, caCert: read('ca.crt'), serverCert: read('server.crt'), serverKey: read('server.key'), otherCaCert: read('other.crt'), clientCert: read('client.crt'), clientKey: read('client.key') };
+  pki = {
+    dir,
+    caCert: read('ca.crt'),
+    serverCert: read('server.crt'),
+    serverKey: read('server.key'),
+    otherCaCert: read('other.crt'),
+    clientCert: read('client.crt'),
+    clientKey: read('client.key'),
+  };
   return pki;
 }
 
@@ -110,7 +175,10 @@ export function testPki(): Pki {
  * Starts a server on 127.0.0.1 that answers each request with what `route` returns. `h2`: TLS offering HTTP/2 by
  * ALPN (and HTTP/1.1 to clients that do not ask for h2), as a kube-apiserver does; `tls`: HTTPS with HTTP/1.1 only.
  */
-export async function hostileServer(route: Route, options: { tls?: boolean; h2?: boolean } = {}): Promise<HostileServer> {
+export async function hostileServer(
+  route: Route,
+  options: { tls?: boolean; h2?: boolean } = {},
+): Promise<HostileServer> {
   const received: Received[] = [];
   const sockets = new Set<Socket>();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -118,7 +186,14 @@ export async function hostileServer(route: Route, options: { tls?: boolean; h2?:
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const r: Received = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, httpVersion: req.httpVersion };
+      const r: Received = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+        httpVersion: req.httpVersion,
+      };
       received.push(r);
       Promise.resolve(route(r, received.length, received))
         .then((reply) => answer(res, reply))
@@ -130,7 +205,13 @@ export async function hostileServer(route: Route, options: { tls?: boolean; h2?:
   };
   const certificate = () => ({ cert: testPki().serverCert, key: testPki().serverKey });
   // the HTTP/2 compatibility API hands the same request and response methods to `handle`
-  const server = (options.h2 ? createHttp2Server({ ...certificate(), allowHTTP1: true }, handle as never) : options.tls ? createHttpsServer(certificate(), handle) : createHttpServer(handle)) as Server;
+  const server = (
+    options.h2
+      ? createHttp2Server({ ...certificate(), allowHTTP1: true }, handle as never)
+      : options.tls
+        ? createHttpsServer(certificate(), handle)
+        : createHttpServer(handle)
+  ) as Server;
   let accepted = 0;
   server.on('connection', (s: Socket) => {
     accepted++;
@@ -167,7 +248,10 @@ async function answer(res: ServerResponse, reply: Reply): Promise<void> {
     return;
   }
   const body = reply.json !== undefined ? JSON.stringify(reply.json) : reply.body;
-  const headers: Record<string, string> = { 'content-type': reply.json !== undefined ? 'application/json' : 'text/plain', ...reply.headers };
+  const headers: Record<string, string> = {
+    'content-type': reply.json !== undefined ? 'application/json' : 'text/plain',
+    ...reply.headers,
+  };
   if (reply.hugeBytes !== undefined) {
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
     res.write('{"items":[],"x":"');
@@ -218,10 +302,19 @@ export async function connectProxy(): Promise<{ url: string; targets: string[]; 
   const server = createHttpServer((req, res) => {
     targets.push(`${req.method} ${req.url}`);
     const to = new URL(req.url ?? '/');
-    const upstream = httpRequest({ host: '127.0.0.1', port: to.port, path: `${to.pathname}${to.search}`, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: to.port,
+        path: `${to.pathname}${to.search}`,
+        method: req.method,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -262,7 +355,14 @@ export function deployment(extra: { env?: unknown[]; name?: string } = {}) {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace: NS, uid: `uid-${name}`, resourceVersion: '10', generation: 1, annotations: { 'deployment.kubernetes.io/revision': '1' } },
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-${name}`,
+      resourceVersion: '10',
+      generation: 1,
+      annotations: { 'deployment.kubernetes.io/revision': '1' },
+    },
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: name } },
@@ -278,7 +378,14 @@ export function deployment(extra: { env?: unknown[]; name?: string } = {}) {
       updatedReplicas: 1,
       readyReplicas: 1,
       availableReplicas: 1,
-      conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-1" has successfully progressed.' }],
+      conditions: [
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: 'ReplicaSet "web-1" has successfully progressed.',
+        },
+      ],
     },
   };
 }
@@ -293,17 +400,41 @@ export function emptyList(_req?: Received) {
  * (empty), watches (held open with a bookmark), 404 for anything else named. `override` answers first when it
  * returns a reply.
  */
-export function fakeCluster(override: (req: Received, n: number, received: Received[]) => Reply | undefined = () => undefined, web = deployment()): Route {
+export function fakeCluster(
+  override: (req: Received, n: number, received: Received[]) => Reply | undefined = () => undefined,
+  web = deployment(),
+): Route {
   return (req, n, received) => {
     const replied = override(req, n, received);
     if (replied) return replied;
-    if (req.query.get('watch') === 'true') return { stallAfterHeaders: true, headers: { 'content-type': 'application/json' }, body: `${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Deployment', apiVersion: 'apps/v1', metadata: { resourceVersion: '10' } } })}\n` };
+    if (req.query.get('watch') === 'true')
+      return {
+        stallAfterHeaders: true,
+        headers: { 'content-type': 'application/json' },
+        body: `${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Deployment', apiVersion: 'apps/v1', metadata: { resourceVersion: '10' } } })}\n`,
+      };
     if (req.path === `/apis/apps/v1/namespaces/${NS}/deployments/${web.metadata.name}`) return { json: web };
-    if (req.path === `/api/v1/namespaces/${NS}`) return { json: { kind: 'Namespace', apiVersion: 'v1', metadata: { name: NS } } };
-    if (req.path === `/apis/apps/v1/namespaces/${NS}/deployments` && req.query.get('fieldSelector') === `metadata.name=${web.metadata.name}`) return { json: { ...emptyList(req), items: [web] } };
+    if (req.path === `/api/v1/namespaces/${NS}`)
+      return { json: { kind: 'Namespace', apiVersion: 'v1', metadata: { name: NS } } };
+    if (
+      req.path === `/apis/apps/v1/namespaces/${NS}/deployments` &&
+      req.query.get('fieldSelector') === `metadata.name=${web.metadata.name}`
+    )
+      return { json: { ...emptyList(req), items: [web] } };
     const segments = req.path.split('/').filter(Boolean);
     const named = segments.length % 2 === (segments[0] === 'api' ? 0 : 1);
-    if (named) return { status: 404, json: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${segments.at(-2)} "${segments.at(-1)}" not found` } };
+    if (named)
+      return {
+        status: 404,
+        json: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'NotFound',
+          code: 404,
+          message: `${segments.at(-2)} "${segments.at(-1)}" not found`,
+        },
+      };
     return { json: emptyList(req) };
   };
 }

@@ -12,29 +12,56 @@ import type { Obj } from '../cluster/standins/common.ts';
 import { adminApi, cluster, grantReadOnly, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
 import { labApp, labServed, readyPods } from './support.ts';
 
-type Report = { requests: number; failed: number; failures: Record<string, number>; probe: { pod: string }; groups: { class: string; count: number; after?: { change: string } }[]; rollout: { outcome: string } };
+type Report = {
+  requests: number;
+  failed: number;
+  failures: Record<string, number>;
+  probe: { pod: string };
+  groups: { class: string; count: number; after?: { change: string } }[];
+  rollout: { outcome: string };
+};
 
 /** The probe's own count of its requests 1…n, by class (what it wrote before each log line). */
 function tally(namespace: string, pod: string, n: number): { requests: number; byClass: Record<string, number> } {
   const file = join(cluster().stateDir, 'lab', 'probes', `${namespace}_${pod}.jsonl`);
   expect(existsSync(file), file).toBe(true);
-  const entries = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; outcome: string }).filter((e) => e.seq <= n);
+  const entries = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { seq: number; outcome: string })
+    .filter((e) => e.seq <= n);
   const byClass: Record<string, number> = { refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 };
   for (const e of entries) if (e.outcome !== 'ok') byClass[e.outcome] = (byClass[e.outcome] ?? 0) + 1;
   return { requests: entries.length, byClass };
 }
 
 async function noProbeLeft(namespace: string): Promise<void> {
-  await waitFor(async () => (await adminApi().list<Obj>('v1', 'Pod', { namespace, labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill' })).length === 0, { what: 'no probe pod left', timeoutMs: 30_000 });
+  await waitFor(
+    async () =>
+      (
+        await adminApi().list<Obj>('v1', 'Pod', {
+          namespace,
+          labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill',
+        })
+      ).length === 0,
+    { what: 'no probe pod left', timeoutMs: 30_000 },
+  );
 }
 
 async function deployed(namespace: string, gated: boolean): Promise<void> {
-  await adminApi().apply([labApp({ name: 'web', namespace, gated, maxSurge: 1, maxUnavailable: 0 }), ...labServed({ name: 'web', namespace })]);
+  await adminApi().apply([
+    labApp({ name: 'web', namespace, gated, maxSurge: 1, maxUnavailable: 0 }),
+    ...labServed({ name: 'web', namespace }),
+  ]);
   await waitFor(() => readyPods(namespace), { what: 'web Ready', timeoutMs: 90_000, until: (p) => p.length === 1 });
   // kube-proxy's rules trail the API (2 s in the lab): a probe started before they name the pod counts refusals
   // before the restart, which no rollout change explains. Drill a Service that already serves.
   const svc = await adminApi().get<Obj>('v1', 'Service', 'web', namespace);
-  await waitFor(async () => (await get(`http://${svc.spec.clusterIP}/`, { timeoutMs: 2000 })).outcome === 'ok', { what: 'web answering through its ClusterIP', timeoutMs: 30_000, intervalMs: 100 });
+  await waitFor(async () => (await get(`http://${svc.spec.clusterIP}/`, { timeoutMs: 2000 })).outcome === 'ok', {
+    what: 'web answering through its ClusterIP',
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
 }
 
 describe('kubectl haptic drill in the lab', () => {
@@ -42,7 +69,9 @@ describe('kubectl haptic drill in the lab', () => {
     const ns = await newNamespace('lab-drill-svc');
     await deployed(ns, false);
     const r = await runPlugin(['drill', 'web', '-n', ns, '--interval', '20ms', '-o', 'json'], { timeoutMs: 240_000 });
-    expect(r.stderr).toMatch(/creating a probe pod in namespace lab-drill-svc-\S+ \(image curlimages\/curl:8\.11\.1\): GET http:\/\/10\.96\.\d+\.\d+:80\/ every 20ms/);
+    expect(r.stderr).toMatch(
+      /creating a probe pod in namespace lab-drill-svc-\S+ \(image curlimages\/curl:8\.11\.1\): GET http:\/\/10\.96\.\d+\.\d+:80\/ every 20ms/,
+    );
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.rollout.outcome).toBe('complete');
@@ -61,14 +90,19 @@ describe('kubectl haptic drill in the lab', () => {
   it("through HAPTIC's HAProxy: a gated rollout drops nothing, and the report says so", async () => {
     const ns = await newNamespace('lab-drill-gated');
     await deployed(ns, true);
-    const r = await runPlugin(['drill', 'web', '-n', ns, '--host', `web.${ns}.svc`, '--interval', '20ms'], { timeoutMs: 240_000 });
+    const r = await runPlugin(['drill', 'web', '-n', ns, '--host', `web.${ns}.svc`, '--interval', '20ms'], {
+      timeoutMs: 240_000,
+    });
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/^drill deployment\.apps\/web -n lab-drill-gated-\S+: (\d+) requests, 0 failed$/m);
     expect(r.stdout).toContain("through HAPTIC's HAProxy (service haptic/haptic-haproxy) with Host web.");
     expect(r.stdout).toMatch(/✓ no request failed \(\d+ requests\)/);
     const requests = Number(/: (\d+) requests, 0 failed/.exec(r.stdout)![1]);
     const pod = /pod\/(haptic-drill-web-\S+) \(/.exec(r.stdout)![1]!;
-    expect(tally(ns, pod, requests)).toEqual({ requests, byClass: { refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 } });
+    expect(tally(ns, pod, requests)).toEqual({
+      requests,
+      byClass: { refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 },
+    });
     await noProbeLeft(ns);
   });
 
@@ -77,10 +111,18 @@ describe('kubectl haptic drill in the lab', () => {
     await deployed(ns, false);
     await grantReadOnly(ns);
     const r = await waitFor(() => runPlugin(['drill', 'web', '-n', ns], { kubeconfig: cluster().limitedKubeconfig }), {
-      what: 'the read-only grant to apply', until: (x) => x.code === 4,
+      what: 'the read-only grant to apply',
+      until: (x) => x.code === 4,
     });
-    expect(r.stderr).toMatch(/^error: forbidden: drill needs in namespace "lab-drill-rbac-\S+": create pods \(creating the probe pod\), get pods\/log \(reading the probe's results\), delete pods \(deleting the probe pod\), patch deployments\.apps \(restarting the rollout\); nothing was created$/m);
-    expect(await adminApi().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill' })).toEqual([]);
+    expect(r.stderr).toMatch(
+      /^error: forbidden: drill needs in namespace "lab-drill-rbac-\S+": create pods \(creating the probe pod\), get pods\/log \(reading the probe's results\), delete pods \(deleting the probe pod\), patch deployments\.apps \(restarting the rollout\); nothing was created$/m,
+    );
+    expect(
+      await adminApi().list<Obj>('v1', 'Pod', {
+        namespace: ns,
+        labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill',
+      }),
+    ).toEqual([]);
   });
 
   it('--dry-run shows the probe pod and the patch and creates nothing; Ctrl-C deletes the probe pod and exits 130', async () => {
@@ -90,14 +132,27 @@ describe('kubectl haptic drill in the lab', () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('# the probe pod drill would create\napiVersion: v1\nkind: Pod\n');
     expect(dry.stdout).toContain('  generateName: haptic-drill-web-\n');
-    expect(dry.stdout).toMatch(/# then patch deployment\/web \(strategic merge\):\nspec:\n {2}template:\n {4}metadata:\n {6}annotations:\n {8}kubectl\.kubernetes\.io\/restartedAt: /);
-    expect(await adminApi().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill' })).toEqual([]);
+    expect(dry.stdout).toMatch(
+      /# then patch deployment\/web \(strategic merge\):\nspec:\n {2}template:\n {4}metadata:\n {6}annotations:\n {8}kubectl\.kubernetes\.io\/restartedAt: /,
+    );
+    expect(
+      await adminApi().list<Obj>('v1', 'Pod', {
+        namespace: ns,
+        labelSelector: 'app.kubernetes.io/name=kubectl-haptic-drill',
+      }),
+    ).toEqual([]);
 
-    const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), ['drill', 'web', '-n', ns, '--no-restart'], { env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), ['drill', 'web', '-n', ns, '--no-restart'], {
+      env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await waitFor(() => /waiting for a rollout of deployment\/web to start/.test(stderr), { what: 'drill waiting for a rollout', timeoutMs: 90_000 });
+    await waitFor(() => /waiting for a rollout of deployment\/web to start/.test(stderr), {
+      what: 'drill waiting for a rollout',
+      timeoutMs: 90_000,
+    });
     const probe = /created pod\/(\S+)/.exec(stderr)![1]!;
     child.kill('SIGINT');
     expect(await exited).toBe(130);

@@ -40,7 +40,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
 /** Starts the cluster with test/cluster/lab/start.ts inside the namespace; resolves with its state. */
 function startInside(name: string, netns: string): Promise<ClusterState> {
-  const node = existsSync(join(repoRoot, 'node_modules/.bin/node')) ? join(repoRoot, 'node_modules/.bin/node') : process.execPath;
+  const node = existsSync(join(repoRoot, 'node_modules/.bin/node'))
+    ? join(repoRoot, 'node_modules/.bin/node')
+    : process.execPath;
   const [command, ...args] = inNetns(netns, [node, join(repoRoot, 'test/cluster/lab/start.ts'), name, netns]);
   const child = spawn(command!, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';

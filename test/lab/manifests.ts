@@ -27,32 +27,46 @@ export function labApp(o: LabAppOptions): KubeObject {
     spec: {
       replicas: o.replicas ?? 1,
       selector: { matchLabels: labels },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' } },
+      strategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' },
+      },
       template: {
         metadata: { labels },
         spec: {
           ...(o.gated ? { readinessGates: [{ conditionType: GATE }] } : {}),
           terminationGracePeriodSeconds: o.terminationGracePeriodSeconds ?? 10,
-          containers: [{
-            name: 'app',
-            image: LAB_HTTP_IMAGE,
-            ports: [{ name: 'http', containerPort: 8080 }],
-            env: Object.entries(o.env ?? {}).map(([name, value]) => ({ name, value })),
-            readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1, failureThreshold: 1 },
-            ...(o.preStop ? { lifecycle: { preStop: o.preStop } } : {}),
-          }],
+          containers: [
+            {
+              name: 'app',
+              image: LAB_HTTP_IMAGE,
+              ports: [{ name: 'http', containerPort: 8080 }],
+              env: Object.entries(o.env ?? {}).map(([name, value]) => ({ name, value })),
+              readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 1, failureThreshold: 1 },
+              ...(o.preStop ? { lifecycle: { preStop: o.preStop } } : {}),
+            },
+          ],
         },
       },
     },
   };
 }
 
-export function labService(o: { name: string; namespace: string; selector?: Record<string, string>; port?: number; targetPort?: string | number }): KubeObject {
+export function labService(o: {
+  name: string;
+  namespace: string;
+  selector?: Record<string, string>;
+  port?: number;
+  targetPort?: string | number;
+}): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: o.name, namespace: o.namespace },
-    spec: { selector: o.selector ?? { app: o.name }, ports: [{ name: 'http', port: o.port ?? 80, targetPort: o.targetPort ?? 'http' }] },
+    spec: {
+      selector: o.selector ?? { app: o.name },
+      ports: [{ name: 'http', port: o.port ?? 80, targetPort: o.targetPort ?? 'http' }],
+    },
   };
 }
 
@@ -67,7 +81,14 @@ export function labServed(o: { name: string; namespace: string }): KubeObject[] 
     metadata: { name: o.name, namespace: o.namespace },
     spec: {
       ingressClassName: 'haproxy',
-      rules: [{ host: `${o.name}.${o.namespace}.svc`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: o.name, port: { name: 'http' } } } }] } }],
+      rules: [
+        {
+          host: `${o.name}.${o.namespace}.svc`,
+          http: {
+            paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: o.name, port: { name: 'http' } } } }],
+          },
+        },
+      ],
     },
   };
   return [labService(o), ingress];

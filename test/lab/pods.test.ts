@@ -11,7 +11,11 @@ describe('lab pods', () => {
     const ns = await newNamespace('lab-pods');
     const api = adminApi();
     await api.apply([labApp({ name: 'web', namespace: ns, replicas: 2 }), labService({ name: 'web', namespace: ns })]);
-    const pods = await waitFor(() => readyPods(ns), { what: 'two Ready pods', timeoutMs: 60_000, until: (ready) => ready.length === 2 });
+    const pods = await waitFor(() => readyPods(ns), {
+      what: 'two Ready pods',
+      timeoutMs: 60_000,
+      until: (ready) => ready.length === 2,
+    });
     for (const pod of pods) {
       const answer = await fetch(`http://${pod.status.podIP}:8080/`);
       expect(await answer.text()).toBe(`${pod.metadata.name}\n`);
@@ -20,11 +24,14 @@ describe('lab pods', () => {
     // API (2 s in the lab): wait for both pods to be in them, then every request must succeed
     const svc = await api.get<Obj>('v1', 'Service', 'web', ns);
     const names = new Set<string>();
-    await waitFor(async () => {
-      const answer = await fetch(`http://${svc.spec.clusterIP}/`, { headers: { connection: 'close' } });
-      names.add((await answer.text()).trim());
-      return names.size === 2;
-    }, { what: 'both pods answering through the ClusterIP', timeoutMs: 30_000, intervalMs: 50 });
+    await waitFor(
+      async () => {
+        const answer = await fetch(`http://${svc.spec.clusterIP}/`, { headers: { connection: 'close' } });
+        names.add((await answer.text()).trim());
+        return names.size === 2;
+      },
+      { what: 'both pods answering through the ClusterIP', timeoutMs: 30_000, intervalMs: 50 },
+    );
     const seen = new Map<string, number>();
     for (let i = 0; i < 40; i++) {
       const { outcome } = await get(`http://${svc.spec.clusterIP}/`, { timeoutMs: 2000 });
@@ -35,7 +42,10 @@ describe('lab pods', () => {
     // a readiness probe that fails takes the pod out of Ready (the server answers 503 on /healthz once stopping)
     const pod = pods[0]!;
     await api.delete('v1', 'Pod', pod.metadata.name, ns);
-    await waitFor(async () => (await api.tryGet<Obj>('v1', 'Pod', pod.metadata.name, ns)) === undefined, { what: `pod ${pod.metadata.name} gone`, timeoutMs: 30_000 });
+    await waitFor(async () => (await api.tryGet<Obj>('v1', 'Pod', pod.metadata.name, ns)) === undefined, {
+      what: `pod ${pod.metadata.name} gone`,
+      timeoutMs: 30_000,
+    });
     const gone = await get(`http://${pod.status.podIP}:8080/`, { timeoutMs: 5000 });
     expect(gone.outcome).toBe('refused');
   });
@@ -47,16 +57,28 @@ describe('lab pods', () => {
       labApp({ name: 'slow', namespace: ns, preStop: { exec: { command: ['sh', '-c', 'sleep 2'] } } }),
       labApp({ name: 'stubborn', namespace: ns, env: { ON_SIGTERM: 'ignore' }, terminationGracePeriodSeconds: 2 }),
     ]);
-    const [slow, stubborn] = await waitFor(async () => {
-      const ready = await readyPods(ns);
-      return [ready.find((p) => p.metadata.labels?.app === 'slow'), ready.find((p) => p.metadata.labels?.app === 'stubborn')];
-    }, { what: 'both pods Ready', timeoutMs: 60_000, until: ([a, b]) => a !== undefined && b !== undefined });
+    const [slow, stubborn] = await waitFor(
+      async () => {
+        const ready = await readyPods(ns);
+        return [
+          ready.find((p) => p.metadata.labels?.app === 'slow'),
+          ready.find((p) => p.metadata.labels?.app === 'stubborn'),
+        ];
+      },
+      { what: 'both pods Ready', timeoutMs: 60_000, until: ([a, b]) => a !== undefined && b !== undefined },
+    );
     const last = new Map<string, Obj>();
     const ended = new Map<string, Obj>();
     const watching = new AbortController();
-    await api.informer<Obj>('v1', 'Pod', { namespace: ns }, {
-      onObject: (key, obj) => (obj ? last.set(key, obj) : ended.set(key, last.get(key)!)),
-    }, watching.signal);
+    await api.informer<Obj>(
+      'v1',
+      'Pod',
+      { namespace: ns },
+      {
+        onObject: (key, obj) => (obj ? last.set(key, obj) : ended.set(key, last.get(key)!)),
+      },
+      watching.signal,
+    );
     try {
       const deletedAt = Date.now();
       await api.delete('v1', 'Pod', slow!.metadata.name, ns);

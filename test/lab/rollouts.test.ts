@@ -7,7 +7,9 @@ import { resultsTable, runScenario, type ScenarioResult } from './scenarios.ts';
 
 const results: ScenarioResult[] = [];
 const run = async (name: Parameters<typeof runScenario>[1]) => {
-  const result = await runScenario(cluster().adminKubeconfig, name, undefined, (line) => process.stderr.write(`[lab] ${line}\n`));
+  const result = await runScenario(cluster().adminKubeconfig, name, undefined, (line) =>
+    process.stderr.write(`[lab] ${line}\n`),
+  );
   results.push(result);
   process.stderr.write(resultsTable([result]));
   return result.counts;

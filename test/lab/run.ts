@@ -30,7 +30,11 @@ if (!insideNetns(netns)) {
   }
   createLabNetns(netns);
   process.on('SIGINT', () => {}); // the child (same process group) gets it and cleans up; then so do we
-  const child = spawnSync('ip', ['netns', 'exec', netns, process.execPath, ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawnSync(
+    'ip',
+    ['netns', 'exec', netns, process.execPath, ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   deleteLabNetns(netns);
   process.exit(child.status ?? 1);
 }

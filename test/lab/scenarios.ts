@@ -31,11 +31,31 @@ export const DESCRIPTIONS: Record<ScenarioName, string> = {
   'haproxy-fixed': 'HAProxy rolled: sleep, SIGUSR1, hard-stop-after',
 };
 
-export type ScenarioResult = { name: ScenarioName; description: string; counts: Counts; rolloutMs: number; loadMs: number };
+export type ScenarioResult = {
+  name: ScenarioName;
+  description: string;
+  counts: Counts;
+  rolloutMs: number;
+  loadMs: number;
+};
 
-export type LoadSettings = { concurrency: number; intervalMs: number; timeoutMs: number; delayMs: number; minRequests: number; settleMs: number };
+export type LoadSettings = {
+  concurrency: number;
+  intervalMs: number;
+  timeoutMs: number;
+  delayMs: number;
+  minRequests: number;
+  settleMs: number;
+};
 
-export const DEFAULT_LOAD: LoadSettings = { concurrency: 8, intervalMs: 20, timeoutMs: 5000, delayMs: 20, minRequests: 2500, settleMs: 2000 };
+export const DEFAULT_LOAD: LoadSettings = {
+  concurrency: 8,
+  intervalMs: 20,
+  timeoutMs: 5000,
+  delayMs: 20,
+  minRequests: 2500,
+  settleMs: 2000,
+};
 
 const EDGE_IMAGE = 'registry.example.com/platform/edge-haproxy:2.6';
 /** How long HAPTIC takes to bring a change to each HAProxy pod in the HAPTIC scenarios (see the header). */
@@ -79,7 +99,8 @@ export function edgeConfig(appClusterIP: string, hardStopAfter?: string): string
 export function edgeDeployment(namespace: string, fixed: boolean): KubeObject {
   const labels = { app: 'edge' };
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name: 'edge', namespace, labels },
     spec: {
       replicas: 2,
@@ -90,19 +111,26 @@ export function edgeDeployment(namespace: string, fixed: boolean): KubeObject {
         spec: {
           terminationGracePeriodSeconds: fixed ? 15 : 10,
           volumes: [{ name: 'config', configMap: { name: 'edge' } }],
-          containers: [{
-            name: 'haproxy',
-            image: EDGE_IMAGE,
-            // master-worker, as the official image's entrypoint runs it: the master handles SIGTERM (forwarding it to
-            // the worker, a hard stop). Without -W HAProxy installs no SIGTERM handler, and as PID 1 of its
-            // container a signal without a handler is not delivered: it would stop only at the grace period's SIGKILL
-            command: ['haproxy', '-W', '-db', '-f', '/usr/local/etc/haproxy/haproxy.cfg'],
-            ports: [{ name: 'http', containerPort: 8080 }, { name: 'health', containerPort: 8404 }],
-            volumeMounts: [{ name: 'config', mountPath: '/usr/local/etc/haproxy' }],
-            readinessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 1, failureThreshold: 1 },
-            // seed 004's fix, its times divided by about 3: sleep while kube-proxy drops the pod, soft-stop, drain
-            ...(fixed ? { lifecycle: { preStop: { exec: { command: ['sh', '-c', 'sleep 3; kill -USR1 1; sleep 4'] } } } } : {}),
-          }],
+          containers: [
+            {
+              name: 'haproxy',
+              image: EDGE_IMAGE,
+              // master-worker, as the official image's entrypoint runs it: the master handles SIGTERM (forwarding it to
+              // the worker, a hard stop). Without -W HAProxy installs no SIGTERM handler, and as PID 1 of its
+              // container a signal without a handler is not delivered: it would stop only at the grace period's SIGKILL
+              command: ['haproxy', '-W', '-db', '-f', '/usr/local/etc/haproxy/haproxy.cfg'],
+              ports: [
+                { name: 'http', containerPort: 8080 },
+                { name: 'health', containerPort: 8404 },
+              ],
+              volumeMounts: [{ name: 'config', mountPath: '/usr/local/etc/haproxy' }],
+              readinessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 1, failureThreshold: 1 },
+              // seed 004's fix, its times divided by about 3: sleep while kube-proxy drops the pod, soft-stop, drain
+              ...(fixed
+                ? { lifecycle: { preStop: { exec: { command: ['sh', '-c', 'sleep 3; kill -USR1 1; sleep 4'] } } } }
+                : {}),
+            },
+          ],
         },
       },
     },
@@ -119,7 +147,11 @@ export async function restart(kube: Kube, namespace: string, name: string): Prom
 async function rolledOut(kube: Kube, namespace: string, name: string, since: number): Promise<boolean> {
   const d = await kube.get<Obj>('apps/v1', 'Deployment', name, namespace);
   const s = d.status ?? {};
-  const complete = (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) && s.updatedReplicas === d.spec.replicas && s.replicas === d.spec.replicas && s.availableReplicas === d.spec.replicas;
+  const complete =
+    (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) &&
+    s.updatedReplicas === d.spec.replicas &&
+    s.replicas === d.spec.replicas &&
+    s.availableReplicas === d.spec.replicas;
   if (!complete) return false;
   const pods = await kube.list<Obj>('v1', 'Pod', { namespace, labelSelector: `app=${name}` });
   return pods.every((p) => Date.parse(p.metadata.creationTimestamp as string) >= since - 1000);
@@ -127,23 +159,38 @@ async function rolledOut(kube: Kube, namespace: string, name: string, since: num
 
 async function newNamespace(kube: Kube, name: string): Promise<string> {
   const namespace = `${name}-${Math.random().toString(16).slice(2, 8)}`;
-  await kube.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { 'haptic-test': 'true' } } });
+  await kube.create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace, labels: { 'haptic-test': 'true' } },
+  });
   return namespace;
 }
 
 /** Where the load goes and what rolls, once the scenario's objects answer through its path. */
-async function prepare(kube: Kube, name: ScenarioName, namespace: string): Promise<{ url: string; host?: string; rolls: string }> {
+async function prepare(
+  kube: Kube,
+  name: ScenarioName,
+  namespace: string,
+): Promise<{ url: string; host?: string; rolls: string }> {
   if (name === 'ungated' || name === 'gated') {
     await kube.apply([
       labApp({ name: 'web', namespace, replicas: 1, gated: name === 'gated', maxSurge: 1, maxUnavailable: 0 }),
       ...labServed({ name: 'web', namespace }),
     ]);
     const svc = await kube.get<Obj>('v1', 'Service', 'haptic-haproxy', 'haptic');
-    const haproxies = await kube.list<Obj>('v1', 'Pod', { namespace: 'haptic', labelSelector: 'app.kubernetes.io/component=loadbalancer,app.kubernetes.io/instance=haptic' });
+    const haproxies = await kube.list<Obj>('v1', 'Pod', {
+      namespace: 'haptic',
+      labelSelector: 'app.kubernetes.io/component=loadbalancer,app.kubernetes.io/instance=haptic',
+    });
     const host = `web.${namespace}.svc`;
     // every HAProxy pod routes the app before the load starts
     for (const pod of haproxies.filter((p) => p.status?.podIP)) {
-      await until(`HAProxy pod ${pod.metadata.name} routing ${host}`, 90_000, async () => (await get(`http://${pod.status.podIP}:8080/`, { host, timeoutMs: 2000 })).outcome === 'ok');
+      await until(
+        `HAProxy pod ${pod.metadata.name} routing ${host}`,
+        90_000,
+        async () => (await get(`http://${pod.status.podIP}:8080/`, { host, timeoutMs: 2000 })).outcome === 'ok',
+      );
     }
     return { url: `http://${svc.spec.clusterIP}/`, host, rolls: 'web' };
   }
@@ -151,14 +198,21 @@ async function prepare(kube: Kube, name: ScenarioName, namespace: string): Promi
   const app = await kube.get<Obj>('v1', 'Service', 'web', namespace);
   const fixed = name === 'haproxy-fixed';
   await kube.apply([
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'edge', namespace }, data: { 'haproxy.cfg': edgeConfig(app.spec.clusterIP, fixed ? '4s' : undefined) } },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'edge', namespace },
+      data: { 'haproxy.cfg': edgeConfig(app.spec.clusterIP, fixed ? '4s' : undefined) },
+    },
     edgeDeployment(namespace, fixed),
     labService({ name: 'edge', namespace }),
   ]);
   const edge = await kube.get<Obj>('v1', 'Service', 'edge', namespace);
   await until('the edge HAProxy answering through its Service', 90_000, async () => {
     const ready = await kube.list<Obj>('v1', 'Pod', { namespace, labelSelector: 'app=edge' });
-    const readyCount = ready.filter((p) => p.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True')).length;
+    const readyCount = ready.filter((p) =>
+      p.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True'),
+    ).length;
     return readyCount === 2 && (await get(`http://${edge.spec.clusterIP}/`, { timeoutMs: 2000 })).outcome === 'ok';
   });
   return { url: `http://${edge.spec.clusterIP}/`, rolls: 'edge' };
@@ -168,7 +222,12 @@ async function prepare(kube: Kube, name: ScenarioName, namespace: string): Promi
  * Runs one scenario: load before, during and after a rollout; resolves with the counts. Its namespace is deleted
  * afterwards (not waited for).
  */
-export async function runScenario(kubeconfig: string, name: ScenarioName, settings: LoadSettings = DEFAULT_LOAD, log: (line: string) => void = () => {}): Promise<ScenarioResult> {
+export async function runScenario(
+  kubeconfig: string,
+  name: ScenarioName,
+  settings: LoadSettings = DEFAULT_LOAD,
+  log: (line: string) => void = () => {},
+): Promise<ScenarioResult> {
   const kube = new Kube(kubeconfig);
   const namespace = await newNamespace(kube, `lab-${name}`);
   const throughHaptic = name === 'ungated' || name === 'gated';
@@ -177,13 +236,21 @@ export async function runScenario(kubeconfig: string, name: ScenarioName, settin
     log(`${name}: deploying in namespace ${namespace}`);
     const target = await prepare(kube, name, namespace);
     const path = settings.delayMs > 0 ? `?delay=${settings.delayMs}` : '';
-    const load = new Load({ url: `${target.url}${path}`, ...(target.host ? { host: target.host } : {}), concurrency: settings.concurrency, intervalMs: settings.intervalMs, timeoutMs: settings.timeoutMs }).start();
+    const load = new Load({
+      url: `${target.url}${path}`,
+      ...(target.host ? { host: target.host } : {}),
+      concurrency: settings.concurrency,
+      intervalMs: settings.intervalMs,
+      timeoutMs: settings.timeoutMs,
+    }).start();
     const loadStarted = Date.now();
     await sleep(settings.settleMs);
     const started = Date.now();
     log(`${name}: restarting deployment/${target.rolls} under load`);
     await restart(kube, namespace, target.rolls);
-    await until(`deployment/${target.rolls} rolled out and drained`, 120_000, () => rolledOut(kube, namespace, target.rolls, started));
+    await until(`deployment/${target.rolls} rolled out and drained`, 120_000, () =>
+      rolledOut(kube, namespace, target.rolls, started),
+    );
     const rolloutMs = Date.now() - started;
     await sleep(settings.settleMs);
     while (load.results.length < settings.minRequests) await sleep(100);
@@ -201,8 +268,16 @@ const COLUMNS = ['requests', 'failed', 'refused', 'reset', 'timeout', 'http5xx',
 /** The table `npm run lab` prints: one row per scenario, requests and failures by class. Pure. */
 export function resultsTable(results: ScenarioResult[]): string {
   const header = ['scenario', ...COLUMNS, 'rollout'];
-  const rows = results.map((r) => [`${r.name} (${r.description})`, ...COLUMNS.map((c) => String(r.counts[c])), `${(r.rolloutMs / 1000).toFixed(1)} s`]);
+  const rows = results.map((r) => [
+    `${r.name} (${r.description})`,
+    ...COLUMNS.map((c) => String(r.counts[c])),
+    `${(r.rolloutMs / 1000).toFixed(1)} s`,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }

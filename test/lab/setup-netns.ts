@@ -4,4 +4,5 @@ import { inject } from 'vitest';
 import { insideNetns } from '../cluster/lab/netns.ts';
 
 const netns = inject('cluster').lab?.netns;
-if (!netns || !insideNetns(netns)) throw new Error(`this lab test worker is not inside the lab's network namespace ${netns ?? '(none)'}`);
+if (!netns || !insideNetns(netns))
+  throw new Error(`this lab test worker is not inside the lab's network namespace ${netns ?? '(none)'}`);

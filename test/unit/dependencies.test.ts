@@ -12,7 +12,10 @@ const CLI = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruiser.m
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 
 function cruise(cwd: string, paths: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...paths, '--config', CONFIG, '--output-type', 'err'], { cwd, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...paths, '--config', CONFIG, '--output-type', 'err'], {
+    cwd,
+    encoding: 'utf8',
+  });
   return { code: r.status, out: r.stdout + r.stderr };
 }
 
@@ -37,7 +40,8 @@ describe('dependency rules', () => {
       'src/model/a.ts': "import { KubeClient } from '../kube/client.ts';\nexport const a = KubeClient;\n",
       'src/kube/client.ts': 'export class KubeClient {}\n',
       'src/ui/view.ts': "import type { Update } from '../services/live.ts';\nexport type View = Update;\n",
-      'src/services/live.ts': "import type { View } from '../ui/view.ts';\nexport type Update = number;\nexport type Seen = View;\n",
+      'src/services/live.ts':
+        "import type { View } from '../ui/view.ts';\nexport type Update = number;\nexport type Seen = View;\n",
       'src/diagnose/rule.ts': "import { redact } from '../lib/redact.ts';\nexport const r = redact;\n",
       'src/lib/redact.ts': 'export const redact = 1;\n',
       'test/cluster/standin.ts': "import { a } from '../../src/model/a.ts';\nexport const s = a;\n",

@@ -13,7 +13,13 @@ function markdownUnder(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-const PAGES = ['README.md', ...markdownUnder('docs'), 'bench/README.md', 'test/cluster/README.md', 'test/fixtures/sarif/README.md'];
+const PAGES = [
+  'README.md',
+  ...markdownUnder('docs'),
+  'bench/README.md',
+  'test/cluster/README.md',
+  'test/fixtures/sarif/README.md',
+];
 
 /** The text of a page without its code blocks and code spans, where brackets and parentheses are not links. */
 function withoutCode(text: string): string {
@@ -35,7 +41,10 @@ function anchorsOf(text: string): Set<string> {
   const headings = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm);
   for (const [, heading] of headings) {
     const words = heading!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
-    const slug = words.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const slug = words
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n ? `${slug}-${n}` : slug);
@@ -51,16 +60,22 @@ function problem(page: string, link: string): string | undefined {
   if (!target.startsWith(root)) return `${link}: leaves the repository`;
   if (!existsSync(target)) return `${link}: no such file ${relative(root, target)}`;
   if (anchor === undefined) return undefined;
-  if (statSync(target).isDirectory() || !target.endsWith('.md')) return `${link}: an anchor on what is not a markdown page`;
-  if (!anchorsOf(readFileSync(target, 'utf8')).has(anchor)) return `${link}: ${relative(root, target)} has no heading #${anchor}`;
+  if (statSync(target).isDirectory() || !target.endsWith('.md'))
+    return `${link}: an anchor on what is not a markdown page`;
+  if (!anchorsOf(readFileSync(target, 'utf8')).has(anchor))
+    return `${link}: ${relative(root, target)} has no heading #${anchor}`;
   return undefined;
 }
 
 describe('links of the markdown pages', () => {
   it('reads links and anchors as GitHub does', () => {
-    expect(linksOf('see [a](docs/a.md#x "title") and `[b](nope.md)`, [c]: ../c.md\n```\n[d](gone.md)\n```\n')).toEqual(['docs/a.md#x']);
+    expect(linksOf('see [a](docs/a.md#x "title") and `[b](nope.md)`, [c]: ../c.md\n```\n[d](gone.md)\n```\n')).toEqual([
+      'docs/a.md#x',
+    ]);
     expect(linksOf('[c]: ../c.md\n')).toEqual(['../c.md']);
-    expect([...anchorsOf('# Exit codes\n## `status --wait` and CI\n## Exit codes\n```\n# not a heading\n```\n')]).toEqual(['exit-codes', 'status---wait-and-ci', 'exit-codes-1']);
+    expect([
+      ...anchorsOf('# Exit codes\n## `status --wait` and CI\n## Exit codes\n```\n# not a heading\n```\n'),
+    ]).toEqual(['exit-codes', 'status---wait-and-ci', 'exit-codes-1']);
   });
 
   it.each(PAGES)('%s: every relative link resolves', (page) => {

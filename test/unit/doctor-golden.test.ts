@@ -17,23 +17,35 @@ import { NOW } from './fixtures/doctor.ts';
 
 const DIR = 'test/fixtures/doctor';
 const VERSION = JSON.parse(readFileSync('package.json', 'utf8')).version as string;
-const folders = readdirSync(DIR).filter((d) => statSync(join(DIR, d)).isDirectory()).sort();
+const folders = readdirSync(DIR)
+  .filter((d) => statSync(join(DIR, d)).isDirectory())
+  .sort();
 const report = (name: string) => doctorStatic({ paths: [join(DIR, name, 'manifests')], namespace: 'default' }, NOW);
 const golden = (name: string, file: string) => join(process.cwd(), DIR, name, file);
 
 describe('doctor golden outputs (static mode)', () => {
-  it('has the seeds\' setups before and after their fixes, and broken documents', () => {
-    expect(folders).toEqual(['gated-web-after', 'gated-web-before', 'malformed', 'redis-haproxy-after', 'redis-haproxy-before']);
+  it("has the seeds' setups before and after their fixes, and broken documents", () => {
+    expect(folders).toEqual([
+      'gated-web-after',
+      'gated-web-before',
+      'malformed',
+      'redis-haproxy-after',
+      'redis-haproxy-before',
+    ]);
   });
 
   it.each(folders)('%s: text and SARIF', async (name) => {
     const r = await report(name);
     await expect(doctorText(r, painter(false))).toMatchFileSnapshot(golden(name, 'doctor.golden.txt'));
-    await expect(`${JSON.stringify(sarifLog(r, VERSION), null, 2)}\n`).toMatchFileSnapshot(golden(name, 'doctor.golden.sarif'));
+    await expect(`${JSON.stringify(sarifLog(r, VERSION), null, 2)}\n`).toMatchFileSnapshot(
+      golden(name, 'doctor.golden.sarif'),
+    );
   });
 
   it('redis-haproxy-before: -o yaml has the documented shape', async () => {
-    await expect(formatStructured(doctorOutput(await report('redis-haproxy-before')), 'yaml')).toMatchFileSnapshot(golden('redis-haproxy-before', 'doctor.golden.yaml'));
+    await expect(formatStructured(doctorOutput(await report('redis-haproxy-before')), 'yaml')).toMatchFileSnapshot(
+      golden('redis-haproxy-before', 'doctor.golden.yaml'),
+    );
   });
 
   it.each([
@@ -51,7 +63,11 @@ describe('doctor golden outputs (static mode)', () => {
   it('prints no Secret value and no env value, whatever the manifests hold', async () => {
     for (const name of folders) {
       const r = await report(name);
-      const all = [doctorText(r, painter(false)), JSON.stringify(sarifLog(r, VERSION)), formatStructured(doctorOutput(r), 'json')].join('\n');
+      const all = [
+        doctorText(r, painter(false)),
+        JSON.stringify(sarifLog(r, VERSION)),
+        formatStructured(doctorOutput(r), 'json'),
+      ].join('\n');
       expect(all).not.toContain('hunter2');
       expect(all).not.toContain('aHVudGVyMg');
     }

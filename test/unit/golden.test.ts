@@ -46,7 +46,9 @@ describe('golden outputs of every scenario', () => {
       'ids with two scenarios': ids.filter((id, i) => ids.indexOf(id) !== i),
       'scenarios of an id the catalogue lacks': ids.filter((id) => !catalogue.includes(id)),
       'why-stalled ids without a scenario': missing.filter((id) => !(id in WITHOUT_SCENARIO)),
-      'WITHOUT_SCENARIO ids with a scenario, or not in the catalogue': Object.keys(WITHOUT_SCENARIO).filter((id) => !missing.includes(id)),
+      'WITHOUT_SCENARIO ids with a scenario, or not in the catalogue': Object.keys(WITHOUT_SCENARIO).filter(
+        (id) => !missing.includes(id),
+      ),
     }).toEqual({
       'folders not named hsNNN-what': [],
       'ids with two scenarios': [],
@@ -68,9 +70,15 @@ describe('golden outputs of every scenario', () => {
 
   it.each(['hs106-failed-deploy', 'hs902-complete-draining'])('%s: -o json and -o yaml', async (name) => {
     const { model, results } = scenario(name);
-    await expect(formatStructured(diagnosisOutput(results), 'json')).toMatchFileSnapshot(golden(name, 'why-stalled.golden.json'));
-    await expect(formatStructured(rolloutOutput([model], true), 'json')).toMatchFileSnapshot(golden(name, 'status.golden.json'));
-    await expect(formatStructured(rolloutOutput([model], true), 'yaml')).toMatchFileSnapshot(golden(name, 'status.golden.yaml'));
+    await expect(formatStructured(diagnosisOutput(results), 'json')).toMatchFileSnapshot(
+      golden(name, 'why-stalled.golden.json'),
+    );
+    await expect(formatStructured(rolloutOutput([model], true), 'json')).toMatchFileSnapshot(
+      golden(name, 'status.golden.json'),
+    );
+    await expect(formatStructured(rolloutOutput([model], true), 'yaml')).toMatchFileSnapshot(
+      golden(name, 'status.golden.yaml'),
+    );
   });
 });
 
@@ -79,11 +87,30 @@ describe('golden output of enable-gate --dry-run=client', () => {
     const { objects, snapshot } = scenario('hs901-progressing');
     const d = structuredClone(snapshot.deployment) as Deployment;
     delete d.spec.template.spec.readinessGates;
-    d.spec.template.spec.containers[0] = { ...d.spec.template.spec.containers[0]!, ports: [{ name: 'http', containerPort: 8080 }] };
-    const findings = preflight({ deployment: d, services: snapshot.services, haptic: buildHaptic(snapshot.haptic, NOW), routes: snapshot.haptic, conditionType: GATE });
-    const record = planRecord(d, findings, { namespace: 'shop', action: 'enable', conditionType: GATE, dryRun: 'client', force: false });
+    d.spec.template.spec.containers[0] = {
+      ...d.spec.template.spec.containers[0]!,
+      ports: [{ name: 'http', containerPort: 8080 }],
+    };
+    const findings = preflight({
+      deployment: d,
+      services: snapshot.services,
+      haptic: buildHaptic(snapshot.haptic, NOW),
+      routes: snapshot.haptic,
+      conditionType: GATE,
+    });
+    const record = planRecord(d, findings, {
+      namespace: 'shop',
+      action: 'enable',
+      conditionType: GATE,
+      dryRun: 'client',
+      force: false,
+    });
     expect(objects.length).toBeGreaterThan(5);
-    await expect(gateText([record], plain)).toMatchFileSnapshot(golden('hs901-progressing', 'enable-gate-dry-run.golden.txt'));
-    await expect(formatStructured(gateOutput([record]), 'yaml')).toMatchFileSnapshot(golden('hs901-progressing', 'enable-gate-dry-run.golden.yaml'));
+    await expect(gateText([record], plain)).toMatchFileSnapshot(
+      golden('hs901-progressing', 'enable-gate-dry-run.golden.txt'),
+    );
+    await expect(formatStructured(gateOutput([record]), 'yaml')).toMatchFileSnapshot(
+      golden('hs901-progressing', 'enable-gate-dry-run.golden.yaml'),
+    );
   });
 });

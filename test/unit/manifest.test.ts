@@ -24,16 +24,27 @@ describe('krew manifest', () => {
       expect(['linux', 'darwin', 'windows']).toContain(os);
       expect(['amd64', 'arm64']).toContain(arch);
       const windows = os === 'windows';
-      expect(p.uri).toMatch(new RegExp(`^https://.+/v${pkg.version}/kubectl-haptic-v${pkg.version}-${os}-${arch}\\.${windows ? 'zip' : 'tar\\.gz'}$`));
+      expect(p.uri).toMatch(
+        new RegExp(
+          `^https://.+/v${pkg.version}/kubectl-haptic-v${pkg.version}-${os}-${arch}\\.${windows ? 'zip' : 'tar\\.gz'}$`,
+        ),
+      );
       expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(p.bin).toBe(windows ? 'kubectl-haptic.exe' : 'kubectl-haptic');
-      const files = windows ? ['kubectl-haptic.exe', 'kubectl_complete-haptic.cmd', 'LICENSE'] : ['kubectl-haptic', 'kubectl_complete-haptic', 'LICENSE'];
+      const files = windows
+        ? ['kubectl-haptic.exe', 'kubectl_complete-haptic.cmd', 'LICENSE']
+        : ['kubectl-haptic', 'kubectl_complete-haptic', 'LICENSE'];
       expect(p.files).toEqual(files.map((from) => ({ from, to: '.' })));
     }
-    expect(new Set(manifest.spec.platforms.map((p: any) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`)).size).toBe(manifest.spec.platforms.length);
+    expect(
+      new Set(manifest.spec.platforms.map((p: any) => `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`))
+        .size,
+    ).toBe(manifest.spec.platforms.length);
   });
 
   it('tells krew users how to link the completion helper krew does not link', () => {
-    expect(manifest.spec.caveats).toContain(`ln -s "$HOME/.krew/store/haptic/v${pkg.version}/kubectl_complete-haptic" "$HOME/.krew/bin/"`);
+    expect(manifest.spec.caveats).toContain(
+      `ln -s "$HOME/.krew/store/haptic/v${pkg.version}/kubectl_complete-haptic" "$HOME/.krew/bin/"`,
+    );
   });
 });

@@ -45,7 +45,9 @@ const load = (name: string) => loadScenario(name, dir);
 
 describe('a scenario is the base with its overlay applied', () => {
   it('removes, copies, patches (merge or JSON patch) and adds, keeping the base order and appending new objects', () => {
-    scenario('hs999-all', `
+    scenario(
+      'hs999-all',
+      `
 remove:
   - Service/shop/web
 copy:
@@ -62,27 +64,41 @@ patch:
     - { op: remove, path: /rules/1 }
 add:
   - { apiVersion: v1, kind: Event, metadata: { name: e, namespace: shop }, firstTimestamp: 2026-11-29T11:59:55Z }
-`);
+`,
+    );
     const objects = load('hs999-all');
     expect(objects.map(addressOf)).toEqual(['Pod/shop/web-1', 'ClusterRole/haptic', 'Pod/shop/web-2', 'Event/shop/e']);
     const [pod1, role, pod2, event] = objects as Record<string, any>[];
     expect(pod1!.status).toEqual({ phase: 'Pending' });
-    expect(pod2!.metadata).toEqual({ name: 'web-2', namespace: 'shop', creationTimestamp: '2026-11-29T11:59:30Z', labels: { app: 'web' } });
-    expect(pod2!.status.conditions).toEqual([{ type: 'ContainersReady', status: 'True' }, { type: 'Ready', status: 'True' }]);
+    expect(pod2!.metadata).toEqual({
+      name: 'web-2',
+      namespace: 'shop',
+      creationTimestamp: '2026-11-29T11:59:30Z',
+      labels: { app: 'web' },
+    });
+    expect(pod2!.status.conditions).toEqual([
+      { type: 'ContainersReady', status: 'True' },
+      { type: 'Ready', status: 'True' },
+    ]);
     expect(role!.rules).toHaveLength(1);
     expect(event!.firstTimestamp).toBe('2026-11-29T11:59:55Z'); // a timestamp stays a string
   });
 
   it('starts from another scenario when it says so', () => {
     scenario('hs998-first', 'patch:\n  Pod/shop/web-1:\n    status: { phase: Pending }\n');
-    scenario('hs999-second', 'from: hs998-first\npatch:\n  Pod/shop/web-1:\n    metadata: { labels: { tier: front } }\n');
+    scenario(
+      'hs999-second',
+      'from: hs998-first\npatch:\n  Pod/shop/web-1:\n    metadata: { labels: { tier: front } }\n',
+    );
     const pod = load('hs999-second').find((o) => o.kind === 'Pod') as Record<string, any>;
     expect(pod.status.phase).toBe('Pending');
     expect(pod.metadata.labels).toEqual({ app: 'web', tier: 'front' });
   });
 
   it('gives objects that share nothing, even where the overlay uses a YAML alias twice', () => {
-    scenario('hs999-alias', `
+    scenario(
+      'hs999-alias',
+      `
 copy:
   - { of: Pod/shop/web-1, as: Pod/shop/web-2 }
 patch:
@@ -90,7 +106,8 @@ patch:
     status: { conditions: &ready [{ type: Ready, status: 'True' }] }
   Pod/shop/web-2:
     status: { conditions: *ready }
-`);
+`,
+    );
     const [pod1, pod2] = load('hs999-alias').filter((o) => o.kind === 'Pod') as Record<string, any>[];
     pod1!.status.conditions[0].status = 'False';
     expect(pod2!.status.conditions[0].status).toBe('True');
@@ -108,16 +125,31 @@ describe('an overlay that does not fit its base is an error', () => {
     ['patch:\n  Pod/web-1:\n    status: { phase: Pending }', /patch "Pod\/web-1": the base has no such object/],
     ['copy: [{ of: Pod/shop/web-9, as: Pod/shop/web-2 }]', /copy "Pod\/shop\/web-9": the base has no such object/],
     ['copy: [{ of: Pod/shop/web-1, as: Pod/shop/web-1 }]', /copy 1: Pod\/shop\/web-1 is already there/],
-    ['copy: [{ of: Pod/shop/web-1, as: Service/shop/web-2 }]', /copy 1: as Service\/shop\/web-2 is not a Pod's address/],
-    ['add: [{ apiVersion: v1, kind: Service, metadata: { name: web, namespace: shop } }]', /add 1: Service\/shop\/web is already there/],
+    [
+      'copy: [{ of: Pod/shop/web-1, as: Service/shop/web-2 }]',
+      /copy 1: as Service\/shop\/web-2 is not a Pod's address/,
+    ],
+    [
+      'add: [{ apiVersion: v1, kind: Service, metadata: { name: web, namespace: shop } }]',
+      /add 1: Service\/shop\/web is already there/,
+    ],
     ['add: [{ apiVersion: v1, kind: CronJob, metadata: { name: web } }]', /add 1: unknown kind "CronJob"/],
     ['add: [{ apiVersion: apps/v1, kind: Pod, metadata: { name: p } }]', /add 1: Pod is v1, not "apps\/v1"/],
     ['patch:\n  Pod/shop/web-1:\n    metadata: { name: web-2 }', /may not change an object's kind, namespace or name/],
     ['patch:\n  Pod/shop/web-1:\n    status: { phase: Running }', /\/status\/phase is already "Running"/],
-    ['patch:\n  Pod/shop/web-1:\n    spec: { nodeName: null }', /\/spec\/nodeName is null but the object has no such field/],
+    [
+      'patch:\n  Pod/shop/web-1:\n    spec: { nodeName: null }',
+      /\/spec\/nodeName is null but the object has no such field/,
+    ],
     ['patch:\n  Pod/shop/web-1:\n    status: {}', /\/status: an empty mapping changes nothing/],
-    ['patch:\n  ClusterRole/haptic:\n    - { op: test, path: /rules/1/resources, value: [pods] }', /patch ClusterRole\/haptic: Test operation failed/],
-    ['patch:\n  ClusterRole/haptic:\n    - { op: remove, path: /rules/5 }', /patch ClusterRole\/haptic: Cannot perform the operation at a path that does not exist/],
+    [
+      'patch:\n  ClusterRole/haptic:\n    - { op: test, path: /rules/1/resources, value: [pods] }',
+      /patch ClusterRole\/haptic: Test operation failed/,
+    ],
+    [
+      'patch:\n  ClusterRole/haptic:\n    - { op: remove, path: /rules/5 }',
+      /patch ClusterRole\/haptic: Cannot perform the operation at a path that does not exist/,
+    ],
     ['patch:\n  Pod/shop/web-1: Pending', /a patch is a mapping \(JSON merge patch\) or a list of ops/],
     ['remove: [Pod/shop/web-1]\nremvoe: [Service/shop/web]', /unknown key remvoe/],
     ['remove: [Pod/shop/web-1]\nremove: [Service/shop/web]', /duplicated mapping key/],
@@ -132,7 +164,9 @@ describe('an overlay that does not fit its base is an error', () => {
   it('names the scenario it starts from when the object is missing there', () => {
     scenario('hs998-first', 'remove: [Pod/shop/web-1]\n');
     scenario('hs999-second', 'from: hs998-first\npatch:\n  Pod/shop/web-1:\n    status: { phase: Pending }\n');
-    expect(() => load('hs999-second')).toThrow(/hs999-second\/overlay.yaml: patch "Pod\/shop\/web-1": hs998-first has no such object/);
+    expect(() => load('hs999-second')).toThrow(
+      /hs999-second\/overlay.yaml: patch "Pod\/shop\/web-1": hs998-first has no such object/,
+    );
   });
 
   it('names a folder without an overlay', () => {

@@ -8,16 +8,27 @@ import { leaderEvidence } from '../evidence.ts';
 export const installationId = (i: Installation) => `${i.namespace}/${i.templateConfig}`;
 
 /** No controller leader: the Lease is missing, empty, stale, or held by a pod that is gone or not running. */
-export function leaderProblem(inst: Installation): { evidence: string[]; variant: 'scaledToZero' | 'controllerLogs' } | undefined {
-  if (inst.leader.state === 'held' || inst.leader.state === 'unknown' || inst.leader.state === 'disabled') return undefined;
-  return { evidence: leaderEvidence(inst), variant: inst.controllerPods.length === 0 ? 'scaledToZero' : 'controllerLogs' };
+export function leaderProblem(
+  inst: Installation,
+): { evidence: string[]; variant: 'scaledToZero' | 'controllerLogs' } | undefined {
+  if (inst.leader.state === 'held' || inst.leader.state === 'unknown' || inst.leader.state === 'disabled')
+    return undefined;
+  return {
+    evidence: leaderEvidence(inst),
+    variant: inst.controllerPods.length === 0 ? 'scaledToZero' : 'controllerLogs',
+  };
 }
 
 /** Leader election off (one controller, no Lease) and that controller is not running: nothing renders or gates. */
-export function standaloneControllerDown(inst: Installation): { evidence: string[]; variant: 'scaledToZero' | 'notRunning'; pod?: string | undefined } | undefined {
+export function standaloneControllerDown(
+  inst: Installation,
+): { evidence: string[]; variant: 'scaledToZero' | 'notRunning'; pod?: string | undefined } | undefined {
   if (inst.leader.state !== 'disabled' || inst.leader.holderPhase === 'Running') return undefined;
   return {
-    evidence: [`haproxytemplateconfig ${installationId(inst)}: spec.controller.leaderElection.enabled: false (one controller, no Lease)`, ...leaderEvidence(inst)],
+    evidence: [
+      `haproxytemplateconfig ${installationId(inst)}: spec.controller.leaderElection.enabled: false (one controller, no Lease)`,
+      ...leaderEvidence(inst),
+    ],
     variant: inst.leader.holder ? 'notRunning' : 'scaledToZero',
     pod: inst.leader.holder,
   };
@@ -32,17 +43,27 @@ export function leaderUnknown(inst: Installation): { evidence: string[] } | unde
 export function gateFeatureOff(inst: Installation): { evidence: string[]; variant: 'rbac' | 'dataplane' } | undefined {
   const gate = inst.gateFeature;
   if (gate.state !== 'off') return undefined;
-  const evidence = [`ClusterRoles bound to the controller: ${gate.clusterRoles.join(', ') || 'none'}; none allows patch on pods/status`];
+  const evidence = [
+    `ClusterRoles bound to the controller: ${gate.clusterRoles.join(', ') || 'none'}; none allows patch on pods/status`,
+  ];
   if (inst.statusShape === 'dataplane') {
-    evidence.push(`haproxycfg ${inst.namespace}/${inst.config?.name}: deploy statuses of the dataplane-API generation (deployedAt, no podUID): a HAPTIC release from before the readiness gate`);
+    evidence.push(
+      `haproxycfg ${inst.namespace}/${inst.config?.name}: deploy statuses of the dataplane-API generation (deployedAt, no podUID): a HAPTIC release from before the readiness gate`,
+    );
   }
   return { evidence, variant: inst.statusShape === 'dataplane' ? 'dataplane' : 'rbac' };
 }
 
 /** No installation: the answer of a cluster without HAPTIC, or of a user who may not read HAPTIC's objects. */
-export function noInstallation(unreadable: string | undefined): { evidence: string[]; variant: 'absent' | 'unreadable' } {
+export function noInstallation(unreadable: string | undefined): {
+  evidence: string[];
+  variant: 'absent' | 'unreadable';
+} {
   const absent = !unreadable || unreadable.startsWith('HAPTIC is not installed');
-  return { evidence: [unreadable ?? 'no HAProxyTemplateConfig exists in any namespace'], variant: absent ? 'absent' : 'unreadable' };
+  return {
+    evidence: [unreadable ?? 'no HAProxyTemplateConfig exists in any namespace'],
+    variant: absent ? 'absent' : 'unreadable',
+  };
 }
 
 /** Gate types in HAPTIC's domain that are not the one HAPTIC writes: most likely a typo. */
@@ -67,21 +88,36 @@ export function renderProblem(inst: Installation): { variant: RenderProblem; evi
   const invalid = c?.invalid && !c.invalid.stale ? c.invalid : undefined;
   if (!refusedByCfg && v?.status !== 'False' && !invalid) return undefined;
   const evidence: string[] = [];
-  if (c?.configValidated) evidence.push(`haproxycfg ${inst.namespace}/${c.name}: ConfigValidated=${c.configValidated.status} reason ${c.configValidated.reason}${c.configValidated.message ? `: ${c.configValidated.message}` : ''}`);
+  if (c?.configValidated)
+    evidence.push(
+      `haproxycfg ${inst.namespace}/${c.name}: ConfigValidated=${c.configValidated.status} reason ${c.configValidated.reason}${c.configValidated.message ? `: ${c.configValidated.message}` : ''}`,
+    );
   if (c?.pinned) evidence.push(`haproxycfg ${inst.namespace}/${c.name}: ConfigPinned=True (renders are held)`);
   if (v) evidence.push(validationLine(inst, v));
-  if (invalid) evidence.push(`haproxycfg ${inst.namespace}/${invalid.name} holds the refused render${invalid.error ? `: ${invalid.error}` : ''}`);
-  const reason = c?.configValidated?.status === 'False' ? c.configValidated.reason : v?.status === 'False' ? v.reason : undefined;
+  if (invalid)
+    evidence.push(
+      `haproxycfg ${inst.namespace}/${invalid.name} holds the refused render${invalid.error ? `: ${invalid.error}` : ''}`,
+    );
+  const reason =
+    c?.configValidated?.status === 'False' ? c.configValidated.reason : v?.status === 'False' ? v.reason : undefined;
   const variant: RenderProblem =
-    reason === 'GateUnavailable' ? 'gateUnavailable'
-    : reason === 'LoadGateFailed' ? 'loadGateFailed'
-    : reason === 'ConfigInvalid' || (reason === undefined && v?.status === 'False' && /validation error/i.test(v.message ?? '') && !invalid) ? 'configInvalid'
-    : 'haproxyRefused';
+    reason === 'GateUnavailable'
+      ? 'gateUnavailable'
+      : reason === 'LoadGateFailed'
+        ? 'loadGateFailed'
+        : reason === 'ConfigInvalid' ||
+            (reason === undefined && v?.status === 'False' && /validation error/i.test(v.message ?? '') && !invalid)
+          ? 'configInvalid'
+          : 'haproxyRefused';
   return { variant, evidence };
 }
 
 function validationLine(inst: Installation, v: Validation): string {
-  const head = v.reason ? `Validated=${v.status} reason ${v.reason}` : `validationStatus ${v.status === 'True' ? 'Valid' : v.status === 'False' ? 'Invalid' : 'Unknown'}`;
-  const errors = v.errors.length ? `; validationErrors: ${v.errors.slice(0, 3).join(' | ')}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}` : '';
+  const head = v.reason
+    ? `Validated=${v.status} reason ${v.reason}`
+    : `validationStatus ${v.status === 'True' ? 'Valid' : v.status === 'False' ? 'Invalid' : 'Unknown'}`;
+  const errors = v.errors.length
+    ? `; validationErrors: ${v.errors.slice(0, 3).join(' | ')}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}`
+    : '';
   return `haproxytemplateconfig ${installationId(inst)}: ${head}${v.message ? `: ${v.message}` : ''}${errors}`;
 }

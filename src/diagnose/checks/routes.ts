@@ -1,6 +1,12 @@
 import type { Service } from '../../types/kube.ts';
 import type { Installation } from '../../model/haptic/haptic.ts';
-import { routeClasses, routeInstallations, type RouteAdmission, type RouteReference, type Routing } from '../../model/haptic/routes.ts';
+import {
+  routeClasses,
+  routeInstallations,
+  type RouteAdmission,
+  type RouteReference,
+  type Routing,
+} from '../../model/haptic/routes.ts';
 
 // What enable-gate's preflight (HG116–HG118) and why-stalled (HS113) say about routes: the routes that name the
 // Services, why HAPTIC renders none of them, and what each installation renders.
@@ -13,7 +19,8 @@ function admissionLine(id: string, a: RouteAdmission): string {
   const parts: string[] = [];
   if (a.ingresses) parts.push(`Ingresses${a.ingresses.fieldSelector ? ` with ${a.ingresses.fieldSelector}` : ''}`);
   const gatewayKinds = [a.httpRoutes && 'HTTPRoutes', a.grpcRoutes && 'GRPCRoutes'].filter(Boolean).join(' and ');
-  if (a.gateways && gatewayKinds) parts.push(`${gatewayKinds} on Gateways${a.gateways.fieldSelector ? ` with ${a.gateways.fieldSelector}` : ''}`);
+  if (a.gateways && gatewayKinds)
+    parts.push(`${gatewayKinds} on Gateways${a.gateways.fieldSelector ? ` with ${a.gateways.fieldSelector}` : ''}`);
   return `HAPTIC ${id} renders ${parts.length ? parts.join(', and ') : 'no routes (neither its ingress nor its gateway library is on)'}`;
 }
 
@@ -34,16 +41,21 @@ export interface RouteCheck {
 export function routeCheck(routing: Routing, services: Service[], installations: Installation[]): RouteCheck {
   const insts = routeInstallations(installations);
   const judged = routing.services.filter((s) => services.some((svc) => svc.metadata.name === s.service));
-  const routed = judged.flatMap((s) => s.routes.filter((r) => !r.miss).map((r) => `${routeName(r)} → service/${s.service}:${r.service.port}`));
+  const routed = judged.flatMap((s) =>
+    s.routes.filter((r) => !r.miss).map((r) => `${routeName(r)} → service/${s.service}:${r.service.port}`),
+  );
   const evidence: string[] = [];
   for (const s of judged) {
     if (!s.routes.length) evidence.push(`service/${s.service}: no Ingress, HTTPRoute or GRPCRoute names it`);
-    for (const r of s.routes.filter((x) => x.miss)) evidence.push(`${routeName(r)} → service/${s.service}:${r.service.port || '?'}: ${r.miss}`);
+    for (const r of s.routes.filter((x) => x.miss))
+      evidence.push(`${routeName(r)} → service/${s.service}:${r.service.port || '?'}: ${r.miss}`);
   }
   for (const r of routing.elsewhere.slice(0, 5)) {
-    evidence.push(r.service.namespace === r.namespace
-      ? `${routeName(r)} names a Service ${r.service.name} in its own namespace ${r.namespace}, not this one`
-      : `${routeName(r)} → service/${r.service.name} in ${r.service.namespace}: ${r.miss ?? 'rendered'}`);
+    evidence.push(
+      r.service.namespace === r.namespace
+        ? `${routeName(r)} names a Service ${r.service.name} in its own namespace ${r.namespace}, not this one`
+        : `${routeName(r)} → service/${r.service.name} in ${r.service.namespace}: ${r.miss ?? 'rendered'}`,
+    );
   }
   for (const u of routing.unread) evidence.push(u.reason);
   for (const i of insts) evidence.push(admissionLine(i.id, i.admission));
@@ -55,6 +67,10 @@ export function routeCheck(routing: Routing, services: Service[], installations:
     nearMiss: judged.some((s) => s.routes.length > 0) || routing.elsewhere.length > 0,
     routed,
     evidence,
-    fixArgs: { service: first?.metadata.name ?? '', port: port ? String(port.name || port.port) : '80', routeClass: routeClasses(insts)[0] ?? 'haproxy' },
+    fixArgs: {
+      service: first?.metadata.name ?? '',
+      port: port ? String(port.name || port.port) : '80',
+      routeClass: routeClasses(insts)[0] ?? 'haproxy',
+    },
   };
 }

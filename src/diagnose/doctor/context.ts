@@ -57,25 +57,48 @@ const ns = (o: { metadata: { namespace?: string } }) => o.metadata.namespace ?? 
 
 /** The HorizontalPodAutoscaler whose scaleTargetRef is this Deployment. */
 export function autoscalerOf(d: Deployment, hpas: HorizontalPodAutoscaler[]): HorizontalPodAutoscaler | undefined {
-  return hpas.find((h) => ns(h) === ns(d) && h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec.scaleTargetRef.name === d.metadata.name);
+  return hpas.find(
+    (h) =>
+      ns(h) === ns(d) &&
+      h.spec?.scaleTargetRef?.kind === 'Deployment' &&
+      h.spec.scaleTargetRef.name === d.metadata.name,
+  );
 }
 
 function replicasOf(d: Deployment, hpa: HorizontalPodAutoscaler | undefined): DeploymentFacts['replicas'] {
   if (hpa) {
     const min = typeof hpa.spec?.minReplicas === 'number' ? hpa.spec.minReplicas : 1;
-    return { count: min, from: `horizontalpodautoscaler ${hpa.metadata.name} minReplicas ${min}${hpa.spec?.minReplicas === undefined ? ' (default)' : ''}` };
+    return {
+      count: min,
+      from: `horizontalpodautoscaler ${hpa.metadata.name} minReplicas ${min}${hpa.spec?.minReplicas === undefined ? ' (default)' : ''}`,
+    };
   }
   const r = d.spec.replicas;
-  return typeof r === 'number' ? { count: r, from: `spec.replicas ${r}` } : { count: 1, from: 'spec.replicas not set (1)' };
+  return typeof r === 'number'
+    ? { count: r, from: `spec.replicas ${r}` }
+    : { count: 1, from: 'spec.replicas not set (1)' };
 }
 
 /** haproxy.cfg of a plain HAProxy template, from a mounted ConfigMap; why not, as a note. */
-function configOf(spec: PodSpec, containers: ContainerView[], namespace: string, inputs: DoctorInputs, owner: string, notes: string[]): HAProxyConfigView | undefined {
+function configOf(
+  spec: PodSpec,
+  containers: ContainerView[],
+  namespace: string,
+  inputs: DoctorInputs,
+  owner: string,
+  notes: string[],
+): HAProxyConfigView | undefined {
   const haproxy = containers.find((c) => c.haproxy);
   if (!haproxy) return undefined;
-  const source = haproxyConfigSource(haproxy.container, spec, inputs.configMaps.filter((c) => ns(c) === namespace));
+  const source = haproxyConfigSource(
+    haproxy.container,
+    spec,
+    inputs.configMaps.filter((c) => ns(c) === namespace),
+  );
   if (!source.found) {
-    notes.push(`${owner}: HAProxy container ${haproxy.container.name}: ${source.why}; DR205, DR206 and DR301–DR303 not run`);
+    notes.push(
+      `${owner}: HAProxy container ${haproxy.container.name}: ${source.why}; DR205, DR206 and DR301–DR303 not run`,
+    );
     return undefined;
   }
   return {

@@ -5,5 +5,10 @@ import type { DoctorFinding } from './suppress.ts';
 
 /** Findings that count for the exit code: not suppressed, and errors (with --strict, warnings too). */
 export function countingFindings(report: DoctorReport, strict: boolean): DoctorFinding[] {
-  return report.subjects.flatMap((s) => s.findings).filter((f) => !f.suppressed && (f.severity === 'error' || f.severity === 'blocker' || (strict && f.severity === 'warning')));
+  return report.subjects
+    .flatMap((s) => s.findings)
+    .filter(
+      (f) =>
+        !f.suppressed && (f.severity === 'error' || f.severity === 'blocker' || (strict && f.severity === 'warning')),
+    );
 }

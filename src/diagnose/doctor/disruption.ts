@@ -12,7 +12,12 @@ import { locate, refOf, type Located } from './located.ts';
 
 /** The PodDisruptionBudgets of the namespace whose selector selects the pod template's labels. */
 export function budgetsFor(d: DeploymentFacts, env: DoctorEnv): PodDisruptionBudget[] {
-  return env.inputs.pdbs.filter((p) => (p.metadata.namespace ?? '') === d.namespace && p.spec?.selector != null && selectorMatches(p.spec.selector, d.labels));
+  return env.inputs.pdbs.filter(
+    (p) =>
+      (p.metadata.namespace ?? '') === d.namespace &&
+      p.spec?.selector != null &&
+      selectorMatches(p.spec.selector, d.labels),
+  );
 }
 
 function scaled(value: number | string, pods: number): number | undefined {
@@ -32,21 +37,30 @@ export function blocksEveryEviction(pdb: PodDisruptionBudget, pods: number): str
   }
   if (spec.minAvailable !== undefined) {
     const min = scaled(spec.minAvailable, pods);
-    return min !== undefined && min >= pods ? `minAvailable: ${spec.minAvailable} with ${pods} ${pods === 1 ? 'replica' : 'replicas'}` : undefined;
+    return min !== undefined && min >= pods
+      ? `minAvailable: ${spec.minAvailable} with ${pods} ${pods === 1 ? 'replica' : 'replicas'}`
+      : undefined;
   }
   return undefined;
 }
 
 const describe = (p: PodDisruptionBudget) => {
   const s = p.spec ?? {};
-  const rule = s.maxUnavailable !== undefined ? `maxUnavailable ${s.maxUnavailable}` : s.minAvailable !== undefined ? `minAvailable ${s.minAvailable}` : 'no minAvailable or maxUnavailable';
+  const rule =
+    s.maxUnavailable !== undefined
+      ? `maxUnavailable ${s.maxUnavailable}`
+      : s.minAvailable !== undefined
+        ? `minAvailable ${s.minAvailable}`
+        : 'no minAvailable or maxUnavailable';
   return `poddisruptionbudget/${p.metadata.name}: selector ${formatSelector(p.spec?.selector ?? undefined)}, ${rule}`;
 };
 
 function liveStatus(p: PodDisruptionBudget): string[] {
   const s = p.status;
   if (!s) return [];
-  return [`poddisruptionbudget/${p.metadata.name} status: disruptionsAllowed ${s.disruptionsAllowed ?? '?'}, currentHealthy ${s.currentHealthy ?? '?'}, desiredHealthy ${s.desiredHealthy ?? '?'}, expectedPods ${s.expectedPods ?? '?'}`];
+  return [
+    `poddisruptionbudget/${p.metadata.name} status: disruptionsAllowed ${s.disruptionsAllowed ?? '?'}, currentHealthy ${s.currentHealthy ?? '?'}, desiredHealthy ${s.desiredHealthy ?? '?'}, expectedPods ${s.expectedPods ?? '?'}`,
+  ];
 }
 
 /** DR404: budgets an earlier revision of the Deployment's Helm release had for these pods, gone from the latest. */
@@ -57,27 +71,36 @@ function helmHistory(d: DeploymentFacts, env: DoctorEnv): Located[] {
   const input = env.inputs.helm.find((h) => h.release === release.name && h.namespace === namespace);
   if (!input) return [];
   if (input.secrets.error) {
-    env.notes.push(`DR404 not run for deployment ${d.namespace}/${d.name}: cannot list the Secrets of Helm release ${namespace}/${release.name} (${input.secrets.error.message})`);
+    env.notes.push(
+      `DR404 not run for deployment ${d.namespace}/${d.name}: cannot list the Secrets of Helm release ${namespace}/${release.name} (${input.secrets.error.message})`,
+    );
     return [];
   }
   const revisions: HelmRevision[] = [];
   for (const secret of input.secrets.items) {
     const r = helmRevision(secret);
-    if ('error' in r) env.notes.push(`Helm release ${namespace}/${release.name}: secret ${r.secret}: ${r.error}; skipped`);
+    if ('error' in r)
+      env.notes.push(`Helm release ${namespace}/${release.name}: secret ${r.secret}: ${r.error}; skipped`);
     else revisions.push(r);
   }
   revisions.sort((a, b) => a.version - b.version);
   const deployed = revisions.filter((r) => r.status === 'deployed').at(-1) ?? revisions.at(-1);
   if (!deployed) return [];
-  const mine = (r: HelmRevision) => r.pdbs.filter((p) => p.selector && selectorMatches(p.selector, d.labels)).map((p) => p.name);
+  const mine = (r: HelmRevision) =>
+    r.pdbs.filter((p) => p.selector && selectorMatches(p.selector, d.labels)).map((p) => p.name);
   const now = new Set(deployed.pdbs.map((p) => p.name));
   const gone = new Map<string, HelmRevision>();
-  for (const r of revisions.filter((x) => x.version < deployed.version)) for (const name of mine(r)) if (!now.has(name)) gone.set(name, r);
+  for (const r of revisions.filter((x) => x.version < deployed.version))
+    for (const name of mine(r)) if (!now.has(name)) gone.set(name, r);
   const findings = [...gone.entries()].map(([pdb, had]) =>
-    finding('DR404', { release: `${namespace}/${release.name}`, had: had.version, pdb, latest: deployed.version, name: d.name }, [
-      `secret ${had.secret} (revision ${had.version}, ${had.status}): PodDisruptionBudget ${pdb}`,
-      `secret ${deployed.secret} (revision ${deployed.version}, ${deployed.status}): no PodDisruptionBudget ${pdb}`,
-    ]),
+    finding(
+      'DR404',
+      { release: `${namespace}/${release.name}`, had: had.version, pdb, latest: deployed.version, name: d.name },
+      [
+        `secret ${had.secret} (revision ${had.version}, ${had.status}): PodDisruptionBudget ${pdb}`,
+        `secret ${deployed.secret} (revision ${deployed.version}, ${deployed.status}): no PodDisruptionBudget ${pdb}`,
+      ],
+    ),
   );
   return locate(d.ref, findings);
 }
@@ -89,15 +112,41 @@ export function disruptionRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
   const found: Located[] = [];
   if (budgets.length === 0 && n > 1) {
     const selector = formatSelector(d.deployment.spec.selector);
-    found.push(...locate(d.ref, [finding('DR401', { name: d.name, replicas: n, namespace: d.namespace, selector }, [`replicas: ${d.replicas.from}`, `pod template labels: ${formatSelector(d.labels)}`, `PodDisruptionBudgets in namespace ${d.namespace}: ${env.inputs.pdbs.filter((p) => (p.metadata.namespace ?? '') === d.namespace).map((p) => p.metadata.name).join(', ') || 'none'}`])]));
+    found.push(
+      ...locate(d.ref, [
+        finding('DR401', { name: d.name, replicas: n, namespace: d.namespace, selector }, [
+          `replicas: ${d.replicas.from}`,
+          `pod template labels: ${formatSelector(d.labels)}`,
+          `PodDisruptionBudgets in namespace ${d.namespace}: ${
+            env.inputs.pdbs
+              .filter((p) => (p.metadata.namespace ?? '') === d.namespace)
+              .map((p) => p.metadata.name)
+              .join(', ') || 'none'
+          }`,
+        ]),
+      ]),
+    );
   }
   if (budgets.length > 1) {
-    const f: Finding = finding('DR402', { count: budgets.length, name: d.name, pdbs: budgets.map((b) => b.metadata.name).join(', ') }, budgets.map(describe));
+    const f: Finding = finding(
+      'DR402',
+      { count: budgets.length, name: d.name, pdbs: budgets.map((b) => b.metadata.name).join(', ') },
+      budgets.map(describe),
+    );
     found.push(...locate(d.ref, [f]));
   }
   for (const pdb of budgets) {
     const why = blocksEveryEviction(pdb, n);
-    if (why) found.push(...locate(refOf('PodDisruptionBudget', pdb, d.namespace), [finding('DR403', { pdb: pdb.metadata.name, name: d.name, why }, [describe(pdb), `replicas: ${d.replicas.from}`, ...liveStatus(pdb)])]));
+    if (why)
+      found.push(
+        ...locate(refOf('PodDisruptionBudget', pdb, d.namespace), [
+          finding('DR403', { pdb: pdb.metadata.name, name: d.name, why }, [
+            describe(pdb),
+            `replicas: ${d.replicas.from}`,
+            ...liveStatus(pdb),
+          ]),
+        ]),
+      );
   }
   found.push(...helmHistory(d, env));
   return found;

@@ -18,7 +18,8 @@ function dnsVerdicts(s: ServerView, config: HAProxyConfigView, namespaces: Set<s
   const tolerant = toleratesUnresolved(s.initAddr.methods);
   const resolvers = s.resolvers?.name;
   const verdicts: Verdict[] = [];
-  if (resolvers && resolvers !== IMPLICIT_RESOLVERS && !config.facts.resolverSections.includes(resolvers)) verdicts.push({ id: 'DR302', variant: 'undefinedResolvers' });
+  if (resolvers && resolvers !== IMPLICIT_RESOLVERS && !config.facts.resolverSections.includes(resolvers))
+    verdicts.push({ id: 'DR302', variant: 'undefinedResolvers' });
   else if (!tolerant && !resolvers) verdicts.push({ id: 'DR301' });
   else if (tolerant && !resolvers) verdicts.push({ id: 'DR302', variant: 'initAddrOnly' });
   else if (!tolerant && resolvers) verdicts.push({ id: 'DR302', variant: 'resolversOnly' });
@@ -58,11 +59,18 @@ export function dnsRules(t: TemplateFacts, env: DoctorEnv): Located[] {
       servers: `${names.length === 1 ? 'server' : 'servers'} ${names.join(', ')}`,
       verb: names.length === 1 ? 'is' : 'are',
       section,
-      resolvers: first.resolvers?.name ?? (config.facts.resolverSections[0] ?? 'k8s'),
+      resolvers: first.resolvers?.name ?? config.facts.resolverSections[0] ?? 'k8s',
       initAddr: first.initAddr.methods.join(','),
       host: first.host as string,
       example: qualified(first.host as string, t.namespace, env),
     };
-    return locate(config.ref, [finding(verdict.id, args, servers.map((s) => serverLine(config, s)), { variant: verdict.variant })]);
+    return locate(config.ref, [
+      finding(
+        verdict.id,
+        args,
+        servers.map((s) => serverLine(config, s)),
+        { variant: verdict.variant },
+      ),
+    ]);
   });
 }

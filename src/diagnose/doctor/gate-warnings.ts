@@ -17,18 +17,45 @@ export function gateWarnings(deployment: Deployment, services: Service[]): Findi
   const gates = spec.readinessGates ?? [];
   const gated: Deployment = {
     ...deployment,
-    spec: { ...deployment.spec, template: { ...deployment.spec.template, spec: { ...spec, readinessGates: gates.some((g) => g.conditionType === GATE_CONDITION) ? gates : [...gates, { conditionType: GATE_CONDITION }] } } },
+    spec: {
+      ...deployment.spec,
+      template: {
+        ...deployment.spec.template,
+        spec: {
+          ...spec,
+          readinessGates: gates.some((g) => g.conditionType === GATE_CONDITION)
+            ? gates
+            : [...gates, { conditionType: GATE_CONDITION }],
+        },
+      },
+    },
   };
   const env: DoctorEnv = {
-    inputs: { mode: 'live', targets: [gated], deployments: [gated], statefulSets: [], services, slices: [], pdbs: [], hpas: [], configMaps: [], events: [], pods: [], sources: {}, notes: [] },
+    inputs: {
+      mode: 'live',
+      targets: [gated],
+      deployments: [gated],
+      statefulSets: [],
+      services,
+      slices: [],
+      pdbs: [],
+      hpas: [],
+      configMaps: [],
+      events: [],
+      pods: [],
+      sources: {},
+      notes: [],
+    },
     // none of the rules run here reads the clock or the namespaces' names
     now: 0,
     namespaces: new Set(),
     notes: [],
   };
   const facts = deploymentFacts(gated, env);
-  return [...probeRules(facts), ...endpointRules(facts, env)]
-    .filter((f) => GATE_WARNING_IDS.includes(f.id))
-    // a preflight warning, whatever the doctor's severity: the words and the id stay the doctor's
-    .map(({ object: _object, ...f }) => ({ ...f, severity: 'warning' as const }));
+  return (
+    [...probeRules(facts), ...endpointRules(facts, env)]
+      .filter((f) => GATE_WARNING_IDS.includes(f.id))
+      // a preflight warning, whatever the doctor's severity: the words and the id stay the doctor's
+      .map(({ object: _object, ...f }) => ({ ...f, severity: 'warning' as const }))
+  );
 }

@@ -24,10 +24,23 @@ export function backendsOf(host: string, namespace: string, env: DoctorEnv): Bac
   const named = serviceOfHost(host, namespace, env.inputs.services);
   if (!named) return [];
   const svc = named.service;
-  const inNs = <T extends Deployment | StatefulSet>(list: T[]) => list.filter((w) => (w.metadata.namespace ?? '') === (svc.metadata.namespace ?? '') && mapSelects(svc.spec?.selector, w.spec?.template?.metadata?.labels));
+  const inNs = <T extends Deployment | StatefulSet>(list: T[]) =>
+    list.filter(
+      (w) =>
+        (w.metadata.namespace ?? '') === (svc.metadata.namespace ?? '') &&
+        mapSelects(svc.spec?.selector, w.spec?.template?.metadata?.labels),
+    );
   return [
-    ...inNs(env.inputs.deployments).map((w) => ({ ref: refOf('Deployment', w), workload: w as Deployment | StatefulSet, service: svc.metadata.name })),
-    ...inNs(env.inputs.statefulSets).map((w) => ({ ref: refOf('StatefulSet', w), workload: w as Deployment | StatefulSet, service: svc.metadata.name })),
+    ...inNs(env.inputs.deployments).map((w) => ({
+      ref: refOf('Deployment', w),
+      workload: w as Deployment | StatefulSet,
+      service: svc.metadata.name,
+    })),
+    ...inNs(env.inputs.statefulSets).map((w) => ({
+      ref: refOf('StatefulSet', w),
+      workload: w as Deployment | StatefulSet,
+      service: svc.metadata.name,
+    })),
   ];
 }
 
@@ -35,15 +48,29 @@ export function backendsOf(host: string, namespace: string, env: DoctorEnv): Bac
  * How long the workload keeps serving once told to stop: the longest known preStop wait of the containers serving
  * the port the server names (a Service port, or, through a headless Service, the container port itself).
  */
-function servingDelay(b: Backend, port: number | undefined, env: DoctorEnv): { seconds: number; text: string } | undefined {
-  const services = env.inputs.services.filter((s) => s.metadata.name === b.service && (s.metadata.namespace ?? '') === b.ref.namespace);
-  const serving = containerViews(b.workload.spec.template.spec, b.workload.spec.template.metadata?.labels, services).filter((v) => v.serves.length);
-  const views = port === undefined ? serving : serving.filter((v) => v.serves.some((x) => x.port === port || x.containerPort === port));
+function servingDelay(
+  b: Backend,
+  port: number | undefined,
+  env: DoctorEnv,
+): { seconds: number; text: string } | undefined {
+  const services = env.inputs.services.filter(
+    (s) => s.metadata.name === b.service && (s.metadata.namespace ?? '') === b.ref.namespace,
+  );
+  const serving = containerViews(
+    b.workload.spec.template.spec,
+    b.workload.spec.template.metadata?.labels,
+    services,
+  ).filter((v) => v.serves.length);
+  const views =
+    port === undefined
+      ? serving
+      : serving.filter((v) => v.serves.some((x) => x.port === port || x.containerPort === port));
   let best: { seconds: number; text: string } | undefined;
   for (const v of views) {
     const plan = preStopPlan(v.container.lifecycle?.preStop);
     const s = preStopSeconds(plan);
-    if (s !== undefined && s > 0 && (!best || s > best.seconds)) best = { seconds: s, text: `container ${v.container.name} preStop: ${plan.text}` };
+    if (s !== undefined && s > 0 && (!best || s > best.seconds))
+      best = { seconds: s, text: `container ${v.container.name} preStop: ${plan.text}` };
   }
   return best;
 }
@@ -51,7 +78,10 @@ function servingDelay(b: Backend, port: number | undefined, env: DoctorEnv): { s
 export function healthCheckRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
   const config = d.config;
   if (!config || d.haptic) return [];
-  const worst = new Map<string, { server: ServerView; backend: Backend; delay: { seconds: number; text: string }; detect: number }>();
+  const worst = new Map<
+    string,
+    { server: ServerView; backend: Backend; delay: { seconds: number; text: string }; detect: number }
+  >();
   for (const server of config.facts.servers.filter((s) => s.check && s.host)) {
     for (const backend of backendsOf(server.host as string, d.namespace, env)) {
       const port = Number(/:(\d+)$/.exec(server.address)?.[1]) || undefined;
@@ -69,7 +99,13 @@ export function healthCheckRules(d: DeploymentFacts, env: DoctorEnv): Located[] 
       `${server.host} → service/${backend.service} → ${refName(backend.ref)}`,
       `${refName(backend.ref)} ${delay.text} (${delay.seconds}s)`,
     ];
-    const args = { config: config.label, server: server.name, detect, workload: refName(backend.ref), delay: delay.seconds };
+    const args = {
+      config: config.label,
+      server: server.name,
+      detect,
+      workload: refName(backend.ref),
+      delay: delay.seconds,
+    };
     return locate(config.ref, [finding('DR206', args, evidence)]);
   });
 }

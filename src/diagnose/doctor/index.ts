@@ -55,7 +55,8 @@ export function checksNotRun(mode: 'static' | 'live', helmHistory: boolean): Doc
 }
 
 const RANK = { blocker: 0, error: 1, warning: 2, info: 3, ok: 4 } as const;
-const ordered = (fs: DoctorFinding[]) => [...fs].sort((a, b) => RANK[a.severity] - RANK[b.severity] || compareText(a.id, b.id));
+const ordered = (fs: DoctorFinding[]) =>
+  [...fs].sort((a, b) => RANK[a.severity] - RANK[b.severity] || compareText(a.id, b.id));
 
 type Rule<T> = (facts: T, env: DoctorEnv) => Located[];
 
@@ -68,18 +69,34 @@ function run<T extends { ref: ObjectRef }>(facts: T, env: DoctorEnv, rules: Rule
     try {
       return rule(facts, env).filter((f) => !missing(f.id, env.inputs.mode, !!env.inputs.helm));
     } catch (err) {
-      env.notes.push(`${refName(facts.ref)} -n ${facts.ref.namespace}: a check failed on this object (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); its other checks ran`);
+      env.notes.push(
+        `${refName(facts.ref)} -n ${facts.ref.namespace}: a check failed on this object (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); its other checks ran`,
+      );
       return [];
     }
   });
 }
 
 const TEMPLATE_RULES: Rule<TemplateFacts>[] = [shutdownRules, dnsRules];
-const DEPLOYMENT_RULES: Rule<DeploymentFacts>[] = [probeRules, restartRules, shutdownRules, healthCheckRules, dnsRules, disruptionRules, endpointRules, rolloutRules];
+const DEPLOYMENT_RULES: Rule<DeploymentFacts>[] = [
+  probeRules,
+  restartRules,
+  shutdownRules,
+  healthCheckRules,
+  dnsRules,
+  disruptionRules,
+  endpointRules,
+  rolloutRules,
+];
 
 function subject(ref: ObjectRef, owner: KubeObject, findings: Located[], env: DoctorEnv, role?: string): DoctorSubject {
   const placed = findings.map((f) => ({ ...f, source: env.inputs.sources[refKey(f.object)] }));
-  return { ref, role, source: env.inputs.sources[refKey(ref)], findings: ordered(applySuppression(ref, owner.metadata.annotations, placed, env.notes)) };
+  return {
+    ref,
+    role,
+    source: env.inputs.sources[refKey(ref)],
+    findings: ordered(applySuppression(ref, owner.metadata.annotations, placed, env.notes)),
+  };
 }
 
 function hapticTiers(targets: DeploymentFacts[], env: DoctorEnv): DoctorSubject[] {
@@ -87,11 +104,14 @@ function hapticTiers(targets: DeploymentFacts[], env: DoctorEnv): DoctorSubject[
   if (env.inputs.mode !== 'live' || !haptic) return [];
   const model = buildHaptic(haptic, env.now);
   const installations = haptic.templateConfigs.items.map((htc: HAProxyTemplateConfig) => {
-    const inst = model.installations.find((i) => i.namespace === htc.metadata.namespace && i.templateConfig === htc.metadata.name);
+    const inst = model.installations.find(
+      (i) => i.namespace === htc.metadata.namespace && i.templateConfig === htc.metadata.name,
+    );
     return { htc, pods: new Set((inst?.config?.servers ?? []).map((s) => s.pod)) };
   });
   const fronting = new Map<HAProxyTemplateConfig, string[]>();
-  for (const t of targets) for (const htc of tiersInFront(t, env, installations)) fronting.set(htc, [...(fronting.get(htc) ?? []), t.name]);
+  for (const t of targets)
+    for (const htc of tiersInFront(t, env, installations)) fronting.set(htc, [...(fronting.get(htc) ?? []), t.name]);
   return [...fronting.entries()].map(([htc, names]) => {
     const ref = refOf('HAProxyTemplateConfig', htc);
     const findings = tierTemplates(htc, env).flatMap((t) => run(t, env, TEMPLATE_RULES));
@@ -110,14 +130,33 @@ const UNREAD_EFFECT: Record<UnreadList, string> = {
 
 export function runDoctor(inputs: DoctorInputs, now: number): DoctorReport {
   const all = [...inputs.deployments, ...inputs.statefulSets, ...inputs.services, ...inputs.targets];
-  const unread = Object.entries(inputs.unread ?? {}).map(([list, why]) => `${why}: ${UNREAD_EFFECT[list as UnreadList]}`);
-  const env: DoctorEnv = { inputs, now, namespaces: new Set(all.map((o) => o.metadata.namespace ?? '').filter(Boolean)), notes: [...inputs.notes, ...unread] };
+  const unread = Object.entries(inputs.unread ?? {}).map(
+    ([list, why]) => `${why}: ${UNREAD_EFFECT[list as UnreadList]}`,
+  );
+  const env: DoctorEnv = {
+    inputs,
+    now,
+    namespaces: new Set(all.map((o) => o.metadata.namespace ?? '').filter(Boolean)),
+    notes: [...inputs.notes, ...unread],
+  };
   const targets = inputs.targets.map((d) => deploymentFacts(d, env));
   const subjects = targets.map((t) => subject(t.ref, t.deployment, run(t, env, DEPLOYMENT_RULES), env));
   for (const { facts, fronts } of plainHAProxyInFront(targets, env)) {
-    subjects.push(subject(facts.ref, facts.deployment, run(facts, env, [shutdownRules, healthCheckRules, dnsRules]), env, `HAProxy in front of ${fronts.join(', ')}`));
+    subjects.push(
+      subject(
+        facts.ref,
+        facts.deployment,
+        run(facts, env, [shutdownRules, healthCheckRules, dnsRules]),
+        env,
+        `HAProxy in front of ${fronts.join(', ')}`,
+      ),
+    );
   }
   subjects.push(...hapticTiers(targets, env));
-  return { mode: inputs.mode, subjects, notRun: checksNotRun(inputs.mode, !!inputs.helm), notes: [...new Set(env.notes)] };
+  return {
+    mode: inputs.mode,
+    subjects,
+    notRun: checksNotRun(inputs.mode, !!inputs.helm),
+    notes: [...new Set(env.notes)],
+  };
 }
-

@@ -32,15 +32,28 @@ export function probeEndpoint(c: Container, p: Probe): { key: string; text: stri
     const names = (h.httpHeaders ?? []).map((x) => x.name);
     const key = ['http', scheme, h.host ?? '', resolveContainerPort(c, h.port) ?? h.port, path, ...headers].join('|');
     // header values may be credentials: evidence names the headers only
-    return { key, text: `httpGet ${scheme} :${portText(c, h.port)}${path}${h.host ? ` host ${h.host}` : ''}${names.length ? ` headers ${names.join(', ')}` : ''}` };
+    return {
+      key,
+      text: `httpGet ${scheme} :${portText(c, h.port)}${path}${h.host ? ` host ${h.host}` : ''}${names.length ? ` headers ${names.join(', ')}` : ''}`,
+    };
   }
-  if (p.tcpSocket) return { key: ['tcp', p.tcpSocket.host ?? '', resolveContainerPort(c, p.tcpSocket.port) ?? p.tcpSocket.port].join('|'), text: `tcpSocket :${portText(c, p.tcpSocket.port)}` };
-  if (p.grpc) return { key: ['grpc', p.grpc.port, p.grpc.service ?? ''].join('|'), text: `grpc :${p.grpc.port}${p.grpc.service ? ` service ${p.grpc.service}` : ''}` };
-  if (p.exec && Array.isArray(p.exec.command)) return { key: `exec|${JSON.stringify(p.exec.command)}`, text: `exec ${JSON.stringify(p.exec.command)}` };
+  if (p.tcpSocket)
+    return {
+      key: ['tcp', p.tcpSocket.host ?? '', resolveContainerPort(c, p.tcpSocket.port) ?? p.tcpSocket.port].join('|'),
+      text: `tcpSocket :${portText(c, p.tcpSocket.port)}`,
+    };
+  if (p.grpc)
+    return {
+      key: ['grpc', p.grpc.port, p.grpc.service ?? ''].join('|'),
+      text: `grpc :${p.grpc.port}${p.grpc.service ? ` service ${p.grpc.service}` : ''}`,
+    };
+  if (p.exec && Array.isArray(p.exec.command))
+    return { key: `exec|${JSON.stringify(p.exec.command)}`, text: `exec ${JSON.stringify(p.exec.command)}` };
   return undefined;
 }
 
-const timing = (p: Probe) => `periodSeconds ${p.periodSeconds ?? 10} × failureThreshold ${p.failureThreshold ?? 3} = ${probeWindow(p)}s`;
+const timing = (p: Probe) =>
+  `periodSeconds ${p.periodSeconds ?? 10} × failureThreshold ${p.failureThreshold ?? 3} = ${probeWindow(p)}s`;
 
 /** DR101: one endpoint answers both "restart me?" and "send me traffic?". */
 function sharedEndpoint(c: Container): Finding | undefined {
@@ -50,9 +63,17 @@ function sharedEndpoint(c: Container): Finding | undefined {
   const b = probeEndpoint(c, ready);
   if (!a || !b || a.key !== b.key) return undefined;
   const args = { container: c.name, endpoint: a.text, liveness: probeWindow(live), readiness: probeWindow(ready) };
-  return finding('DR101', args, [`container ${c.name} livenessProbe: ${a.text}, ${timing(live)}`, `container ${c.name} readinessProbe: ${b.text}, ${timing(ready)}`], {
-    variant: probeWindow(live) <= probeWindow(ready) ? 'restartsFirst' : 'later',
-  });
+  return finding(
+    'DR101',
+    args,
+    [
+      `container ${c.name} livenessProbe: ${a.text}, ${timing(live)}`,
+      `container ${c.name} readinessProbe: ${b.text}, ${timing(ready)}`,
+    ],
+    {
+      variant: probeWindow(live) <= probeWindow(ready) ? 'restartsFirst' : 'later',
+    },
+  );
 }
 
 /** DR104: a named probe port the container does not declare. */
@@ -62,7 +83,12 @@ function undeclaredPorts(c: Container): Finding[] {
     const port = p?.httpGet?.port ?? p?.tcpSocket?.port;
     if (typeof port !== 'string' || /^\d+$/.test(port) || resolveContainerPort(c, port) !== undefined) return [];
     const declared = (c.ports ?? []).map((x) => `${x.name ?? '-'}:${x.containerPort}`).join(', ') || 'none';
-    return [finding('DR104', { container: c.name, probe, port }, [`container ${c.name} ${probe}: ${probeEndpoint(c, p as Probe)?.text}`, `container ${c.name} ports: ${declared}`])];
+    return [
+      finding('DR104', { container: c.name, probe, port }, [
+        `container ${c.name} ${probe}: ${probeEndpoint(c, p as Probe)?.text}`,
+        `container ${c.name} ports: ${declared}`,
+      ]),
+    ];
   });
 }
 
@@ -75,10 +101,23 @@ export function probeRules(d: DeploymentFacts): Located[] {
       if (shared) found.push(shared);
       if (!c.readinessProbe) {
         const s = view.serves[0]!;
-        const evidence = view.serves.map((x) => `service/${x.service} port ${x.port} → targetPort ${x.targetPort} → container ${c.name} port ${x.containerPort}`);
+        const evidence = view.serves.map(
+          (x) =>
+            `service/${x.service} port ${x.port} → targetPort ${x.targetPort} → container ${c.name} port ${x.containerPort}`,
+        );
         evidence.push(`container ${c.name}: no readinessProbe${c.livenessProbe ? ' (it has a livenessProbe)' : ''}`);
-        if (d.gated) evidence.push(`spec.template.spec.readinessGates: ${(d.spec.readinessGates ?? []).map((g) => g.conditionType).join(', ')}`);
-        found.push(finding('DR103', { container: c.name, service: s.service, port: s.port, containerPort: s.containerPort }, evidence, { variant: d.gated ? 'gated' : 'ungated' }));
+        if (d.gated)
+          evidence.push(
+            `spec.template.spec.readinessGates: ${(d.spec.readinessGates ?? []).map((g) => g.conditionType).join(', ')}`,
+          );
+        found.push(
+          finding(
+            'DR103',
+            { container: c.name, service: s.service, port: s.port, containerPort: s.containerPort },
+            evidence,
+            { variant: d.gated ? 'gated' : 'ungated' },
+          ),
+        );
       }
     }
     found.push(...undeclaredPorts(c));

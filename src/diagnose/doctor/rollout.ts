@@ -17,7 +17,11 @@ const HPA_MANAGER = 'kube-controller-manager';
 function unserved(d: DeploymentFacts): Finding[] {
   if (!d.gated || d.selecting.length) return [];
   const { misses, evidence } = serviceSelection('template', d.labels, d.services, d.namespace);
-  return [finding('DR601', { name: d.name, gate: GATE_CONDITION, namespace: d.namespace }, evidence, { variant: misses.length ? 'nearMiss' : 'none' })];
+  return [
+    finding('DR601', { name: d.name, gate: GATE_CONDITION, namespace: d.namespace }, evidence, {
+      variant: misses.length ? 'nearMiss' : 'none',
+    }),
+  ];
 }
 
 /** DR602 (live): gated, and no HAPTIC installation with the gate feature on. */
@@ -37,7 +41,14 @@ function nobodyGates(d: DeploymentFacts, env: DoctorEnv): Finding[] {
   const off = model.installations.map((i) => ({ i, off: gateFeatureOff(i) }));
   if (off.some((o) => !o.off)) return [];
   const first = off[0] as (typeof off)[number];
-  return [finding('DR602', { ...args, installation: installationId(first.i) }, off.flatMap((o) => [`HAPTIC ${installationId(o.i)}: ${o.off?.evidence.join('; ')}`]), { variant: 'off' })];
+  return [
+    finding(
+      'DR602',
+      { ...args, installation: installationId(first.i) },
+      off.flatMap((o) => [`HAPTIC ${installationId(o.i)}: ${o.off?.evidence.join('; ')}`]),
+      { variant: 'off' },
+    ),
+  ];
 }
 
 /** DR603: one replica and a strategy that takes it down first. */
@@ -46,18 +57,33 @@ function singleReplicaDown(d: DeploymentFacts): Finding[] {
   const asRun: Deployment = { ...d.deployment, spec: { ...d.deployment.spec, replicas: 1 } };
   const s = resolveStrategy(asRun);
   const args = { name: d.name, replicas: '1 replica', namespace: d.namespace, maxUnavailable: s.maxUnavailable };
-  if (s.type === 'Recreate') return [finding('DR603', args, [`replicas: ${d.replicas.from}`, 'spec.strategy.type: Recreate'], { variant: 'recreate' })];
+  if (s.type === 'Recreate')
+    return [
+      finding('DR603', args, [`replicas: ${d.replicas.from}`, 'spec.strategy.type: Recreate'], { variant: 'recreate' }),
+    ];
   if (s.maxUnavailable < 1) return [];
   const ru = d.deployment.spec.strategy?.rollingUpdate ?? {};
   const written = `spec.strategy.rollingUpdate: maxSurge ${ru.maxSurge ?? '25% (default)'}, maxUnavailable ${ru.maxUnavailable ?? '25% (default)'}`;
-  return [finding('DR603', args, [`replicas: ${d.replicas.from}`, written, `resolved for 1 replica: maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`], { variant: 'rolling' })];
+  return [
+    finding(
+      'DR603',
+      args,
+      [
+        `replicas: ${d.replicas.from}`,
+        written,
+        `resolved for 1 replica: maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`,
+      ],
+      { variant: 'rolling' },
+    ),
+  ];
 }
 
 /** Whether someone other than the HPA's controller set spec.replicas (server-side field management). */
 function replicasSetter(d: Deployment): string | undefined {
   for (const m of d.metadata.managedFields ?? []) {
     const spec = m.fieldsV1?.['f:spec'] as Record<string, unknown> | undefined;
-    if (spec && 'f:replicas' in spec && !m.subresource && m.manager !== HPA_MANAGER) return `field manager ${m.manager ?? '?'} (${m.operation ?? '?'})`;
+    if (spec && 'f:replicas' in spec && !m.subresource && m.manager !== HPA_MANAGER)
+      return `field manager ${m.manager ?? '?'} (${m.operation ?? '?'})`;
   }
   return undefined;
 }
@@ -68,13 +94,23 @@ function replicasFight(d: DeploymentFacts, env: DoctorEnv): Finding[] {
   if (!d.hpa || typeof replicas !== 'number') return [];
   const setter = env.inputs.mode === 'static' ? 'the manifest' : replicasSetter(d.deployment);
   if (!setter) return [];
-  return [finding('DR605', { hpa: d.hpa.metadata.name, name: d.name, setter, replicas }, [`horizontalpodautoscaler/${d.hpa.metadata.name}: scaleTargetRef Deployment ${d.name}, minReplicas ${d.hpa.spec?.minReplicas ?? 1}, maxReplicas ${d.hpa.spec?.maxReplicas ?? '?'}`, `spec.replicas: ${replicas}, set by ${setter}`])];
+  return [
+    finding('DR605', { hpa: d.hpa.metadata.name, name: d.name, setter, replicas }, [
+      `horizontalpodautoscaler/${d.hpa.metadata.name}: scaleTargetRef Deployment ${d.name}, minReplicas ${d.hpa.spec?.minReplicas ?? 1}, maxReplicas ${d.hpa.spec?.maxReplicas ?? '?'}`,
+      `spec.replicas: ${replicas}, set by ${setter}`,
+    ]),
+  ];
 }
 
 export function rolloutRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
   const found = [...unserved(d), ...nobodyGates(d, env), ...singleReplicaDown(d)];
   if (d.gated && !(d.deployment.spec.minReadySeconds ?? 0)) {
-    found.push(finding('DR604', { name: d.name }, [`spec.minReadySeconds: ${d.deployment.spec.minReadySeconds ?? 'not set (0)'}`, `spec.template.spec.readinessGates: ${GATE_CONDITION}`]));
+    found.push(
+      finding('DR604', { name: d.name }, [
+        `spec.minReadySeconds: ${d.deployment.spec.minReadySeconds ?? 'not set (0)'}`,
+        `spec.template.spec.readinessGates: ${GATE_CONDITION}`,
+      ]),
+    );
   }
   return locate(d.ref, [...found, ...replicasFight(d, env)]);
 }

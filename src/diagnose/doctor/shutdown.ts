@@ -4,7 +4,12 @@
 // hard-stops on SIGTERM and soft-stops on SIGUSR1 (unbind, drain, exit when idle or at hard-stop-after); in
 // master-worker mode the master forwards both to its workers unchanged (src/mworker.c, mworker_catch_sigterm).
 import { firstSignal, preStopPlan, signalAt, totalSleep, type PreStopPlan } from '../../model/doctor/prestop.ts';
-import { masterWorkerFlag, stopSignalOf, type ContainerView, type StopSignal } from '../../model/doctor/pod-template.ts';
+import {
+  masterWorkerFlag,
+  stopSignalOf,
+  type ContainerView,
+  type StopSignal,
+} from '../../model/doctor/pod-template.ts';
 import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
 import type { DoctorEnv, TemplateFacts } from './context.ts';
@@ -32,9 +37,12 @@ function stopOf(view: ContainerView): Stop {
   const stop = stopSignalOf(view.container);
   const preStopEnds = preStopSeconds(plan);
   const fromHook = signalAt(plan, 'SIGUSR1');
-  const usr1 = fromHook && plan.linear
-    ? { at: fromHook.before, how: `preStop ${fromHook.step.text}` }
-    : stop.signal === 'SIGUSR1' && preStopEnds !== undefined ? { at: preStopEnds, how: `stop signal (${stop.from})` } : undefined;
+  const usr1 =
+    fromHook && plan.linear
+      ? { at: fromHook.before, how: `preStop ${fromHook.step.text}` }
+      : stop.signal === 'SIGUSR1' && preStopEnds !== undefined
+        ? { at: preStopEnds, how: `stop signal (${stop.from})` }
+        : undefined;
   return { view, plan, stop, preStopEnds, usr1 };
 }
 
@@ -42,21 +50,36 @@ const fmt = (s: number) => (Number.isFinite(s) ? `${Math.round(s * 10) / 10}` : 
 
 /** The shutdown as a timeline of evidence lines, in time order. */
 function timeline(s: Stop, grace: number, hardStopS: number | undefined): string[] {
-  const events: { t: number; text: string }[] = [{ t: 0, text: `pod deleted: endpoints start to drop it; preStop starts (${s.plan.text})` }];
+  const events: { t: number; text: string }[] = [
+    { t: 0, text: `pod deleted: endpoints start to drop it; preStop starts (${s.plan.text})` },
+  ];
   let t = 0;
   for (const step of s.plan.steps) {
     if (step.kind === 'sleep') t += step.seconds;
-    if (step.kind === 'signal') events.push({ t, text: `${step.text}${s.view.haproxy && step.signal === 'SIGUSR1' ? ': HAProxy stops listening and drains' : ''}` });
+    if (step.kind === 'signal')
+      events.push({
+        t,
+        text: `${step.text}${s.view.haproxy && step.signal === 'SIGUSR1' ? ': HAProxy stops listening and drains' : ''}`,
+      });
   }
-  if (s.preStopEnds !== undefined) events.push({ t: s.preStopEnds, text: `preStop ends: the kubelet sends ${s.stop.signal} (${s.stop.from})` });
-  if (s.view.haproxy && s.usr1 && hardStopS !== undefined) events.push({ t: s.usr1.at + hardStopS, text: `hard-stop-after ${fmt(hardStopS)}s: HAProxy exits, closing the connections still open` });
+  if (s.preStopEnds !== undefined)
+    events.push({ t: s.preStopEnds, text: `preStop ends: the kubelet sends ${s.stop.signal} (${s.stop.from})` });
+  if (s.view.haproxy && s.usr1 && hardStopS !== undefined)
+    events.push({
+      t: s.usr1.at + hardStopS,
+      text: `hard-stop-after ${fmt(hardStopS)}s: HAProxy exits, closing the connections still open`,
+    });
   events.push({ t: grace, text: `terminationGracePeriodSeconds ${grace}: SIGKILL` });
   return events.sort((a, b) => a.t - b.t).map((e) => `t=${fmt(e.t)}s ${e.text}`);
 }
 
 function masterWorkerNote(t: TemplateFacts, view: ContainerView): string[] {
   const on = masterWorkerFlag(view.container) || !!t.config?.facts.masterWorkerKeyword;
-  return on ? ['master-worker mode: the master forwards SIGTERM to its workers (a hard stop) and SIGUSR1 (a soft stop) unchanged'] : [];
+  return on
+    ? [
+        'master-worker mode: the master forwards SIGTERM to its workers (a hard stop) and SIGUSR1 (a soft stop) unchanged',
+      ]
+    : [];
 }
 
 function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[] {
@@ -65,37 +88,105 @@ function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[]
   const found: Finding[] = [];
   const hardStop = t.config?.facts.hardStopAfter;
   const hardStopS = hardStop ? hardStop.ms / 1000 : undefined;
-  const served = view.serves.map((x) => `service/${x.service} port ${x.port} → container ${c.name} port ${x.containerPort}`);
+  const served = view.serves.map(
+    (x) => `service/${x.service} port ${x.port} → container ${c.name} port ${x.containerPort}`,
+  );
   if (plan.handler === 'none') {
-    const effect = stop.signal === 'SIGUSR1' ? 'unbinds its ports (new connections are refused)' : 'hard-stops (established connections are reset)';
+    const effect =
+      stop.signal === 'SIGUSR1'
+        ? 'unbinds its ports (new connections are refused)'
+        : 'hard-stops (established connections are reset)';
     const args = { container: c.name, service: view.serves[0]?.service ?? '', signal: stop.signal, effect };
-    found.push(finding('DR201', args, [`container ${c.name}: no lifecycle.preStop`, `stop signal: ${stop.from}`, ...served, ...masterWorkerNote(t, view)], { variant: view.haproxy ? 'haproxy' : 'app' }));
+    found.push(
+      finding(
+        'DR201',
+        args,
+        [
+          `container ${c.name}: no lifecycle.preStop`,
+          `stop signal: ${stop.from}`,
+          ...served,
+          ...masterWorkerNote(t, view),
+        ],
+        { variant: view.haproxy ? 'haproxy' : 'app' },
+      ),
+    );
   }
-  if (!plan.linear) env.notes.push(`${t.ref.kind.toLowerCase()} ${t.ref.namespace}/${t.ref.name}: container ${c.name}'s preStop has loops or conditionals (${plan.text}); DR202–DR204 not judged`);
+  if (!plan.linear)
+    env.notes.push(
+      `${t.ref.kind.toLowerCase()} ${t.ref.namespace}/${t.ref.name}: container ${c.name}'s preStop has loops or conditionals (${plan.text}); DR202–DR204 not judged`,
+    );
   if (view.haproxy) {
     const fromHook = signalAt(plan, 'SIGUSR1');
-    const evidence = [`container ${c.name} preStop: ${plan.text}`, `stop signal: ${stop.from}`, ...masterWorkerNote(t, view)];
-    if (!fromHook && stop.signal !== 'SIGUSR1') found.push(finding('DR203', { container: c.name }, evidence, { variant: 'sigterm' }));
-    else if (fromHook && plan.linear && fromHook.after === 0 && stop.signal !== 'SIGUSR1') found.push(finding('DR203', { container: c.name }, evidence, { variant: 'noWait' }));
+    const evidence = [
+      `container ${c.name} preStop: ${plan.text}`,
+      `stop signal: ${stop.from}`,
+      ...masterWorkerNote(t, view),
+    ];
+    if (!fromHook && stop.signal !== 'SIGUSR1')
+      found.push(finding('DR203', { container: c.name }, evidence, { variant: 'sigterm' }));
+    else if (fromHook && plan.linear && fromHook.after === 0 && stop.signal !== 'SIGUSR1')
+      found.push(finding('DR203', { container: c.name }, evidence, { variant: 'noWait' }));
   }
   const first = plan.linear && plan.handler === 'exec' ? firstSignal(plan) : undefined;
   if (first && first.before === 0 && first.step.signal !== 'SIG0') {
-    const effect = view.haproxy && first.step.signal === 'SIGUSR1' ? 'HAProxy unbinds its ports at once' : view.haproxy && first.step.signal === 'SIGTERM' ? 'HAProxy hard-stops at once' : `the process gets ${first.step.signal} at once`;
+    const effect =
+      view.haproxy && first.step.signal === 'SIGUSR1'
+        ? 'HAProxy unbinds its ports at once'
+        : view.haproxy && first.step.signal === 'SIGTERM'
+          ? 'HAProxy hard-stops at once'
+          : `the process gets ${first.step.signal} at once`;
     const order = plan.steps.map((x) => x.text).join('; ');
-    found.push(finding('DR204', { container: c.name, signal: first.step.signal, command: order, effect }, [`container ${c.name} preStop: ${plan.text}`, `runs: ${order}`], { variant: view.haproxy ? 'haproxy' : 'app' }));
+    found.push(
+      finding(
+        'DR204',
+        { container: c.name, signal: first.step.signal, command: order, effect },
+        [`container ${c.name} preStop: ${plan.text}`, `runs: ${order}`],
+        { variant: view.haproxy ? 'haproxy' : 'app' },
+      ),
+    );
   }
   const preStopS = s.preStopEnds;
   if (preStopS !== undefined && plan.handler !== 'none' && preStopS >= t.grace) {
-    found.push(finding('DR202', { container: c.name, preStop: fmt(preStopS), grace: t.grace, needed: fmt(preStopS) }, timeline(s, t.grace, hardStopS), { variant: 'preStop' }));
+    found.push(
+      finding(
+        'DR202',
+        { container: c.name, preStop: fmt(preStopS), grace: t.grace, needed: fmt(preStopS) },
+        timeline(s, t.grace, hardStopS),
+        { variant: 'preStop' },
+      ),
+    );
   } else if (view.haproxy && s.usr1 && hardStopS !== undefined && s.usr1.at + hardStopS >= t.grace) {
     const end = s.usr1.at + hardStopS;
-    const args = { container: c.name, end: fmt(end), signalAt: fmt(s.usr1.at), hardStop: fmt(hardStopS), grace: t.grace, needed: fmt(end) };
-    found.push(finding('DR202', args, [`${t.config?.label} line ${hardStop?.line}: ${hardStop?.text}`, `SIGUSR1 from the ${s.usr1.how}`, ...timeline(s, t.grace, hardStopS)], { variant: 'drain' }));
+    const args = {
+      container: c.name,
+      end: fmt(end),
+      signalAt: fmt(s.usr1.at),
+      hardStop: fmt(hardStopS),
+      grace: t.grace,
+      needed: fmt(end),
+    };
+    found.push(
+      finding(
+        'DR202',
+        args,
+        [
+          `${t.config?.label} line ${hardStop?.line}: ${hardStop?.text}`,
+          `SIGUSR1 from the ${s.usr1.how}`,
+          ...timeline(s, t.grace, hardStopS),
+        ],
+        { variant: 'drain' },
+      ),
+    );
   }
   if (view.haproxy && t.config && !hardStop) {
     const signalled = s.usr1?.at ?? preStopS ?? 0;
     const budget = Number.isFinite(signalled) ? Math.max(0, t.grace - signalled) : 0;
-    found.push(finding('DR205', { config: t.config.label, grace: t.grace, budget: fmt(budget) }, [`${t.config.label}: global has no hard-stop-after (${t.config.how})`, ...timeline(s, t.grace, undefined)]));
+    found.push(
+      finding('DR205', { config: t.config.label, grace: t.grace, budget: fmt(budget) }, [
+        `${t.config.label}: global has no hard-stop-after (${t.config.how})`,
+        ...timeline(s, t.grace, undefined),
+      ]),
+    );
   }
   return found;
 }

@@ -17,15 +17,28 @@ export interface DoctorFinding extends Located {
 
 /** The ids an annotation value lists, and the ones that are not doctor checks. */
 export function ignoredIds(value: string | undefined): { ids: Set<string>; unknown: string[] } {
-  const listed = (value ?? '').split(/[\s,]+/).map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const listed = (value ?? '')
+    .split(/[\s,]+/)
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
   return { ids: new Set(listed), unknown: listed.filter((id) => !(id in DOCTOR_CATALOGUE)) };
 }
 
-export function applySuppression(subject: ObjectRef, annotations: Record<string, string> | undefined, findings: Located[], notes: string[]): DoctorFinding[] {
+export function applySuppression(
+  subject: ObjectRef,
+  annotations: Record<string, string> | undefined,
+  findings: Located[],
+  notes: string[],
+): DoctorFinding[] {
   const value = annotations?.[IGNORE_ANNOTATION];
   if (value === undefined) return findings;
   const { ids, unknown } = ignoredIds(value);
   const where = `${refName(subject)} -n ${subject.namespace}`;
-  if (unknown.length) notes.push(`${where}: annotation ${IGNORE_ANNOTATION} names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is' : 'are'} not a doctor check`);
-  return findings.map((f) => (ids.has(f.id) ? { ...f, suppressed: `annotation ${IGNORE_ANNOTATION} on ${refName(subject)}` } : f));
+  if (unknown.length)
+    notes.push(
+      `${where}: annotation ${IGNORE_ANNOTATION} names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is' : 'are'} not a doctor check`,
+    );
+  return findings.map((f) =>
+    ids.has(f.id) ? { ...f, suppressed: `annotation ${IGNORE_ANNOTATION} on ${refName(subject)}` } : f,
+  );
 }

@@ -14,7 +14,8 @@ function lastEvent(p: PodView, reason: string) {
 function describeProbe(probe: Probe | undefined): string {
   if (!probe) return 'no readinessProbe in the pod spec';
   const timing = `period ${probe.periodSeconds ?? 10}s, failureThreshold ${probe.failureThreshold ?? 3}`;
-  if (probe.httpGet) return `readinessProbe httpGet ${probe.httpGet.scheme ?? 'HTTP'} :${probe.httpGet.port}${probe.httpGet.path ?? '/'} (${timing})`;
+  if (probe.httpGet)
+    return `readinessProbe httpGet ${probe.httpGet.scheme ?? 'HTTP'} :${probe.httpGet.port}${probe.httpGet.path ?? '/'} (${timing})`;
   if (probe.tcpSocket) return `readinessProbe tcpSocket :${probe.tcpSocket.port} (${timing})`;
   if (probe.exec) return `readinessProbe exec ${JSON.stringify(probe.exec.command)} (${timing})`;
   return `readinessProbe grpc :${probe.grpc?.port} (${timing})`;
@@ -29,24 +30,46 @@ export function containerRules(ctx: DiagnoseContext): Finding[] {
     const reason = problem?.reason ?? '';
     const scheduling = lastEvent(p, 'FailedScheduling');
     if (p.phase === 'Pending' && !p.node && scheduling) {
-      findings.push(finding('HS204', { pod: p.name }, [`phase Pending, no node; event FailedScheduling (x${scheduling.count}): ${scheduling.message}`]));
+      findings.push(
+        finding('HS204', { pod: p.name }, [
+          `phase Pending, no node; event FailedScheduling (x${scheduling.count}): ${scheduling.message}`,
+        ]),
+      );
     } else if (['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'].includes(reason)) {
       const image = rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container)?.image;
       const failed = lastEvent(p, 'Failed');
-      findings.push(finding('HS203', { pod: p.name, image: image ?? '?' },
-        [`container ${problem?.container}: waiting ${reason}${problem?.message ? ` (${problem.message})` : ''}`, ...(failed ? [`event Failed (x${failed.count}): ${failed.message}`] : [])]));
-    } else if (reason === 'CrashLoopBackOff' || (problem?.lastExit && problem.restarts > 0 && p.containersReady.status !== 'True')) {
+      findings.push(
+        finding('HS203', { pod: p.name, image: image ?? '?' }, [
+          `container ${problem?.container}: waiting ${reason}${problem?.message ? ` (${problem.message})` : ''}`,
+          ...(failed ? [`event Failed (x${failed.count}): ${failed.message}`] : []),
+        ]),
+      );
+    } else if (
+      reason === 'CrashLoopBackOff' ||
+      (problem?.lastExit && problem.restarts > 0 && p.containersReady.status !== 'True')
+    ) {
       const exit = problem?.lastExit;
       const backoff = lastEvent(p, 'BackOff');
-      findings.push(finding('HS202', { pod: p.name, container: problem?.container ?? '?', namespace: ns },
-        [`restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; waiting ${reason}`, ...(backoff ? [`event BackOff (x${backoff.count}): ${backoff.message}`] : [])]));
+      findings.push(
+        finding('HS202', { pod: p.name, container: problem?.container ?? '?', namespace: ns }, [
+          `restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; waiting ${reason}`,
+          ...(backoff ? [`event BackOff (x${backoff.count}): ${backoff.message}`] : []),
+        ]),
+      );
     } else if (p.containersReady.status !== 'True' && p.phase === 'Running') {
       const unhealthy = p.events.find((e) => e.reason === 'Unhealthy' && /readiness probe/i.test(e.message));
       if (!unhealthy) continue;
-      const container = rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container) ?? rawPod(ctx, p.name)?.spec.containers[0];
+      const container =
+        rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container) ??
+        rawPod(ctx, p.name)?.spec.containers[0];
       const since = p.containersReady.forMs !== undefined ? ` for ${formatAge(p.containersReady.forMs)}` : '';
-      findings.push(finding('HS201', { pod: p.name, namespace: ns, container: container?.name ?? '?' },
-        [`ContainersReady False${since}`, `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`, `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`]));
+      findings.push(
+        finding('HS201', { pod: p.name, namespace: ns, container: container?.name ?? '?' }, [
+          `ContainersReady False${since}`,
+          `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`,
+          `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`,
+        ]),
+      );
     }
     found.push(...findings.map((f) => ({ ...f, pod: p.name })));
   }

@@ -1,6 +1,13 @@
 import { formatAge } from '../../model/time.ts';
 import type { HAProxyPodInfo, Installation } from '../../model/haptic/haptic.ts';
-import { gateFeatureOff, installationId as id, leaderProblem, noInstallation, renderProblem, standaloneControllerDown } from '../checks/haptic.ts';
+import {
+  gateFeatureOff,
+  installationId as id,
+  leaderProblem,
+  noInstallation,
+  renderProblem,
+  standaloneControllerDown,
+} from '../checks/haptic.ts';
 import { podList, relevantInstallations, waitingForGate, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
@@ -16,22 +23,48 @@ export function hapticRules(ctx: DiagnoseContext): Finding[] {
   if (!m.installations.length) {
     // unreadable but not absent (e.g. forbidden): HAPTIC may well be there; say so instead of "install HAPTIC"
     const absent = noInstallation(m.hapticUnreadable);
-    return [finding('HS104', { gateType: m.gateType, pods: podList(waiting), name: m.name, namespace: m.namespace }, absent.evidence, { variant: absent.variant })];
+    return [
+      finding(
+        'HS104',
+        { gateType: m.gateType, pods: podList(waiting), name: m.name, namespace: m.namespace },
+        absent.evidence,
+        { variant: absent.variant },
+      ),
+    ];
   }
   const findings: Finding[] = [];
   for (const inst of relevantInstallations(ctx, waiting)) {
     const installation = id(inst);
     const namespace = inst.namespace;
     const off = gateFeatureOff(inst);
-    if (off) findings.push(finding('HS105', { installation, gateType: m.gateType, name: m.name, namespace: m.namespace }, off.evidence, { variant: off.variant }));
+    if (off)
+      findings.push(
+        finding('HS105', { installation, gateType: m.gateType, name: m.name, namespace: m.namespace }, off.evidence, {
+          variant: off.variant,
+        }),
+      );
     const leader = leaderProblem(inst);
-    if (leader) findings.push(finding('HS103', { installation, namespace }, leader.evidence, { variant: leader.variant }));
+    if (leader)
+      findings.push(finding('HS103', { installation, namespace }, leader.evidence, { variant: leader.variant }));
     const down = standaloneControllerDown(inst);
-    if (down) findings.push(finding('HS111', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }));
+    if (down)
+      findings.push(
+        finding('HS111', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }),
+      );
     const render = renderProblem(inst);
-    if (render) findings.push(finding('HS107', { installation, namespace, templateConfig: inst.templateConfig }, render.evidence, { variant: render.variant }));
+    if (render)
+      findings.push(
+        finding('HS107', { installation, namespace, templateConfig: inst.templateConfig }, render.evidence, {
+          variant: render.variant,
+        }),
+      );
     const lag = inst.unobservedGeneration;
-    if (lag) findings.push(finding('HS112', { installation, namespace, generation: lag.generation, observed: lag.observedGeneration }, [`haproxytemplateconfig ${installation}: metadata.generation ${lag.generation}, status.observedGeneration ${lag.observedGeneration}`]));
+    if (lag)
+      findings.push(
+        finding('HS112', { installation, namespace, generation: lag.generation, observed: lag.observedGeneration }, [
+          `haproxytemplateconfig ${installation}: metadata.generation ${lag.generation}, status.observedGeneration ${lag.observedGeneration}`,
+        ]),
+      );
     const leads = inst.leader.state === 'held' || (inst.leader.state === 'disabled' && !down);
     if (leads && !render) findings.push(...deployRules(ctx, inst, waiting));
   }
@@ -47,8 +80,16 @@ export function deployEvidence(inst: Installation, p: HAProxyPodInfo): string {
   if (!p.entry) return `${p.name}: no entry in ${cfg} status.deployedToPods (never deployed to)`;
   const e = p.entry;
   // an entry with lastError names the config a deploy tried, not one the pod runs
-  const parts = [e.lastError ? `${p.name}: its last deploy failed (entry checksum ${e.checksum ?? 'none'}, live config ${inst.config?.checksum})` : `${p.name}: runs ${e.checksum ?? 'no checksum'} (live config ${inst.config?.checksum})`];
-  if (e.lastError) parts.push(`lastError: ${e.lastError}`, `consecutiveErrors ${e.consecutiveErrors ?? '?'}${e.lastErrorAt ? ` (last at ${e.lastErrorAt})` : ''}`);
+  const parts = [
+    e.lastError
+      ? `${p.name}: its last deploy failed (entry checksum ${e.checksum ?? 'none'}, live config ${inst.config?.checksum})`
+      : `${p.name}: runs ${e.checksum ?? 'no checksum'} (live config ${inst.config?.checksum})`,
+  ];
+  if (e.lastError)
+    parts.push(
+      `lastError: ${e.lastError}`,
+      `consecutiveErrors ${e.consecutiveErrors ?? '?'}${e.lastErrorAt ? ` (last at ${e.lastErrorAt})` : ''}`,
+    );
   if (p.runs.pending) parts.push(p.runs.pending);
   if (e.deployedAt) parts.push(`last deployed at ${e.deployedAt}${e.fallbackUsed ? ' (fallback used)' : ''}`);
   return parts.join('; ');
@@ -58,18 +99,50 @@ function deployRules(ctx: DiagnoseContext, inst: Installation, waiting: ReturnTy
   const live = inst.haproxyPods.filter((p) => p.discovered);
   // a deploy that failed, was rejected, or never happened; a pod still catching up without an error is progress, and
   // so is a HAProxy pod that started a moment ago and waits for its first deploy
-  const neverDeployed = (p: HAProxyPodInfo) => !p.entry && (p.readyForMs === undefined || p.readyForMs > FIRST_DEPLOY_GRACE_MS);
-  const failing = live.filter((p) => !p.current && (neverDeployed(p) || !!p.entry?.lastError || p.entry?.mode === 'rejected'));
+  const neverDeployed = (p: HAProxyPodInfo) =>
+    !p.entry && (p.readyForMs === undefined || p.readyForMs > FIRST_DEPLOY_GRACE_MS);
+  const failing = live.filter(
+    (p) => !p.current && (neverDeployed(p) || !!p.entry?.lastError || p.entry?.mode === 'rejected'),
+  );
   if (failing.length) {
     // the container that takes the deploys: dataplane in the dataplane generation, the agent in the agent one
     const container = failing[0]!.deployContainer ?? (inst.statusShape === 'dataplane' ? 'dataplane' : 'agent');
-    return [finding('HS106', { podNoun: failing.length === 1 ? 'pod' : 'pods', haproxyPods: failing.map((p) => p.name).join(', '), installation: id(inst), pods: podList(waiting), namespace: inst.namespace, haproxyPod: failing[0]!.name, container },
-      failing.map((p) => deployEvidence(inst, p)))];
+    return [
+      finding(
+        'HS106',
+        {
+          podNoun: failing.length === 1 ? 'pod' : 'pods',
+          haproxyPods: failing.map((p) => p.name).join(', '),
+          installation: id(inst),
+          pods: podList(waiting),
+          namespace: inst.namespace,
+          haproxyPod: failing[0]!.name,
+          container,
+        },
+        failing.map((p) => deployEvidence(inst, p)),
+      ),
+    ];
   }
-  const settled = waiting.filter((p) => p.haproxy.some((h) => h.installation === id(inst) && !h.disabled && h.runningOn === h.of && h.of > 0));
+  const settled = waiting.filter((p) =>
+    p.haproxy.some((h) => h.installation === id(inst) && !h.disabled && h.runningOn === h.of && h.of > 0),
+  );
   const since = (p: (typeof settled)[number]) => p.containersReady.forMs ?? 0;
   const overdue = settled.filter((p) => since(p) > 30_000);
   if (!overdue.length) return [];
-  return [finding('HS110', { pods: podList(overdue), installation: id(inst), gateType: ctx.model.gateType, age: formatAge(since(overdue[0]!)), namespace: inst.namespace },
-    [`haproxycfg ${inst.namespace}/${inst.config?.name} (${inst.config?.checksum}) runs on ${live.length}/${live.length} HAProxy pods with the server enabled`, `gate feature: ${inst.gateFeature.state}`])];
+  return [
+    finding(
+      'HS110',
+      {
+        pods: podList(overdue),
+        installation: id(inst),
+        gateType: ctx.model.gateType,
+        age: formatAge(since(overdue[0]!)),
+        namespace: inst.namespace,
+      },
+      [
+        `haproxycfg ${inst.namespace}/${inst.config?.name} (${inst.config?.checksum}) runs on ${live.length}/${live.length} HAProxy pods with the server enabled`,
+        `gate feature: ${inst.gateFeature.state}`,
+      ],
+    ),
+  ];
 }

@@ -19,12 +19,43 @@ export function readinessRules(ctx: DiagnoseContext): Finding[] {
   for (const p of blockingPods(ctx)) {
     const other = otherGateHolding(p);
     if (other) {
-      findings.push(finding('HS209', { pod: p.name, gateType: m.gateType, other: other.type, status: other.status, age: formatAge(p.containersReady.forMs ?? 0), name: m.name },
-        [`readinessGates: ${p.readinessGates.map((g) => `${g.type}=${g.status}`).join(', ')}`, `Ready=${p.ready.status}${p.ready.message ? `: ${p.ready.message}` : ''}`], { pod: p.name }));
+      findings.push(
+        finding(
+          'HS209',
+          {
+            pod: p.name,
+            gateType: m.gateType,
+            other: other.type,
+            status: other.status,
+            age: formatAge(p.containersReady.forMs ?? 0),
+            name: m.name,
+          },
+          [
+            `readinessGates: ${p.readinessGates.map((g) => `${g.type}=${g.status}`).join(', ')}`,
+            `Ready=${p.ready.status}${p.ready.message ? `: ${p.ready.message}` : ''}`,
+          ],
+          { pod: p.name },
+        ),
+      );
       continue;
     }
     const slow = containersOverBudget(ctx, p);
-    if (slow) findings.push(finding('HS210', { pod: p.name, namespace: m.namespace, age: formatAge(slow.notReadyMs), probe: slow.probe, budget: `${Math.round(slow.budgetMs / 1000)}s`, container: slow.container }, slow.evidence, { pod: p.name }));
+    if (slow)
+      findings.push(
+        finding(
+          'HS210',
+          {
+            pod: p.name,
+            namespace: m.namespace,
+            age: formatAge(slow.notReadyMs),
+            probe: slow.probe,
+            budget: `${Math.round(slow.budgetMs / 1000)}s`,
+            container: slow.container,
+          },
+          slow.evidence,
+          { pod: p.name },
+        ),
+      );
   }
   return findings;
 }
@@ -41,7 +72,10 @@ function otherGateHolding(p: PodView): { type: string; status: string } | undefi
  * probes allow: startupProbe initialDelay + period × failureThreshold, then readinessProbe initialDelay + period ×
  * successThreshold + timeout. A container without a readiness probe is ready as soon as it started.
  */
-function containersOverBudget(ctx: DiagnoseContext, p: PodView): { container: string; probe: string; budgetMs: number; notReadyMs: number; evidence: string[] } | undefined {
+function containersOverBudget(
+  ctx: DiagnoseContext,
+  p: PodView,
+): { container: string; probe: string; budgetMs: number; notReadyMs: number; evidence: string[] } | undefined {
   if (p.phase !== 'Running' || p.containersReady.status !== 'False') return undefined;
   if (p.events.some((e) => e.reason === 'Unhealthy')) return undefined;
   // restarts with a last exit are a crash loop (HS202), not a slow probe
@@ -53,7 +87,11 @@ function containersOverBudget(ctx: DiagnoseContext, p: PodView): { container: st
     if (!container) continue;
     const budgetMs = probeBudgetMs(container);
     if (notReadyMs <= budgetMs + PROBE_SLACK_MS) continue;
-    const probe = container.readinessProbe ? 'readiness probe' : container.startupProbe ? 'startup probe' : 'missing readiness probe';
+    const probe = container.readinessProbe
+      ? 'readiness probe'
+      : container.startupProbe
+        ? 'startup probe'
+        : 'missing readiness probe';
     return {
       container: container.name,
       probe,
@@ -70,14 +108,24 @@ function containersOverBudget(ctx: DiagnoseContext, p: PodView): { container: st
 }
 
 function probeBudgetMs(c: Container): number {
-  const startup = c.startupProbe ? (c.startupProbe.initialDelaySeconds ?? 0) + (c.startupProbe.periodSeconds ?? 10) * (c.startupProbe.failureThreshold ?? 3) : 0;
+  const startup = c.startupProbe
+    ? (c.startupProbe.initialDelaySeconds ?? 0) +
+      (c.startupProbe.periodSeconds ?? 10) * (c.startupProbe.failureThreshold ?? 3)
+    : 0;
   const r = c.readinessProbe;
-  const readiness = r ? (r.initialDelaySeconds ?? 0) + (r.periodSeconds ?? 10) * (r.successThreshold ?? 1) + (r.timeoutSeconds ?? 1) : 0;
+  const readiness = r
+    ? (r.initialDelaySeconds ?? 0) + (r.periodSeconds ?? 10) * (r.successThreshold ?? 1) + (r.timeoutSeconds ?? 1)
+    : 0;
   return (startup + readiness) * 1000;
 }
 
 function describeProbes(c: Container): string {
   const one = (name: string, p: Probe | undefined) =>
-    p ? `${name} initialDelaySeconds ${p.initialDelaySeconds ?? 0}, periodSeconds ${p.periodSeconds ?? 10}, failureThreshold ${p.failureThreshold ?? 3}, successThreshold ${p.successThreshold ?? 1}` : undefined;
-  return [one('startupProbe', c.startupProbe), one('readinessProbe', c.readinessProbe)].filter(Boolean).join('; ') || 'no readiness or startup probe';
+    p
+      ? `${name} initialDelaySeconds ${p.initialDelaySeconds ?? 0}, periodSeconds ${p.periodSeconds ?? 10}, failureThreshold ${p.failureThreshold ?? 3}, successThreshold ${p.successThreshold ?? 1}`
+      : undefined;
+  return (
+    [one('startupProbe', c.startupProbe), one('readinessProbe', c.readinessProbe)].filter(Boolean).join('; ') ||
+    'no readiness or startup probe'
+  );
 }

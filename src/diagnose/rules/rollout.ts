@@ -8,11 +8,21 @@ export function replicaSetRules(ctx: DiagnoseContext): Finding[] {
   const m = ctx.model;
   const findings: Finding[] = [];
   const failure = m.conditions.replicaFailure ?? m.newReplicaSet?.failure;
-  const failedCreate = m.events.filter((e) => e.reason === 'FailedCreate' && e.object === `replicaset/${m.newReplicaSet?.name}`);
+  const failedCreate = m.events.filter(
+    (e) => e.reason === 'FailedCreate' && e.object === `replicaset/${m.newReplicaSet?.name}`,
+  );
   if (m.phase !== 'complete' && (failure || failedCreate.length)) {
-    findings.push(finding('HS205', { replicaSet: m.newReplicaSet?.name ?? '?', namespace: m.namespace },
-      [...(failure ? [`condition ReplicaFailure=True reason ${failure.reason}: ${failure.message}`] : []), ...failedCreate.slice(0, 1).map((e) => `event FailedCreate (x${e.count}): ${e.message}`)],
-      { variant: /quota/i.test(`${failure?.message} ${failedCreate[0]?.message}`) ? 'quota' : 'refused' }));
+    findings.push(
+      finding(
+        'HS205',
+        { replicaSet: m.newReplicaSet?.name ?? '?', namespace: m.namespace },
+        [
+          ...(failure ? [`condition ReplicaFailure=True reason ${failure.reason}: ${failure.message}`] : []),
+          ...failedCreate.slice(0, 1).map((e) => `event FailedCreate (x${e.count}): ${e.message}`),
+        ],
+        { variant: /quota/i.test(`${failure?.message} ${failedCreate[0]?.message}`) ? 'quota' : 'refused' },
+      ),
+    );
   }
   if (m.paused && m.phase !== 'complete') {
     findings.push(finding('HS206', { name: m.name, namespace: m.namespace }, ['spec.paused: true']));
@@ -25,9 +35,15 @@ export function drainRules(ctx: DiagnoseContext): Finding[] {
   const stuck = [...ctx.model.oldPods, ...ctx.model.newPods].filter((p) => p.terminating?.pastDeadline);
   return stuck.map((p) => {
     const t = p.terminating!;
-    return finding('HS208', { pod: p.name, age: formatAge(ctx.now - Date.parse(t.deadline ?? '')), namespace: ctx.model.namespace },
-      [`deletionTimestamp ${t.deadline}`, t.finalizers.length ? `finalizers: ${t.finalizers.join(', ')}` : 'no finalizers: the node may be unreachable'],
-      { variant: t.finalizers.length ? 'finalizers' : 'none', pod: p.name });
+    return finding(
+      'HS208',
+      { pod: p.name, age: formatAge(ctx.now - Date.parse(t.deadline ?? '')), namespace: ctx.model.namespace },
+      [
+        `deletionTimestamp ${t.deadline}`,
+        t.finalizers.length ? `finalizers: ${t.finalizers.join(', ')}` : 'no finalizers: the node may be unreachable',
+      ],
+      { variant: t.finalizers.length ? 'finalizers' : 'none', pod: p.name },
+    );
   });
 }
 
@@ -36,7 +52,15 @@ export function deadlineRule(ctx: DiagnoseContext, causes: number): Finding[] {
   const m = ctx.model;
   if (m.phase !== 'failed') return [];
   const p = m.conditions.progressing;
-  return [finding('HS207', { name: m.name, seconds: m.progressDeadlineSeconds },
-    [`condition Progressing=False reason ${p?.reason}${p?.message ? `: ${p.message}` : ''}`, 'the Deployment controller only reports this; the rollout resumes by itself once the cause is fixed'],
-    { variant: causes ? 'withCause' : 'alone' })];
+  return [
+    finding(
+      'HS207',
+      { name: m.name, seconds: m.progressDeadlineSeconds },
+      [
+        `condition Progressing=False reason ${p?.reason}${p?.message ? `: ${p.message}` : ''}`,
+        'the Deployment controller only reports this; the rollout resumes by itself once the cause is fixed',
+      ],
+      { variant: causes ? 'withCause' : 'alone' },
+    ),
+  ];
 }

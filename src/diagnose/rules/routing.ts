@@ -20,13 +20,32 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
   if (unselected.length) {
     const labels = rawPod(ctx, unselected[0]!.name)?.metadata.labels ?? {};
     const { evidence } = serviceSelection('pod', labels, ctx.services, m.namespace);
-    findings.push(finding('HS101', { pods: podList(unselected), which: unselected.length === 1 ? 'this gated pod' : 'these gated pods', gateType: m.gateType, name: m.name, namespace: m.namespace }, evidence));
+    findings.push(
+      finding(
+        'HS101',
+        {
+          pods: podList(unselected),
+          which: unselected.length === 1 ? 'this gated pod' : 'these gated pods',
+          gateType: m.gateType,
+          name: m.name,
+          namespace: m.namespace,
+        },
+        evidence,
+      ),
+    );
   }
   const unrouted = waiting.filter((p) => p.services.length > 0 && p.notRouted);
   if (unrouted.length) {
     const services = ctx.services.filter((s) => unrouted[0]!.services.includes(s.metadata.name));
     const check = routeCheck(m.routing, services, m.installations);
-    const args = { pods: podList(unrouted), which: unrouted.length === 1 ? 'this gated pod' : 'these gated pods', gateType: m.gateType, services: services.map((s) => `service/${s.metadata.name}`).join(', '), namespace: m.namespace, ...check.fixArgs };
+    const args = {
+      pods: podList(unrouted),
+      which: unrouted.length === 1 ? 'this gated pod' : 'these gated pods',
+      gateType: m.gateType,
+      services: services.map((s) => `service/${s.metadata.name}`).join(', '),
+      namespace: m.namespace,
+      ...check.fixArgs,
+    };
     findings.push(finding('HS113', args, check.evidence, { variant: check.nearMiss ? 'nearMiss' : 'none' }));
   }
   for (const p of waiting.filter((w) => w.services.length > 0 && w.ip)) {
@@ -37,20 +56,47 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
     const unlisted = settled ? p.services.filter((s) => !p.endpoints.some((e) => e.service === s)) : [];
     // The EndpointSlice controller lists a pod that lacks every named targetPort of a Service, but in a slice
     // without ports (`ports: null`): HAPTIC has no port to route it to, so it is as good as unlisted.
-    const portless = p.services.filter((s) => !unlisted.includes(s) && unresolvedPorts(ctx.services.find((x) => x.metadata.name === s), pod).length > 0);
+    const portless = p.services.filter(
+      (s) =>
+        !unlisted.includes(s) &&
+        unresolvedPorts(
+          ctx.services.find((x) => x.metadata.name === s),
+          pod,
+        ).length > 0,
+    );
     if (!unlisted.length && !portless.length) continue;
-    const ports = (pod?.spec.containers ?? []).flatMap((c) => (c.ports ?? []).map((port) => `${port.name ?? '-'}:${port.containerPort}`));
+    const ports = (pod?.spec.containers ?? []).flatMap((c) =>
+      (c.ports ?? []).map((port) => `${port.name ?? '-'}:${port.containerPort}`),
+    );
     const evidence = [...unlisted, ...portless].map((name) => {
       const svc = ctx.services.find((s) => s.metadata.name === name);
       const head = `service/${name} selector ${formatSelector(svc?.spec.selector)}, ports ${(svc?.spec.ports ?? []).map((sp) => `${sp.port}→${sp.targetPort ?? sp.port}`).join(', ')}`;
-      if (unlisted.includes(name)) return `${head}: no endpoint for ${p.name} (${p.ip})${svc?.spec.type === 'ExternalName' ? ' (type ExternalName: the EndpointSlice controller makes no slices for it)' : ''}`;
+      if (unlisted.includes(name))
+        return `${head}: no endpoint for ${p.name} (${p.ip})${svc?.spec.type === 'ExternalName' ? ' (type ExternalName: the EndpointSlice controller makes no slices for it)' : ''}`;
       const slices = [...new Set(p.endpoints.filter((e) => e.service === name).map((e) => e.slice))].join(', ');
-      return `${head}: EndpointSlice ${slices} lists ${p.name} (${p.ip}) without a port, since the pod has no container port named ${unresolvedPorts(svc, pod).map((t) => `"${t}"`).join(' or ')}`;
+      return `${head}: EndpointSlice ${slices} lists ${p.name} (${p.ip}) without a port, since the pod has no container port named ${unresolvedPorts(
+        svc,
+        pod,
+      )
+        .map((t) => `"${t}"`)
+        .join(' or ')}`;
     });
     evidence.push(`pod container ports: ${ports.join(', ') || 'none'}`);
-    const externalName = unlisted.filter((name) => ctx.services.find((s) => s.metadata.name === name)?.spec.type === 'ExternalName');
-    const variant = !unlisted.length ? 'portless' : externalName.length === unlisted.length ? 'externalName' : 'unlisted';
-    const args = { pod: p.name, services: (unlisted.length ? unlisted : portless).join(', '), service: unlisted[0] ?? portless[0] ?? '', name: m.name, namespace: m.namespace };
+    const externalName = unlisted.filter(
+      (name) => ctx.services.find((s) => s.metadata.name === name)?.spec.type === 'ExternalName',
+    );
+    const variant = !unlisted.length
+      ? 'portless'
+      : externalName.length === unlisted.length
+        ? 'externalName'
+        : 'unlisted';
+    const args = {
+      pod: p.name,
+      services: (unlisted.length ? unlisted : portless).join(', '),
+      service: unlisted[0] ?? portless[0] ?? '',
+      name: m.name,
+      namespace: m.namespace,
+    };
     findings.push(finding('HS102', args, evidence, { variant, pod: p.name }));
   }
   // A gate type nobody writes: the pod is not "gated" by the known type, so look at every pod that waits with ready containers.
@@ -60,8 +106,14 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
     const statusOf = (p: (typeof stuck)[number]) => p.readinessGates.find((g) => g.type === type)?.status;
     const unset = stuck.filter((p) => statusOf(p) !== undefined && statusOf(p) !== 'True');
     if (!unset.length) continue;
-    findings.push(finding('HS108', { type, gate: GATE_CONDITION, name: m.name, namespace: m.namespace },
-      [`spec.template.spec.readinessGates: ${[...gates].join(', ')}`, unset.some((p) => statusOf(p) !== 'missing') ? `${podList(unset)}: condition ${type} is not True` : `no pod has a condition of type ${type}`]));
+    findings.push(
+      finding('HS108', { type, gate: GATE_CONDITION, name: m.name, namespace: m.namespace }, [
+        `spec.template.spec.readinessGates: ${[...gates].join(', ')}`,
+        unset.some((p) => statusOf(p) !== 'missing')
+          ? `${podList(unset)}: condition ${type} is not True`
+          : `no pod has a condition of type ${type}`,
+      ]),
+    );
   }
   return findings;
 }
@@ -80,6 +132,10 @@ export function twoInstallationsRule(ctx: DiagnoseContext): Finding[] {
   if (!pods.length) return [];
   const installs = [...new Set(pods.flatMap((p) => p.haproxy.map((h) => h.installation)))];
   const gate = pods.find((p) => p.gate.message)?.gate;
-  return [finding('HS109', { count: installs.length, pods: podList(pods) },
-    [...installs.map((i) => `installation ${i} has servers for these pods`), ...(gate ? [`condition ${ctx.model.gateType}: ${gate.status}${gate.message ? ` (${gate.message})` : ''}`] : [])])];
+  return [
+    finding('HS109', { count: installs.length, pods: podList(pods) }, [
+      ...installs.map((i) => `installation ${i} has servers for these pods`),
+      ...(gate ? [`condition ${ctx.model.gateType}: ${gate.status}${gate.message ? ` (${gate.message})` : ''}`] : []),
+    ]),
+  ];
 }

@@ -27,8 +27,24 @@ export interface HAProxyConfig {
 
 /** Keywords that open a section (HAProxy 3.x; an unknown one would be read as a directive of the previous section). */
 export const SECTION_KEYWORDS = new Set([
-  'global', 'defaults', 'frontend', 'backend', 'listen', 'resolvers', 'peers', 'userlist', 'mailers', 'program',
-  'http-errors', 'ring', 'cache', 'log-forward', 'fcgi-app', 'crt-store', 'traces', 'acme',
+  'global',
+  'defaults',
+  'frontend',
+  'backend',
+  'listen',
+  'resolvers',
+  'peers',
+  'userlist',
+  'mailers',
+  'program',
+  'http-errors',
+  'ring',
+  'cache',
+  'log-forward',
+  'fcgi-app',
+  'crt-store',
+  'traces',
+  'acme',
 ]);
 
 /** Splits one line into words; a `#` outside quotes (and not escaped) ends it. */

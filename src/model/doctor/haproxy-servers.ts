@@ -48,11 +48,64 @@ export const DEFAULT_FALL = 3;
 
 /** Server keywords that take one argument: read so that an argument is never taken for a keyword. */
 const WITH_ARGUMENT = new Set([
-  'addr', 'agent-addr', 'agent-inter', 'agent-port', 'agent-send', 'alpn', 'ca-file', 'check-alpn', 'check-proto', 'check-sni', 'ciphers',
-  'ciphersuites', 'cookie', 'crl-file', 'crt', 'downinter', 'error-limit', 'fall', 'fastinter', 'guid', 'id', 'init-addr', 'inter', 'log-proto',
-  'max-reuse', 'maxconn', 'maxqueue', 'minconn', 'namespace', 'npn', 'observe', 'on-error', 'on-marked-down', 'on-marked-up', 'pool-low-conn',
-  'pool-max-conn', 'pool-purge-delay', 'port', 'proto', 'redir', 'resolve-net', 'resolve-opts', 'resolve-prefer', 'resolvers', 'rise',
-  'shard', 'slowstart', 'sni', 'source', 'ssl-max-ver', 'ssl-min-ver', 'socks4', 'tcp-ut', 'track', 'verify', 'verifyhost', 'weight', 'ws',
+  'addr',
+  'agent-addr',
+  'agent-inter',
+  'agent-port',
+  'agent-send',
+  'alpn',
+  'ca-file',
+  'check-alpn',
+  'check-proto',
+  'check-sni',
+  'ciphers',
+  'ciphersuites',
+  'cookie',
+  'crl-file',
+  'crt',
+  'downinter',
+  'error-limit',
+  'fall',
+  'fastinter',
+  'guid',
+  'id',
+  'init-addr',
+  'inter',
+  'log-proto',
+  'max-reuse',
+  'maxconn',
+  'maxqueue',
+  'minconn',
+  'namespace',
+  'npn',
+  'observe',
+  'on-error',
+  'on-marked-down',
+  'on-marked-up',
+  'pool-low-conn',
+  'pool-max-conn',
+  'pool-purge-delay',
+  'port',
+  'proto',
+  'redir',
+  'resolve-net',
+  'resolve-opts',
+  'resolve-prefer',
+  'resolvers',
+  'rise',
+  'shard',
+  'slowstart',
+  'sni',
+  'source',
+  'ssl-max-ver',
+  'ssl-min-ver',
+  'socks4',
+  'tcp-ut',
+  'track',
+  'verify',
+  'verifyhost',
+  'weight',
+  'ws',
 ]);
 
 function readSettings(params: string[], line: number, own: boolean): { settings: ServerSettings; from: string } {
@@ -115,7 +168,9 @@ export function haproxyFacts(cfg: HAProxyConfig): HAProxyFacts {
   for (const section of cfg.sections) {
     if (section.keyword === 'defaults') {
       const base = section.from ? (defaultsByName.get(section.from) ?? {}) : {};
-      const own = section.lines.filter((l) => l.words[0] === 'default-server').reduce<Sourced>((acc, l) => merge(acc, l, l.words.slice(1), false), base);
+      const own = section.lines
+        .filter((l) => l.words[0] === 'default-server')
+        .reduce<Sourced>((acc, l) => merge(acc, l, l.words.slice(1), false), base);
       lastDefaults = own;
       if (section.name) defaultsByName.set(section.name, own);
       continue;
@@ -157,7 +212,9 @@ function sectionServers(section: CfgSection, defaults: Sourced): ServerView[] {
       interMs: s.interMs?.value ?? DEFAULT_INTER_MS,
       fastinterMs: s.fastinterMs?.value,
       fall: s.fall?.value ?? DEFAULT_FALL,
-      initAddr: s.initAddr ? { methods: s.initAddr.value ?? [], from: s.initAddr.from } : { methods: DEFAULT_INIT_ADDR, from: 'default' },
+      initAddr: s.initAddr
+        ? { methods: s.initAddr.value ?? [], from: s.initAddr.from }
+        : { methods: DEFAULT_INIT_ADDR, from: 'default' },
       resolvers: s.resolvers?.value ? { name: s.resolvers.value, from: s.resolvers.from } : undefined,
     });
   }

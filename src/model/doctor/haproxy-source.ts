@@ -6,7 +6,9 @@ import type { ConfigMap, Container, PodSpec, Volume } from '../../types/kube.ts'
 
 export const DEFAULT_CONFIG_PATH = '/usr/local/etc/haproxy/haproxy.cfg';
 
-export type ConfigSource = { found: true; configMap: string; key: string; text: string; how: string } | { found: false; why: string };
+export type ConfigSource =
+  | { found: true; configMap: string; key: string; text: string; how: string }
+  | { found: false; why: string };
 
 type Projection = { name?: string; items?: { key: string; path: string }[] };
 
@@ -33,21 +35,40 @@ function keyFor(p: Projection, file: string): string | undefined {
 
 /** Follows one path through the container's mounts; a directory yields its `.cfg` keys in name order. */
 function traced(path: string, c: Container, spec: PodSpec, configMaps: ConfigMap[]): ConfigSource | undefined {
-  const mounts = (c.volumeMounts ?? []).filter((m) => path === m.mountPath || path.startsWith(`${m.mountPath.replace(/\/$/, '')}/`));
+  const mounts = (c.volumeMounts ?? []).filter(
+    (m) => path === m.mountPath || path.startsWith(`${m.mountPath.replace(/\/$/, '')}/`),
+  );
   const mount = mounts.sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
   if (!mount) return undefined;
   const volume = (spec.volumes ?? []).find((v) => v.name === mount.name);
   for (const p of volume ? projections(volume) : []) {
     const cm = configMaps.find((m) => m.metadata.name === p.name);
-    if (!cm) return { found: false, why: `configmap/${p.name} (mounted at ${mount.mountPath}) is not among the objects read` };
+    if (!cm)
+      return { found: false, why: `configmap/${p.name} (mounted at ${mount.mountPath}) is not among the objects read` };
     const data = cm.data ?? {};
     const rest = path.slice(mount.mountPath.replace(/\/$/, '').length + 1);
-    const key = mount.subPath ? (path === mount.mountPath ? keyFor(p, mount.subPath) : undefined) : rest ? keyFor(p, rest) : undefined;
+    const key = mount.subPath
+      ? path === mount.mountPath
+        ? keyFor(p, mount.subPath)
+        : undefined
+      : rest
+        ? keyFor(p, rest)
+        : undefined;
     const how = `haproxy -f ${path}, mounted from configmap/${p.name}`;
-    if (key !== undefined && typeof data[key] === 'string') return { found: true, configMap: p.name ?? '', key, text: data[key] as string, how };
+    if (key !== undefined && typeof data[key] === 'string')
+      return { found: true, configMap: p.name ?? '', key, text: data[key] as string, how };
     if (!rest && !mount.subPath) {
-      const cfgKeys = Object.keys(data).filter((k) => k.endsWith('.cfg')).sort();
-      if (cfgKeys.length) return { found: true, configMap: p.name ?? '', key: cfgKeys.join(', '), text: cfgKeys.map((k) => data[k]).join('\n'), how };
+      const cfgKeys = Object.keys(data)
+        .filter((k) => k.endsWith('.cfg'))
+        .sort();
+      if (cfgKeys.length)
+        return {
+          found: true,
+          configMap: p.name ?? '',
+          key: cfgKeys.join(', '),
+          text: cfgKeys.map((k) => data[k]).join('\n'),
+          how,
+        };
     }
   }
   return undefined;
@@ -64,8 +85,18 @@ export function haproxyConfigSource(c: Container, spec: PodSpec, configMaps: Con
     for (const p of projections(v)) {
       const cm = configMaps.find((m) => m.metadata.name === p.name);
       const text = cm?.data?.['haproxy.cfg'];
-      if (typeof text === 'string') return { found: true, configMap: p.name ?? '', key: 'haproxy.cfg', text, how: `configmap/${p.name} (volume ${v.name}) has a haproxy.cfg key; ${configPaths(c).join(', ')} is not mounted from it directly` };
+      if (typeof text === 'string')
+        return {
+          found: true,
+          configMap: p.name ?? '',
+          key: 'haproxy.cfg',
+          text,
+          how: `configmap/${p.name} (volume ${v.name}) has a haproxy.cfg key; ${configPaths(c).join(', ')} is not mounted from it directly`,
+        };
     }
   }
-  return { found: false, why: `${configPaths(c).join(', ')} is not mounted from a ConfigMap, and no ConfigMap volume of the pod has a haproxy.cfg key` };
+  return {
+    found: false,
+    why: `${configPaths(c).join(', ')} is not mounted from a ConfigMap, and no ConfigMap volume of the pod has a haproxy.cfg key`,
+  };
 }

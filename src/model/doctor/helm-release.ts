@@ -37,9 +37,14 @@ export function helmRevision(secret: Secret): HelmRevision | { secret: string; e
   const labels = secret.metadata.labels ?? {};
   const version = typeof record.version === 'number' ? record.version : Number(labels.version);
   const manifest = typeof record.manifest === 'string' ? record.manifest : '';
-  const pdbs = parseManifests(manifest, name).objects
-    .filter(({ object }) => object.kind === 'PodDisruptionBudget')
-    .map(({ object }) => ({ name: object.metadata.name, selector: ((object.spec as { selector?: LabelSelector } | undefined)?.selector ?? undefined) as LabelSelector | undefined }));
+  const pdbs = parseManifests(manifest, name)
+    .objects.filter(({ object }) => object.kind === 'PodDisruptionBudget')
+    .map(({ object }) => ({
+      name: object.metadata.name,
+      selector: ((object.spec as { selector?: LabelSelector } | undefined)?.selector ?? undefined) as
+        | LabelSelector
+        | undefined,
+    }));
   return {
     secret: name,
     release: typeof record.name === 'string' ? record.name : (labels.name ?? '?'),
@@ -50,7 +55,9 @@ export function helmRevision(secret: Secret): HelmRevision | { secret: string; e
 }
 
 /** The release that manages an object: Helm 3 stamps meta.helm.sh/release-name on everything it installs. */
-export function helmReleaseOf(annotations: Record<string, string> | undefined): { name: string; namespace: string | undefined } | undefined {
+export function helmReleaseOf(
+  annotations: Record<string, string> | undefined,
+): { name: string; namespace: string | undefined } | undefined {
   const name = annotations?.['meta.helm.sh/release-name'];
   return name ? { name, namespace: annotations?.['meta.helm.sh/release-namespace'] } : undefined;
 }

@@ -2,7 +2,14 @@
 // namespace get the one given (-n, else "default"), as `kubectl apply -f` would place them; objects of a kind the
 // doctor reads but with a shape the API would refuse are skipped with a note.
 import type { DoctorInputs, SourceRef } from '../../types/doctor.ts';
-import type { ConfigMap, Deployment, HorizontalPodAutoscaler, PodDisruptionBudget, Service, StatefulSet } from '../../types/kube.ts';
+import type {
+  ConfigMap,
+  Deployment,
+  HorizontalPodAutoscaler,
+  PodDisruptionBudget,
+  Service,
+  StatefulSet,
+} from '../../types/kube.ts';
 import type { ManifestObject, ParsedManifests } from './manifests.ts';
 import { DOCTOR_KINDS, shapeProblem } from './manifest-shapes.ts';
 
@@ -12,7 +19,10 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
   const kept: ManifestObject[] = [];
   for (const { object, source } of files.flatMap((f) => f.objects)) {
     if (!DOCTOR_KINDS.has(object.kind)) continue;
-    const placed = { ...object, metadata: { ...object.metadata, namespace: object.metadata.namespace ?? defaultNamespace } } as ManifestObject;
+    const placed = {
+      ...object,
+      metadata: { ...object.metadata, namespace: object.metadata.namespace ?? defaultNamespace },
+    } as ManifestObject;
     const key = `${placed.kind}/${placed.metadata.namespace}/${placed.metadata.name}`;
     const where = `${source.file}:${source.line}`;
     const problem = shapeProblem(placed);
@@ -21,7 +31,9 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
       continue;
     }
     if (sources[key]) {
-      notes.push(`${where}: ${placed.kind} ${placed.metadata.namespace}/${placed.metadata.name} is also at ${sources[key]!.file}:${sources[key]!.line}; the first one is checked`);
+      notes.push(
+        `${where}: ${placed.kind} ${placed.metadata.namespace}/${placed.metadata.name} is also at ${sources[key]!.file}:${sources[key]!.line}; the first one is checked`,
+      );
       continue;
     }
     sources[key] = source;

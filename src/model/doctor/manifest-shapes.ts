@@ -6,13 +6,23 @@ type Check = (v: unknown, path: string) => string | undefined;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const optional = (check: Check): Check => (v, path) => (v === undefined || v === null ? undefined : check(v, path));
+const optional =
+  (check: Check): Check =>
+  (v, path) =>
+    v === undefined || v === null ? undefined : check(v, path);
 const str: Check = (v, path) => (typeof v === 'string' ? undefined : `${path} is not a string`);
 const num: Check = (v, path) => (typeof v === 'number' ? undefined : `${path} is not a number`);
 const bool: Check = (v, path) => (typeof v === 'boolean' ? undefined : `${path} is not true or false`);
-const intOrString: Check = (v, path) => (typeof v === 'number' || typeof v === 'string' ? undefined : `${path} is not a number or a name`);
-const strings: Check = (v, path) => (Array.isArray(v) ? v.map((x, i) => str(x, `${path}[${i}]`)).find(Boolean) : `${path} is not a list`);
-const stringMap: Check = (v, path) => (isObj(v) ? Object.entries(v).map(([k, x]) => str(x, `${path}.${k}`)).find(Boolean) : `${path} is not a map`);
+const intOrString: Check = (v, path) =>
+  typeof v === 'number' || typeof v === 'string' ? undefined : `${path} is not a number or a name`;
+const strings: Check = (v, path) =>
+  Array.isArray(v) ? v.map((x, i) => str(x, `${path}[${i}]`)).find(Boolean) : `${path} is not a list`;
+const stringMap: Check = (v, path) =>
+  isObj(v)
+    ? Object.entries(v)
+        .map(([k, x]) => str(x, `${path}.${k}`))
+        .find(Boolean)
+    : `${path} is not a map`;
 
 function object(fields: Record<string, Check>): Check {
   return (v, path) => {
@@ -25,13 +35,35 @@ function object(fields: Record<string, Check>): Check {
   };
 }
 
-const list = (item: Check): Check => (v, path) => (Array.isArray(v) ? v.map((x, i) => item(x, `${path}[${i}]`)).find(Boolean) : `${path} is not a list`);
-const required = (check: Check): Check => (v, path) => (v === undefined || v === null ? `${path} is missing` : check(v, path));
+const list =
+  (item: Check): Check =>
+  (v, path) =>
+    Array.isArray(v) ? v.map((x, i) => item(x, `${path}[${i}]`)).find(Boolean) : `${path} is not a list`;
+const required =
+  (check: Check): Check =>
+  (v, path) =>
+    v === undefined || v === null ? `${path} is missing` : check(v, path);
 
-const selector = object({ matchLabels: optional(stringMap), matchExpressions: optional(list(object({ key: required(str), operator: required(str), values: optional(strings) }))) });
-const handlerPort = object({ port: required(intOrString), path: optional(str), scheme: optional(str), host: optional(str) });
+const selector = object({
+  matchLabels: optional(stringMap),
+  matchExpressions: optional(list(object({ key: required(str), operator: required(str), values: optional(strings) }))),
+});
+const handlerPort = object({
+  port: required(intOrString),
+  path: optional(str),
+  scheme: optional(str),
+  host: optional(str),
+});
 const probe = object({
-  httpGet: optional(object({ port: required(intOrString), path: optional(str), scheme: optional(str), host: optional(str), httpHeaders: optional(list(object({ name: required(str), value: required(str) }))) })),
+  httpGet: optional(
+    object({
+      port: required(intOrString),
+      path: optional(str),
+      scheme: optional(str),
+      host: optional(str),
+      httpHeaders: optional(list(object({ name: required(str), value: required(str) }))),
+    }),
+  ),
   tcpSocket: optional(object({ port: required(intOrString), host: optional(str) })),
   exec: optional(object({ command: optional(strings) })),
   grpc: optional(object({ port: required(num), service: optional(str) })),
@@ -47,10 +79,19 @@ const container = object({
   livenessProbe: optional(probe),
   readinessProbe: optional(probe),
   startupProbe: optional(probe),
-  lifecycle: optional(object({
-    preStop: optional(object({ exec: optional(object({ command: optional(strings) })), httpGet: optional(handlerPort), tcpSocket: optional(handlerPort), sleep: optional(object({ seconds: required(num) })) })),
-    stopSignal: optional(str),
-  })),
+  lifecycle: optional(
+    object({
+      preStop: optional(
+        object({
+          exec: optional(object({ command: optional(strings) })),
+          httpGet: optional(handlerPort),
+          tcpSocket: optional(handlerPort),
+          sleep: optional(object({ seconds: required(num) })),
+        }),
+      ),
+      stopSignal: optional(str),
+    }),
+  ),
   volumeMounts: optional(list(object({ name: required(str), mountPath: required(str), subPath: optional(str) }))),
   restartPolicy: optional(str),
 });
@@ -58,28 +99,75 @@ const items = optional(list(object({ key: required(str), path: required(str) }))
 const podSpec = object({
   containers: required(list(container)),
   initContainers: optional(list(container)),
-  volumes: optional(list(object({ name: required(str), configMap: optional(object({ name: optional(str), items })), projected: optional(object({ sources: optional(list(object({ configMap: optional(object({ name: optional(str), items })) }))) })) }))),
+  volumes: optional(
+    list(
+      object({
+        name: required(str),
+        configMap: optional(object({ name: optional(str), items })),
+        projected: optional(
+          object({ sources: optional(list(object({ configMap: optional(object({ name: optional(str), items })) }))) }),
+        ),
+      }),
+    ),
+  ),
   readinessGates: optional(list(object({ conditionType: required(str) }))),
   terminationGracePeriodSeconds: optional(num),
 });
-const template = object({ metadata: optional(object({ labels: optional(stringMap), annotations: optional(stringMap) })), spec: required(podSpec) });
+const template = object({
+  metadata: optional(object({ labels: optional(stringMap), annotations: optional(stringMap) })),
+  spec: required(podSpec),
+});
 
 const SHAPES: Record<string, Check> = {
   Deployment: object({
-    spec: required(object({
-      replicas: optional(num),
-      selector: required(selector),
-      template: required(template),
-      minReadySeconds: optional(num),
-      strategy: optional(object({ type: optional(str), rollingUpdate: optional(object({ maxSurge: optional(intOrString), maxUnavailable: optional(intOrString) })) })),
-    })),
+    spec: required(
+      object({
+        replicas: optional(num),
+        selector: required(selector),
+        template: required(template),
+        minReadySeconds: optional(num),
+        strategy: optional(
+          object({
+            type: optional(str),
+            rollingUpdate: optional(object({ maxSurge: optional(intOrString), maxUnavailable: optional(intOrString) })),
+          }),
+        ),
+      }),
+    ),
   }),
-  StatefulSet: object({ spec: required(object({ replicas: optional(num), selector: required(selector), template: required(template) })) }),
+  StatefulSet: object({
+    spec: required(object({ replicas: optional(num), selector: required(selector), template: required(template) })),
+  }),
   Service: object({
-    spec: required(object({ selector: optional(stringMap), ports: optional(list(object({ port: required(num), targetPort: optional(intOrString), protocol: optional(str) }))), publishNotReadyAddresses: optional(bool), clusterIP: optional(str) })),
+    spec: required(
+      object({
+        selector: optional(stringMap),
+        ports: optional(
+          list(object({ port: required(num), targetPort: optional(intOrString), protocol: optional(str) })),
+        ),
+        publishNotReadyAddresses: optional(bool),
+        clusterIP: optional(str),
+      }),
+    ),
   }),
-  PodDisruptionBudget: object({ spec: optional(object({ selector: optional(selector), minAvailable: optional(intOrString), maxUnavailable: optional(intOrString) })) }),
-  HorizontalPodAutoscaler: object({ spec: required(object({ scaleTargetRef: required(object({ kind: optional(str), name: optional(str) })), minReplicas: optional(num), maxReplicas: optional(num) })) }),
+  PodDisruptionBudget: object({
+    spec: optional(
+      object({
+        selector: optional(selector),
+        minAvailable: optional(intOrString),
+        maxUnavailable: optional(intOrString),
+      }),
+    ),
+  }),
+  HorizontalPodAutoscaler: object({
+    spec: required(
+      object({
+        scaleTargetRef: required(object({ kind: optional(str), name: optional(str) })),
+        minReplicas: optional(num),
+        maxReplicas: optional(num),
+      }),
+    ),
+  }),
   ConfigMap: object({ data: optional(stringMap) }),
 };
 

@@ -97,7 +97,8 @@ export function parseManifests(text: string, file: string): ParsedManifests {
       flatten(load(d.text, { schema: CORE_SCHEMA, filename: file }), where, { file, line: d.line }, out);
     } catch (err) {
       // js-yaml's message quotes the lines around the error; only its reason and position are kept
-      const reason = err instanceof YAMLException ? `${err.reason} at line ${d.first + (err.mark?.line ?? 0)}` : 'cannot be read';
+      const reason =
+        err instanceof YAMLException ? `${err.reason} at line ${d.first + (err.mark?.line ?? 0)}` : 'cannot be read';
       out.notes.push(`${where}: not valid YAML (${reason}); skipped`);
     }
   });

@@ -23,15 +23,21 @@ export interface ContainerView {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Containers that run for the pod's life, in spec order; entries that are not objects with a name are left out. */
-export function longRunningContainers(spec: PodSpec | undefined): { container: Container; role: 'container' | 'sidecar' }[] {
-  const named = (list: unknown) => (Array.isArray(list) ? list : []).filter((c): c is Container => isObject(c) && typeof c.name === 'string');
+export function longRunningContainers(
+  spec: PodSpec | undefined,
+): { container: Container; role: 'container' | 'sidecar' }[] {
+  const named = (list: unknown) =>
+    (Array.isArray(list) ? list : []).filter((c): c is Container => isObject(c) && typeof c.name === 'string');
   return [
     ...named(spec?.containers).map((container) => ({ container, role: 'container' as const })),
-    ...named(spec?.initContainers).filter((c) => c.restartPolicy === 'Always').map((container) => ({ container, role: 'sidecar' as const })),
+    ...named(spec?.initContainers)
+      .filter((c) => c.restartPolicy === 'Always')
+      .map((container) => ({ container, role: 'sidecar' as const })),
   ];
 }
 
-const ports = (c: Container) => (Array.isArray(c.ports) ? c.ports.filter(isObject) : []) as NonNullable<Container['ports']>;
+const ports = (c: Container) =>
+  (Array.isArray(c.ports) ? c.ports.filter(isObject) : []) as NonNullable<Container['ports']>;
 
 /** A port as a probe or handler names it: a number, or a name this container declares (the kubelet looks no further). */
 export function resolveContainerPort(c: Container, port: number | string | undefined): number | undefined {
@@ -45,13 +51,20 @@ export function resolveContainerPort(c: Container, port: number | string | undef
  * The container serving a Service port. A named targetPort is the container port of that name and protocol; a
  * number is the container declaring it, else — ports need not be declared — the pod's only container.
  */
-function ownerOf(target: number | string, protocol: string, all: { container: Container }[]): { container: Container; containerPort: number } | undefined {
+function ownerOf(
+  target: number | string,
+  protocol: string,
+  all: { container: Container }[],
+): { container: Container; containerPort: number } | undefined {
   const same = (p: { protocol?: string }) => (p.protocol ?? 'TCP') === protocol;
   for (const { container } of all) {
-    const hit = ports(container).find((p) => same(p) && (typeof target === 'string' ? p.name === target : p.containerPort === target));
+    const hit = ports(container).find(
+      (p) => same(p) && (typeof target === 'string' ? p.name === target : p.containerPort === target),
+    );
     if (hit) return { container, containerPort: hit.containerPort };
   }
-  if (typeof target === 'number' && all.length === 1) return { container: (all[0] as { container: Container }).container, containerPort: target };
+  if (typeof target === 'number' && all.length === 1)
+    return { container: (all[0] as { container: Container }).container, containerPort: target };
   return undefined;
 }
 
@@ -62,16 +75,32 @@ export function isHAProxyImage(image: string | undefined): boolean {
 }
 
 /** The template's containers with the Service ports each serves (Services of the namespace selecting the labels). */
-export function containerViews(spec: PodSpec | undefined, labels: Record<string, string> | undefined, services: Service[]): ContainerView[] {
+export function containerViews(
+  spec: PodSpec | undefined,
+  labels: Record<string, string> | undefined,
+  services: Service[],
+): ContainerView[] {
   const all = longRunningContainers(spec);
   const selecting = services.filter((s) => mapSelects(s.spec?.selector, labels));
-  const views = all.map(({ container, role }): ContainerView => ({ container, role, serves: [], haproxy: isHAProxyImage(container.image) }));
+  const views = all.map(
+    ({ container, role }): ContainerView => ({ container, role, serves: [], haproxy: isHAProxyImage(container.image) }),
+  );
   for (const svc of selecting) {
     for (const sp of Array.isArray(svc.spec.ports) ? svc.spec.ports : []) {
       const target = sp.targetPort ?? sp.port;
-      const owner = ownerOf(typeof target === 'string' && /^\d+$/.test(target) ? Number(target) : target, sp.protocol ?? 'TCP', all);
+      const owner = ownerOf(
+        typeof target === 'string' && /^\d+$/.test(target) ? Number(target) : target,
+        sp.protocol ?? 'TCP',
+        all,
+      );
       const view = views.find((v) => v.container === owner?.container);
-      if (view && owner) view.serves.push({ service: svc.metadata.name, port: sp.port, targetPort: target, containerPort: owner.containerPort });
+      if (view && owner)
+        view.serves.push({
+          service: svc.metadata.name,
+          port: sp.port,
+          targetPort: target,
+          containerPort: owner.containerPort,
+        });
     }
   }
   return views;
@@ -99,7 +128,8 @@ export interface StopSignal {
 /** The signal the kubelet's stop sends after the preStop: lifecycle.stopSignal, else the image's STOPSIGNAL, else SIGTERM. */
 export function stopSignalOf(c: Container): StopSignal {
   const declared = c.lifecycle?.stopSignal;
-  if (typeof declared === 'string' && declared) return { signal: declared.toUpperCase(), from: `lifecycle.stopSignal: ${declared}` };
+  if (typeof declared === 'string' && declared)
+    return { signal: declared.toUpperCase(), from: `lifecycle.stopSignal: ${declared}` };
   const image = imageStopSignal(c.image);
   if (image) return { signal: image, from: `image ${c.image} sets STOPSIGNAL ${image}` };
   return { signal: 'SIGTERM', from: `image ${c.image ?? '?'} is not known to set STOPSIGNAL, so SIGTERM` };

@@ -19,10 +19,36 @@ export interface PreStopPlan {
 }
 
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'busybox']);
-const CONTROL = new Set(['if', 'then', 'else', 'elif', 'fi', 'while', 'until', 'for', 'do', 'done', 'case', 'esac', 'function', '{', '}', '(', ')']);
+const CONTROL = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'while',
+  'until',
+  'for',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'function',
+  '{',
+  '}',
+  '(',
+  ')',
+]);
 
 /** Linux signal numbers of the signals that matter here (x86 and arm). */
-const NUMBERED: Record<string, string> = { '1': 'SIGHUP', '2': 'SIGINT', '3': 'SIGQUIT', '9': 'SIGKILL', '10': 'SIGUSR1', '12': 'SIGUSR2', '15': 'SIGTERM' };
+const NUMBERED: Record<string, string> = {
+  '1': 'SIGHUP',
+  '2': 'SIGINT',
+  '3': 'SIGQUIT',
+  '9': 'SIGKILL',
+  '10': 'SIGUSR1',
+  '12': 'SIGUSR2',
+  '15': 'SIGTERM',
+};
 
 /** `USR1`, `SIGUSR1`, `usr1`, `10` → `SIGUSR1`. */
 export function signalName(s: string): string {
@@ -65,7 +91,11 @@ export function splitCommands(line: string): string[] {
 /** The words of a simple command, quotes removed; leading `exec`, `command` and VAR=value assignments dropped. */
 export function commandWords(command: string): string[] {
   const words = (command.match(/"[^"]*"|'[^']*'|\$\([^)]*\)|[^\s]+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ''));
-  while (words.length && (['exec', 'command', 'builtin'].includes(words[0] as string) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] as string))) words.shift();
+  while (
+    words.length &&
+    (['exec', 'command', 'builtin'].includes(words[0] as string) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] as string))
+  )
+    words.shift();
   return words;
 }
 
@@ -139,11 +169,24 @@ export function preStopPlan(handler: LifecycleHandler | undefined): PreStopPlan 
   if (!handler || typeof handler !== 'object') return { handler: 'none', text: 'no preStop', steps: [], linear: true };
   if (handler.sleep && typeof handler.sleep.seconds === 'number') {
     const s = handler.sleep.seconds;
-    return { handler: 'sleep', text: `sleep action ${s}s`, steps: [{ kind: 'sleep', seconds: s, text: `sleep ${s}` }], linear: true };
+    return {
+      handler: 'sleep',
+      text: `sleep action ${s}s`,
+      steps: [{ kind: 'sleep', seconds: s, text: `sleep ${s}` }],
+      linear: true,
+    };
   }
-  if (handler.exec && Array.isArray(handler.exec.command) && handler.exec.command.every((w) => typeof w === 'string')) return execPlan(handler.exec.command);
-  if (handler.httpGet) return { handler: 'httpGet', text: `httpGet :${handler.httpGet.port}${handler.httpGet.path ?? '/'}`, steps: [], linear: true };
-  if (handler.tcpSocket) return { handler: 'tcpSocket', text: `tcpSocket :${handler.tcpSocket.port}`, steps: [], linear: true };
+  if (handler.exec && Array.isArray(handler.exec.command) && handler.exec.command.every((w) => typeof w === 'string'))
+    return execPlan(handler.exec.command);
+  if (handler.httpGet)
+    return {
+      handler: 'httpGet',
+      text: `httpGet :${handler.httpGet.port}${handler.httpGet.path ?? '/'}`,
+      steps: [],
+      linear: true,
+    };
+  if (handler.tcpSocket)
+    return { handler: 'tcpSocket', text: `tcpSocket :${handler.tcpSocket.port}`, steps: [], linear: true };
   return { handler: 'none', text: 'no preStop', steps: [], linear: true };
 }
 
@@ -153,7 +196,10 @@ export function totalSleep(plan: PreStopPlan): number {
 }
 
 /** The first signal of a kind the hook sends, with the seconds it slept before and after it. */
-export function signalAt(plan: PreStopPlan, signal: string): { step: StopStep & { kind: 'signal' }; before: number; after: number } | undefined {
+export function signalAt(
+  plan: PreStopPlan,
+  signal: string,
+): { step: StopStep & { kind: 'signal' }; before: number; after: number } | undefined {
   let before = 0;
   for (let i = 0; i < plan.steps.length; i++) {
     const s = plan.steps[i] as StopStep;
@@ -167,7 +213,9 @@ export function signalAt(plan: PreStopPlan, signal: string): { step: StopStep & 
 }
 
 /** The first signal the hook sends, whatever it is. */
-export function firstSignal(plan: PreStopPlan): { step: StopStep & { kind: 'signal' }; before: number; after: number } | undefined {
+export function firstSignal(
+  plan: PreStopPlan,
+): { step: StopStep & { kind: 'signal' }; before: number; after: number } | undefined {
   const first = plan.steps.find((s): s is StopStep & { kind: 'signal' } => s.kind === 'signal');
   return first ? signalAt(plan, first.signal) : undefined;
 }

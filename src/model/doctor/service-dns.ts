@@ -13,10 +13,12 @@ export interface ServiceName {
 export function serviceOfHost(host: string, clientNamespace: string, services: Service[]): ServiceName | undefined {
   const labels = host.replace(/\.$/, '').split('.');
   const svcAt = labels.indexOf('svc');
-  const find = (name: string | undefined, ns: string | undefined) => services.find((s) => s.metadata.name === name && (s.metadata.namespace ?? '') === ns);
+  const find = (name: string | undefined, ns: string | undefined) =>
+    services.find((s) => s.metadata.name === name && (s.metadata.namespace ?? '') === ns);
   if (svcAt >= 0) {
     // …<svc>.<ns>.svc.<domain>: the two labels before `svc`, and a pod hostname before them
-    const [hostname, svc, ns] = svcAt >= 3 ? labels.slice(svcAt - 3, svcAt) : [undefined, ...labels.slice(svcAt - 2, svcAt)];
+    const [hostname, svc, ns] =
+      svcAt >= 3 ? labels.slice(svcAt - 3, svcAt) : [undefined, ...labels.slice(svcAt - 2, svcAt)];
     const service = find(svc, ns);
     return service ? { service, hostname } : undefined;
   }

@@ -68,28 +68,45 @@ export function probePod(deployment: Deployment, target: DrillTarget, probe: Pro
     metadata: {
       generateName: `haptic-drill-${name.slice(0, 40)}-`,
       namespace: deployment.metadata.namespace ?? '',
-      labels: { 'app.kubernetes.io/name': 'kubectl-haptic-drill', 'app.kubernetes.io/managed-by': 'kubectl-haptic', [DRILL_LABEL]: name.slice(0, 63) },
+      labels: {
+        'app.kubernetes.io/name': 'kubectl-haptic-drill',
+        'app.kubernetes.io/managed-by': 'kubectl-haptic',
+        [DRILL_LABEL]: name.slice(0, 63),
+      },
     },
     spec: {
       restartPolicy: 'Never',
       terminationGracePeriodSeconds: 1,
       activeDeadlineSeconds: Math.ceil(probe.deadlineMs / 1000) + 300,
       automountServiceAccountToken: false,
-      securityContext: { runAsNonRoot: true, runAsUser: 100, runAsGroup: 101, seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [{
-        name: PROBE_CONTAINER,
-        image: probe.image,
-        command: ['sh', '-c', PROBE_SCRIPT],
-        env,
-        resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
-        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-      }],
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: 100,
+        runAsGroup: 101,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      containers: [
+        {
+          name: PROBE_CONTAINER,
+          image: probe.image,
+          command: ['sh', '-c', PROBE_SCRIPT],
+          env,
+          resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          },
+        },
+      ],
     },
   };
 }
 
 /** The strategic merge patch `kubectl rollout restart` sends. */
-export function restartPatch(now: number): { spec: { template: { metadata: { annotations: Record<string, string> } } } } {
+export function restartPatch(now: number): {
+  spec: { template: { metadata: { annotations: Record<string, string> } } };
+} {
   return { spec: { template: { metadata: { annotations: { [RESTARTED_AT]: new Date(now).toISOString() } } } } };
 }
 
@@ -104,7 +121,8 @@ export interface Permission {
 
 /** What drill does with the API in the namespace: create, read and delete its pod, restart, and follow the rollout. */
 export function drillPermissions(restart: boolean): Permission[] {
-  const follow = (resource: string, group = ''): Permission[] => ['list', 'watch'].map((verb) => ({ verb, group, resource, for: 'following the rollout' }));
+  const follow = (resource: string, group = ''): Permission[] =>
+    ['list', 'watch'].map((verb) => ({ verb, group, resource, for: 'following the rollout' }));
   return [
     { verb: 'create', group: '', resource: 'pods', for: 'creating the probe pod' },
     { verb: 'get', group: '', resource: 'pods', subresource: 'log', for: "reading the probe's results" },
@@ -130,7 +148,11 @@ export function servicesOf(deployment: Deployment, services: Service[]): Service
 }
 
 /** The port to use: --port, else the only one, else the one named http; undefined when that cannot be told. */
-export function servicePort(service: Service, asked: number | undefined, skip: (name: string | undefined) => boolean = () => false): number | undefined {
+export function servicePort(
+  service: Service,
+  asked: number | undefined,
+  skip: (name: string | undefined) => boolean = () => false,
+): number | undefined {
   const ports = (service.spec?.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP' && !skip(p.name));
   if (asked !== undefined) return ports.some((p) => p.port === asked) ? asked : undefined;
   if (ports.length === 1) return ports[0]!.port;

@@ -63,7 +63,14 @@ export function parseProbeLog(text: string): { requests: ProbeRequest[]; unreada
     }
     const exitCode = Number(m[3]);
     const httpCode = Number(m[4]);
-    requests.push({ seq: Number(m[2]), endedAt, startedAt: endedAt - Math.round(Number(m[5]) * 1000), exitCode, httpCode, outcome: classifyProbe(exitCode, httpCode) });
+    requests.push({
+      seq: Number(m[2]),
+      endedAt,
+      startedAt: endedAt - Math.round(Number(m[5]) * 1000),
+      exitCode,
+      httpCode,
+      outcome: classifyProbe(exitCode, httpCode),
+    });
   }
   return { requests: requests.sort((a, b) => a.seq - b.seq), unreadable };
 }
@@ -83,7 +90,8 @@ export function rolloutEvents(history: RolloutHistory | undefined, restartedAt: 
   const events: RolloutEvent[] = restartedAt === undefined ? [] : [{ at: restartedAt, kind: 'restart' }];
   const known = (t: number | null | undefined): t is number => typeof t === 'number';
   for (const pod of Object.values(history?.pods ?? {})) {
-    const add = (at: number | null | undefined, kind: EventKind) => known(at) && events.push({ at, kind, pod: pod.name, role: pod.role });
+    const add = (at: number | null | undefined, kind: EventKind) =>
+      known(at) && events.push({ at, kind, pod: pod.name, role: pod.role });
     if (pod.role === 'new') {
       add(pod.createdAt, 'created');
       add(pod.readyAt, 'ready');
@@ -123,10 +131,18 @@ export function alignFailures(requests: ProbeRequest[], events: RolloutEvent[]):
       group.firstAt = Math.min(group.firstAt, r.startedAt);
       group.lastAt = Math.max(group.lastAt, r.startedAt);
     } else {
-      groups.set(key, { class: r.outcome, count: 1, firstAt: r.startedAt, lastAt: r.startedAt, after: index >= 0 ? events[index] : undefined });
+      groups.set(key, {
+        class: r.outcome,
+        count: 1,
+        firstAt: r.startedAt,
+        lastAt: r.startedAt,
+        after: index >= 0 ? events[index] : undefined,
+      });
     }
   }
-  return [...groups.values()].sort((a, b) => a.firstAt - b.firstAt || FAILURE_CLASSES.indexOf(a.class) - FAILURE_CLASSES.indexOf(b.class));
+  return [...groups.values()].sort(
+    (a, b) => a.firstAt - b.firstAt || FAILURE_CLASSES.indexOf(a.class) - FAILURE_CLASSES.indexOf(b.class),
+  );
 }
 
 export type DrillOutcome = 'complete' | 'failed' | 'timeout';
@@ -150,12 +166,25 @@ export interface DrillReport {
   startedAt?: string | undefined;
   finishedAt?: string | undefined;
   /** durationMs: from the restart (else from when the rollout was first seen progressing) to complete and drained */
-  rollout: { outcome: DrillOutcome; restartedAt?: string | undefined; durationMs?: number | undefined; report?: RolloutReport | undefined };
+  rollout: {
+    outcome: DrillOutcome;
+    restartedAt?: string | undefined;
+    durationMs?: number | undefined;
+    report?: RolloutReport | undefined;
+  };
   requests: number;
   failed: number;
   failures: Record<FailureClass, number>;
   /** the failures grouped by the rollout change closest before them */
-  groups: { class: FailureClass; count: number; from: string; to: string; after?: { change: EventKind; pod?: string | undefined; role?: 'new' | 'old' | undefined; at: string; beforeMs: number } | undefined }[];
+  groups: {
+    class: FailureClass;
+    count: number;
+    from: string;
+    to: string;
+    after?:
+      | { change: EventKind; pod?: string | undefined; role?: 'new' | 'old' | undefined; at: string; beforeMs: number }
+      | undefined;
+  }[];
   changes: { at: string; change: EventKind; pod?: string | undefined; role?: 'new' | 'old' | undefined }[];
   /** probe log lines that were not a request (an error message of the image, a line cut by the read) */
   unreadableLines: number;
@@ -188,7 +217,13 @@ export function buildDrillReport(input: {
     count: g.count,
     from: iso(g.firstAt),
     to: iso(g.lastAt),
-    after: g.after && { change: g.after.kind, pod: g.after.pod, role: g.after.role, at: iso(g.after.at), beforeMs: g.firstAt - g.after.at },
+    after: g.after && {
+      change: g.after.kind,
+      pod: g.after.pod,
+      role: g.after.role,
+      at: iso(g.after.at),
+      beforeMs: g.firstAt - g.after.at,
+    },
   }));
   return {
     apiVersion: MODEL_VERSION,
@@ -202,7 +237,10 @@ export function buildDrillReport(input: {
     rollout: {
       outcome: input.outcome,
       restartedAt: input.restartedAt === undefined ? undefined : iso(input.restartedAt),
-      durationMs: input.doneAt === undefined ? undefined : input.doneAt - (input.restartedAt ?? input.progressingAt ?? input.doneAt),
+      durationMs:
+        input.doneAt === undefined
+          ? undefined
+          : input.doneAt - (input.restartedAt ?? input.progressingAt ?? input.doneAt),
       report: input.report,
     },
     requests: requests.length,

@@ -28,7 +28,13 @@ export function renderedServers(text: string): RenderedServer[] {
     const words = code.trim().split(/\s+/).filter(Boolean);
     if (words[0] === 'backend' && words[1]) backend = words[1];
     if (words[0] === 'server' && words[1] && words[2]) {
-      servers.push({ backend, server: words[1], pod: podInComment ?? pendingPod ?? words[1], address: words[2], disabled: words.includes('disabled') });
+      servers.push({
+        backend,
+        server: words[1],
+        pod: podInComment ?? pendingPod ?? words[1],
+        address: words[2],
+        disabled: words.includes('disabled'),
+      });
       pendingPod = undefined;
     } else if (words.length === 0 && podInComment) {
       pendingPod = podInComment;

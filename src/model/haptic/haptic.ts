@@ -2,8 +2,16 @@ import type { Lease, Pod } from '../../types/kube.ts';
 import type { DeployedToPod, HAProxyCfg, HAProxyTemplateConfig } from '../../types/haptic.ts';
 import type { HapticInputs, ReadError } from '../../types/snapshot.ts';
 import {
-  COMPONENT_CONTROLLER, CONFIRMING_MODES, CRD_NAME_ENV, DEFAULT_TEMPLATE_CONFIG, DEPLOYMENT_INTENT_ANNOTATION, LABEL_COMPONENT, LABEL_INSTANCE,
-  invalidHAProxyCfgName, leaseNameCandidates, liveHAProxyCfgName,
+  COMPONENT_CONTROLLER,
+  CONFIRMING_MODES,
+  CRD_NAME_ENV,
+  DEFAULT_TEMPLATE_CONFIG,
+  DEPLOYMENT_INTENT_ANNOTATION,
+  LABEL_COMPONENT,
+  LABEL_INSTANCE,
+  invalidHAProxyCfgName,
+  leaseNameCandidates,
+  liveHAProxyCfgName,
 } from '../../haptic/names.ts';
 import { findCondition } from '../conditions.ts';
 import { configText, renderedServers, type RenderedServer } from './haptic-config.ts';
@@ -17,7 +25,15 @@ import { ageMs } from '../time.ts';
 // released generation writes is in docs/haptic-compat.md.
 
 /** `disabled`: leader election is off (spec.controller.leaderElection.enabled: false): one controller, no Lease. */
-export type LeaderState = 'held' | 'missing' | 'empty' | 'stale' | 'holder-gone' | 'holder-not-running' | 'unknown' | 'disabled';
+export type LeaderState =
+  | 'held'
+  | 'missing'
+  | 'empty'
+  | 'stale'
+  | 'holder-gone'
+  | 'holder-not-running'
+  | 'unknown'
+  | 'disabled';
 
 export interface LeaderInfo {
   state: LeaderState;
@@ -114,7 +130,12 @@ export interface ConfigView {
    */
   invalid?: { name: string; error?: string | undefined; stale: boolean } | undefined;
   /** retained checkpoints the live config lists, with their servers when their content could be read */
-  retained: { name: string; checksum: string; contentChecksum?: string | undefined; servers?: RenderedServer[] | undefined }[];
+  retained: {
+    name: string;
+    checksum: string;
+    contentChecksum?: string | undefined;
+    servers?: RenderedServer[] | undefined;
+  }[];
 }
 
 export interface Installation {
@@ -161,14 +182,20 @@ function readProblem(err: ReadError | undefined): string | undefined {
   return err?.message;
 }
 
-function leaderOf(lease: Lease | undefined, leaseName: string | undefined, controllers: Pod[], now: number): LeaderInfo {
+function leaderOf(
+  lease: Lease | undefined,
+  leaseName: string | undefined,
+  controllers: Pod[],
+  now: number,
+): LeaderInfo {
   if (!lease) return { state: 'missing', lease: leaseName };
   const spec = lease.spec ?? {};
   const holder = spec.holderIdentity ?? undefined;
   const renewAgeMs = ageMs(spec.renewTime, now);
   const base = { lease: lease.metadata.name, holder, renewAgeMs, leaseDurationSeconds: spec.leaseDurationSeconds };
   if (!holder) return { ...base, state: 'empty' };
-  if (renewAgeMs === undefined || renewAgeMs > (spec.leaseDurationSeconds ?? 15) * 1000) return { ...base, state: 'stale' };
+  if (renewAgeMs === undefined || renewAgeMs > (spec.leaseDurationSeconds ?? 15) * 1000)
+    return { ...base, state: 'stale' };
   // holderIdentity is the pod name ($POD_NAME); other controllers add a suffix (`<pod>_<uuid>`)
   const pod = controllers.find((p) => holder === p.metadata.name || holder.startsWith(`${p.metadata.name}_`));
   if (!pod || pod.metadata.deletionTimestamp) return { ...base, state: 'holder-gone' };
@@ -200,7 +227,10 @@ function intentOf(lease: Lease | undefined): Installation['intent'] {
   if (!raw) return undefined;
   try {
     const parsed = JSON.parse(raw) as { planID?: unknown; checksum?: unknown };
-    return { planID: typeof parsed.planID === 'string' ? parsed.planID : undefined, checksum: typeof parsed.checksum === 'string' ? parsed.checksum : undefined };
+    return {
+      planID: typeof parsed.planID === 'string' ? parsed.planID : undefined,
+      checksum: typeof parsed.checksum === 'string' ? parsed.checksum : undefined,
+    };
   } catch {
     return undefined;
   }
@@ -229,7 +259,10 @@ function contentDigest(cfg: HAProxyCfg): string | undefined {
 }
 
 /** Whether a deploy entry's checksum names this config: its spec.checksum, or the SHA-256 of its content. */
-export function namesConfig(checksum: string, config: { checksum?: string | undefined; contentChecksum?: string | undefined }): boolean {
+export function namesConfig(
+  checksum: string,
+  config: { checksum?: string | undefined; contentChecksum?: string | undefined },
+): boolean {
   return checksum === config.checksum || checksum === config.contentChecksum;
 }
 
@@ -255,13 +288,23 @@ function settlement(entry: DeployedToPod): { settled: boolean; pending?: string 
   // a failed deploy: the dataplane generation records the checksum it tried (pkg/controller/deployer/component.go,
   // publisher.go), and the agent generation's confirmsOutput rejects any entry with lastError: not deployed
   if (entry.lastError) return { settled: false };
-  if (entry.mode === 'rejected') return { settled: false, pending: `mode rejected${entry.reasons?.length ? ` (${entry.reasons.join('; ')})` : ''}` };
-  if (entry.mode === 'scheduled') return { settled: false, pending: `mode scheduled (a reload is queued)${entry.reasons?.length ? `: ${entry.reasons.join('; ')}` : ''}` };
+  if (entry.mode === 'rejected')
+    return { settled: false, pending: `mode rejected${entry.reasons?.length ? ` (${entry.reasons.join('; ')})` : ''}` };
+  if (entry.mode === 'scheduled')
+    return {
+      settled: false,
+      pending: `mode scheduled (a reload is queued)${entry.reasons?.length ? `: ${entry.reasons.join('; ')}` : ''}`,
+    };
   if (entry.appliedPlanID !== undefined) {
     const running = entry.runningPlanID === entry.appliedPlanID || entry.workerOpsPlanID === entry.appliedPlanID;
-    if (!running) return { settled: false, pending: `reload pending: running plan ${entry.runningPlanID ?? 'none'}, applied plan ${entry.appliedPlanID}` };
+    if (!running)
+      return {
+        settled: false,
+        pending: `reload pending: running plan ${entry.runningPlanID ?? 'none'}, applied plan ${entry.appliedPlanID}`,
+      };
   }
-  if (entry.mode !== undefined && !CONFIRMING_MODES.includes(entry.mode)) return { settled: false, pending: `mode ${entry.mode}` };
+  if (entry.mode !== undefined && !CONFIRMING_MODES.includes(entry.mode))
+    return { settled: false, pending: `mode ${entry.mode}` };
   return { settled: true };
 }
 
@@ -288,10 +331,21 @@ function dataplaneContainer(pod: Pod, port: number): string | undefined {
 
 /** The container HAPTIC deploys through: the one exposing the Dataplane API port, else one named dataplane or agent. */
 function deployContainerOf(pod: Pod, port: number): string | undefined {
-  return dataplaneContainer(pod, port) ?? pod.spec.containers.map((c) => c.name).find((n) => n === 'dataplane' || n === 'agent');
+  return (
+    dataplaneContainer(pod, port) ??
+    pod.spec.containers.map((c) => c.name).find((n) => n === 'dataplane' || n === 'agent')
+  );
 }
 
-function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView | undefined, namespace: string, memory: ConfigMemory | undefined, now: number, port: number): HAProxyPodInfo {
+function haproxyPodInfo(
+  pod: Pod,
+  entries: DeployedToPod[],
+  config: ConfigView | undefined,
+  namespace: string,
+  memory: ConfigMemory | undefined,
+  now: number,
+  port: number,
+): HAProxyPodInfo {
   const named = entries.filter((e) => e.podName === pod.metadata.name);
   // agent entries carry the pod's UID: an entry under this name with another UID was written for an earlier pod
   const entry = named.find((e) => !e.podUID || !pod.metadata.uid || e.podUID === pod.metadata.uid);
@@ -299,10 +353,14 @@ function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView |
   let runs: RunningConfig = { source: 'none', settled: false };
   if (entry?.checksum) {
     const { settled, pending } = settlement(entry);
-    const source = config && namesConfig(entry.checksum, config) ? 'live'
-      : config?.retained.some((r) => namesConfig(entry.checksum!, r) && r.servers) ? 'retained'
-      : memory?.has(memoryKey(namespace, entry.checksum)) ? 'remembered'
-      : 'unknown';
+    const source =
+      config && namesConfig(entry.checksum, config)
+        ? 'live'
+        : config?.retained.some((r) => namesConfig(entry.checksum!, r) && r.servers)
+          ? 'retained'
+          : memory?.has(memoryKey(namespace, entry.checksum))
+            ? 'remembered'
+            : 'unknown';
     runs = { checksum: entry.checksum, source, settled, pending };
   }
   return {
@@ -312,7 +370,9 @@ function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView |
     ready: podReady(pod),
     discovered: discovered(pod, port),
     deployContainer: deployContainerOf(pod, port),
-    readyForMs: podReady(pod) ? ageMs(findCondition(pod.status?.conditions, 'Ready')?.lastTransitionTime, now) : undefined,
+    readyForMs: podReady(pod)
+      ? ageMs(findCondition(pod.status?.conditions, 'Ready')?.lastTransitionTime, now)
+      : undefined,
     entry,
     staleEntry,
     runs,
@@ -321,7 +381,11 @@ function haproxyPodInfo(pod: Pod, entries: DeployedToPod[], config: ConfigView |
 }
 
 /** The servers of the config a HAProxy pod runs, when its content can be read. */
-export function serversRunOn(inst: Installation, pod: HAProxyPodInfo, memory: ConfigMemory | undefined): RenderedServer[] | undefined {
+export function serversRunOn(
+  inst: Installation,
+  pod: HAProxyPodInfo,
+  memory: ConfigMemory | undefined,
+): RenderedServer[] | undefined {
   const checksum = pod.runs.checksum;
   if (!checksum) return undefined;
   if (pod.runs.source === 'live') return inst.config?.servers;
@@ -336,22 +400,43 @@ export function serversRunOn(inst: Installation, pod: HAProxyPodInfo, memory: Co
  * controller uses are not installations. Without a controller pod (scaled to zero), the template configs HAPTIC
  * rendered a config for stand in for it.
  */
-function installationsOf(inputs: HapticInputs): { namespace: string; htc: HAProxyTemplateConfig; release?: string | undefined; controllers: Pod[] }[] {
+function installationsOf(
+  inputs: HapticInputs,
+): { namespace: string; htc: HAProxyTemplateConfig; release?: string | undefined; controllers: Pod[] }[] {
   const htcs = inputs.templateConfigs.items;
   const namespaces = [...new Set(htcs.map((h) => h.metadata.namespace ?? ''))].sort();
   return namespaces.flatMap((namespace) => {
     const inNamespace = htcs.filter((h) => (h.metadata.namespace ?? '') === namespace);
-    const controllers = inputs.pods.items.filter((p) => p.metadata.namespace === namespace && p.metadata.labels?.[LABEL_COMPONENT] === COMPONENT_CONTROLLER);
+    const controllers = inputs.pods.items.filter(
+      (p) => p.metadata.namespace === namespace && p.metadata.labels?.[LABEL_COMPONENT] === COMPONENT_CONTROLLER,
+    );
     const releases = [...new Set(controllers.map((p) => p.metadata.labels?.[LABEL_INSTANCE] ?? ''))].sort();
-    const rendered = inNamespace.filter((h) => inputs.haproxyCfgs.items.some((c) => c.metadata.namespace === namespace && c.metadata.name === liveHAProxyCfgName(h.metadata.name)));
+    const rendered = inNamespace.filter((h) =>
+      inputs.haproxyCfgs.items.some(
+        (c) => c.metadata.namespace === namespace && c.metadata.name === liveHAProxyCfgName(h.metadata.name),
+      ),
+    );
     if (!releases.length) {
-      const chosen = rendered.length ? rendered : inNamespace.length === 1 ? inNamespace : inNamespace.filter((h) => h.metadata.name === DEFAULT_TEMPLATE_CONFIG);
-      return (chosen.length ? chosen : inNamespace).map((htc) => ({ namespace, htc, release: htc.metadata.labels?.[LABEL_INSTANCE], controllers: [] }));
+      const chosen = rendered.length
+        ? rendered
+        : inNamespace.length === 1
+          ? inNamespace
+          : inNamespace.filter((h) => h.metadata.name === DEFAULT_TEMPLATE_CONFIG);
+      return (chosen.length ? chosen : inNamespace).map((htc) => ({
+        namespace,
+        htc,
+        release: htc.metadata.labels?.[LABEL_INSTANCE],
+        controllers: [],
+      }));
     }
     return releases.flatMap((release) => {
       const pods = controllers.filter((p) => (p.metadata.labels?.[LABEL_INSTANCE] ?? '') === release);
-      const named = pods.flatMap((p) => p.spec.containers.flatMap((c) => c.env ?? [])).find((e) => e.name === CRD_NAME_ENV && e.value)?.value;
-      const htc = inNamespace.find((h) => h.metadata.name === (named ?? DEFAULT_TEMPLATE_CONFIG)) ?? (inNamespace.length === 1 ? inNamespace[0] : rendered[0]);
+      const named = pods
+        .flatMap((p) => p.spec.containers.flatMap((c) => c.env ?? []))
+        .find((e) => e.name === CRD_NAME_ENV && e.value)?.value;
+      const htc =
+        inNamespace.find((h) => h.metadata.name === (named ?? DEFAULT_TEMPLATE_CONFIG)) ??
+        (inNamespace.length === 1 ? inNamespace[0] : rendered[0]);
       return htc ? [{ namespace, htc, release: release || undefined, controllers: pods }] : [];
     });
   });
@@ -377,46 +462,80 @@ function configView(namespace: string, htcName: string, cfgs: HAProxyCfg[]): Con
     configValidated: condition(findCondition(cfg.status?.conditions, 'ConfigValidated')),
     pinned: findCondition(cfg.status?.conditions, 'ConfigPinned')?.status === 'True',
     servers: serversOf(cfg) ?? [],
-    invalid: invalid && { name: invalid.metadata.name, error: invalid.status?.validationError, stale: renderedBefore(invalid, cfg) },
+    invalid: invalid && {
+      name: invalid.metadata.name,
+      error: invalid.status?.validationError,
+      stale: renderedBefore(invalid, cfg),
+    },
     retained: (cfg.status?.retainedConfigs ?? []).map((ref) => {
       const held = find(ref.name);
       // a checkpoint whose UID or checksum differs from the reference is not the one referenced (HAPTIC checks both)
       const usable = held && (!ref.uid || held.metadata.uid === ref.uid) && held.spec?.checksum === ref.checksum;
-      return { name: ref.name, checksum: ref.checksum, contentChecksum: usable ? contentDigest(held) : undefined, servers: usable ? serversOf(held) : undefined };
+      return {
+        name: ref.name,
+        checksum: ref.checksum,
+        contentChecksum: usable ? contentDigest(held) : undefined,
+        servers: usable ? serversOf(held) : undefined,
+      };
     }),
   };
 }
 
 function statusShapeOf(entries: DeployedToPod[]): Installation['statusShape'] {
-  if (entries.some((e) => e.podUID !== undefined || e.appliedPlanID !== undefined || e.mode !== undefined)) return 'agent';
-  if (entries.some((e) => e.deployedAt !== undefined || e.lastReloadAt !== undefined || e.syncDuration !== undefined)) return 'dataplane';
+  if (entries.some((e) => e.podUID !== undefined || e.appliedPlanID !== undefined || e.mode !== undefined))
+    return 'agent';
+  if (entries.some((e) => e.deployedAt !== undefined || e.lastReloadAt !== undefined || e.syncDuration !== undefined))
+    return 'dataplane';
   return 'unknown';
 }
 
 function gateFeatureOf(namespace: string, serviceAccounts: string[], inputs: HapticInputs): GateFeature {
   const failed = inputs.clusterRoles.error ?? inputs.clusterRoleBindings.error;
   if (failed) return { state: 'unknown', reason: `cannot read RBAC: ${failed.message}` };
-  if (serviceAccounts.length === 0) return { state: 'unknown', reason: 'no controller pod to read the service account from' };
-  const { bound, allowing } = clusterRolesAllowing(serviceAccounts.map((name) => ({ namespace, name })), inputs.clusterRoles.items, inputs.clusterRoleBindings.items, '', 'pods/status', 'patch');
+  if (serviceAccounts.length === 0)
+    return { state: 'unknown', reason: 'no controller pod to read the service account from' };
+  const { bound, allowing } = clusterRolesAllowing(
+    serviceAccounts.map((name) => ({ namespace, name })),
+    inputs.clusterRoles.items,
+    inputs.clusterRoleBindings.items,
+    '',
+    'pods/status',
+    'patch',
+  );
   return allowing.length ? { state: 'allowed', clusterRoles: allowing } : { state: 'off', clusterRoles: bound };
 }
 
 export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMemory): HapticModel {
   if (inputs.templateConfigs.error) {
     const err = inputs.templateConfigs.error;
-    const unreadable = err.kind === 'NotFound' ? 'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist' : `cannot read HAProxyTemplateConfigs: ${err.message}`;
+    const unreadable =
+      err.kind === 'NotFound'
+        ? 'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist'
+        : `cannot read HAProxyTemplateConfigs: ${err.message}`;
     return { installations: [], unreadable };
   }
   const installations = installationsOf(inputs).map(({ namespace, htc, release, controllers }): Installation => {
     const election = htc.spec?.controller?.leaderElection;
     const leaseNames = leaseNameCandidates(htc, release);
-    const lease = leaseNames.map((n) => inputs.leases.items.find((l) => l.metadata.namespace === namespace && l.metadata.name === n)).find(Boolean);
+    const lease = leaseNames
+      .map((n) => inputs.leases.items.find((l) => l.metadata.namespace === namespace && l.metadata.name === n))
+      .find(Boolean);
     const config = configView(namespace, htc.metadata.name, inputs.haproxyCfgs.items);
-    const entries = inputs.haproxyCfgs.items.find((c) => c.metadata.namespace === namespace && c.metadata.name === liveHAProxyCfgName(htc.metadata.name))?.status?.deployedToPods ?? [];
+    const entries =
+      inputs.haproxyCfgs.items.find(
+        (c) => c.metadata.namespace === namespace && c.metadata.name === liveHAProxyCfgName(htc.metadata.name),
+      )?.status?.deployedToPods ?? [];
     const intent = intentOf(lease);
     const haproxyPods = inputs.pods.items
-      .filter((p) => p.metadata.namespace === namespace && selectorMatches(htc.spec?.podSelector, p.metadata.labels) && !p.metadata.deletionTimestamp)
-      .map((p) => haproxyPodInfo(p, entries, config, namespace, memory, now, htc.spec?.dataplane?.port ?? DATAPLANE_PORT));
+      .filter(
+        (p) =>
+          p.metadata.namespace === namespace &&
+          selectorMatches(htc.spec?.podSelector, p.metadata.labels) &&
+          !p.metadata.deletionTimestamp,
+      )
+      .map((p) =>
+        haproxyPodInfo(p, entries, config, namespace, memory, now, htc.spec?.dataplane?.port ?? DATAPLANE_PORT),
+      );
     const observed = htc.status?.observedGeneration;
     const generation = htc.metadata.generation;
     return {
@@ -425,12 +544,18 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
       release,
       statusShape: statusShapeOf(entries),
       validated: validationOf(htc),
-      unobservedGeneration: observed !== undefined && generation !== undefined && observed < generation ? { generation, observedGeneration: observed } : undefined,
+      unobservedGeneration:
+        observed !== undefined && generation !== undefined && observed < generation
+          ? { generation, observedGeneration: observed }
+          : undefined,
       config,
       intent,
-      leader: election?.enabled === false
-        ? standaloneLeader(controllers)
-        : inputs.leases.error ? { state: 'unknown', lease: leaseNames[0], reason: readProblem(inputs.leases.error) } : leaderOf(lease, leaseNames[0], controllers, now),
+      leader:
+        election?.enabled === false
+          ? standaloneLeader(controllers)
+          : inputs.leases.error
+            ? { state: 'unknown', lease: leaseNames[0], reason: readProblem(inputs.leases.error) }
+            : leaderOf(lease, leaseNames[0], controllers, now),
       controllerPods: controllers.map((p) => {
         const statuses = p.status?.containerStatuses ?? [];
         return {
@@ -443,11 +568,17 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
         };
       }),
       haproxyPods,
-      gateFeature: gateFeatureOf(namespace, [...new Set(controllers.map((p) => p.spec.serviceAccountName ?? 'default'))], inputs),
+      gateFeature: gateFeatureOf(
+        namespace,
+        [...new Set(controllers.map((p) => p.spec.serviceAccountName ?? 'default'))],
+        inputs,
+      ),
       routes: routeAdmission(htc),
     };
   });
-  const configsUnreadable = inputs.haproxyCfgs.error ? `cannot read HAProxyCfgs: ${inputs.haproxyCfgs.error.message}` : undefined;
+  const configsUnreadable = inputs.haproxyCfgs.error
+    ? `cannot read HAProxyCfgs: ${inputs.haproxyCfgs.error.message}`
+    : undefined;
   return { installations, ...(configsUnreadable ? { configsUnreadable } : {}) };
 }
 
@@ -458,7 +589,10 @@ export function rememberConfigs(memory: ConfigMemory, installations: Installatio
     const c = inst.config;
     if (!c) continue;
     // under both names a deploy entry may give it
-    const named = (view: { checksum?: string | undefined; contentChecksum?: string | undefined }, servers: RenderedServer[]) =>
+    const named = (
+      view: { checksum?: string | undefined; contentChecksum?: string | undefined },
+      servers: RenderedServer[],
+    ) =>
       [view.checksum, view.contentChecksum].filter((x): x is string => !!x).map((checksum) => ({ checksum, servers }));
     const seen = [...named(c, c.servers), ...c.retained.filter((r) => r.servers).flatMap((r) => named(r, r.servers!))];
     for (const { checksum, servers } of seen) {

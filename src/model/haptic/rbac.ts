@@ -33,16 +33,30 @@ export function bindsServiceAccount(binding: RoleBinding, namespace: string, nam
   return (binding.subjects ?? []).some(
     (s) =>
       (s.kind === 'ServiceAccount' && s.name === name && s.namespace === namespace) ||
-      (s.kind === 'Group' && (s.name === 'system:serviceaccounts' || s.name === `system:serviceaccounts:${namespace}`)) ||
+      (s.kind === 'Group' &&
+        (s.name === 'system:serviceaccounts' || s.name === `system:serviceaccounts:${namespace}`)) ||
       (s.kind === 'User' && s.name === `system:serviceaccount:${namespace}:${name}`),
   );
 }
 
 /** The ClusterRoles bound cluster-wide to a service account that allow a verb on a resource. */
-export function clusterRolesAllowing(serviceAccounts: { namespace: string; name: string }[], roles: ClusterRole[], bindings: RoleBinding[], group: string, resource: string, verb: string): { bound: string[]; allowing: string[] } {
+export function clusterRolesAllowing(
+  serviceAccounts: { namespace: string; name: string }[],
+  roles: ClusterRole[],
+  bindings: RoleBinding[],
+  group: string,
+  resource: string,
+  verb: string,
+): { bound: string[]; allowing: string[] } {
   const bound = [
     ...new Set(
-      bindings.filter((b) => b.roleRef.kind === 'ClusterRole' && serviceAccounts.some((sa) => bindsServiceAccount(b, sa.namespace, sa.name))).map((b) => b.roleRef.name),
+      bindings
+        .filter(
+          (b) =>
+            b.roleRef.kind === 'ClusterRole' &&
+            serviceAccounts.some((sa) => bindsServiceAccount(b, sa.namespace, sa.name)),
+        )
+        .map((b) => b.roleRef.name),
     ),
   ].sort();
   const allowing = bound.filter((name) => {

@@ -88,11 +88,17 @@ export interface RouteInstallation {
 }
 
 /** The installations of the HAPTIC model as the route model reads them. */
-export const routeInstallations = (installations: { namespace: string; templateConfig: string; routes: RouteAdmission }[]): RouteInstallation[] =>
-  installations.map((i) => ({ id: `${i.namespace}/${i.templateConfig}`, admission: i.routes }));
+export const routeInstallations = (
+  installations: { namespace: string; templateConfig: string; routes: RouteAdmission }[],
+): RouteInstallation[] => installations.map((i) => ({ id: `${i.namespace}/${i.templateConfig}`, admission: i.routes }));
 
 /** The routing of the Services of a namespace that select these pod labels. */
-export function routingFor(labels: Record<string, string> | undefined, services: Service[], lists: RouteLists, installations: RouteInstallation[]): Routing {
+export function routingFor(
+  labels: Record<string, string> | undefined,
+  services: Service[],
+  lists: RouteLists,
+  installations: RouteInstallation[],
+): Routing {
   return routingOf(servicesSelecting(services, labels), lists, installations);
 }
 
@@ -153,17 +159,26 @@ const watched = (resources: Record<string, WatchedResource> | undefined, plural:
 export function routeAdmission(htc: HAProxyTemplateConfig): RouteAdmission {
   const resources = htc.spec?.watchedResources;
   if (!resources || typeof resources !== 'object' || Object.keys(resources).length === 0) {
-    return { httpRoutes: false, grpcRoutes: false, unknown: `haproxytemplateconfig ${htc.metadata.namespace}/${htc.metadata.name} lists no watchedResources` };
+    return {
+      httpRoutes: false,
+      grpcRoutes: false,
+      unknown: `haproxytemplateconfig ${htc.metadata.namespace}/${htc.metadata.name} lists no watchedResources`,
+    };
   }
-  const admission: RouteAdmission = { httpRoutes: !!watched(resources, 'httproutes'), grpcRoutes: !!watched(resources, 'grpcroutes') };
+  const admission: RouteAdmission = {
+    httpRoutes: !!watched(resources, 'httproutes'),
+    grpcRoutes: !!watched(resources, 'grpcroutes'),
+  };
   const selectorOf = (r: WatchedResource) => {
     if (!r.fieldSelector) return undefined;
     const parsed = parseFieldSelector(r.fieldSelector);
-    if (!parsed) admission.unknown = `watchedResources ${r.resources}: fieldSelector "${r.fieldSelector}" is not path=value`;
+    if (!parsed)
+      admission.unknown = `watchedResources ${r.resources}: fieldSelector "${r.fieldSelector}" is not path=value`;
     return parsed?.text;
   };
   const ingresses = watched(resources, 'ingresses');
-  if (ingresses) admission.ingresses = { fieldSelector: selectorOf(ingresses), labelSelector: parseLabels(ingresses.labelSelector) };
+  if (ingresses)
+    admission.ingresses = { fieldSelector: selectorOf(ingresses), labelSelector: parseLabels(ingresses.labelSelector) };
   const gateways = watched(resources, 'gateways');
   if (gateways) admission.gateways = { fieldSelector: selectorOf(gateways) };
   return admission;
@@ -181,32 +196,51 @@ function ingressMiss(ingress: Ingress, inst: RouteInstallation): string | undefi
   if (selector && !fieldSelectorMatches(selector, ingress)) {
     const cls = ingress.spec?.ingressClassName;
     const annotation = ingress.metadata.annotations?.['kubernetes.io/ingress.class'];
-    const has = cls ? `ingressClassName ${cls}` : `no ingressClassName${annotation ? ` (the kubernetes.io/ingress.class: ${annotation} annotation is not read)` : ''}`;
+    const has = cls
+      ? `ingressClassName ${cls}`
+      : `no ingressClassName${annotation ? ` (the kubernetes.io/ingress.class: ${annotation} annotation is not read)` : ''}`;
     return `has ${has}; HAPTIC ${inst.id} watches Ingresses with ${selector}`;
   }
   if (!labelsMatch(watch.labelSelector, ingress.metadata.labels)) {
-    return `its labels do not match HAPTIC ${inst.id}'s labelSelector ${Object.entries(watch.labelSelector ?? {}).map(([k, v]) => `${k}=${v}`).join(',')}`;
+    return `its labels do not match HAPTIC ${inst.id}'s labelSelector ${Object.entries(watch.labelSelector ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')}`;
   }
   return undefined;
 }
 
 /** Why an installation does not render this HTTPRoute or GRPCRoute, or undefined when it does. */
-function gatewayRouteMiss(kind: RouteKind, route: GatewayRoute, gateways: Read<Gateway>, inst: RouteInstallation): string | undefined {
+function gatewayRouteMiss(
+  kind: RouteKind,
+  route: GatewayRoute,
+  gateways: Read<Gateway>,
+  inst: RouteInstallation,
+): string | undefined {
   const watches = kind === 'HTTPRoute' ? inst.admission.httpRoutes : inst.admission.grpcRoutes;
-  if (!watches || !inst.admission.gateways) return `HAPTIC ${inst.id} does not watch ${kind}s (its gateway library is off)`;
-  const parents = (route.spec?.parentRefs ?? []).filter((p) => (p.group ?? 'gateway.networking.k8s.io') === 'gateway.networking.k8s.io' && (p.kind ?? 'Gateway') === 'Gateway');
+  if (!watches || !inst.admission.gateways)
+    return `HAPTIC ${inst.id} does not watch ${kind}s (its gateway library is off)`;
+  const parents = (route.spec?.parentRefs ?? []).filter(
+    (p) =>
+      (p.group ?? 'gateway.networking.k8s.io') === 'gateway.networking.k8s.io' && (p.kind ?? 'Gateway') === 'Gateway',
+  );
   if (!parents.length) return 'has no parentRefs to a Gateway';
   const misses: string[] = [];
   for (const parent of parents) {
     const where = `${parent.namespace ?? ns(route)}/${parent.name}`;
-    const gateway = gateways.items.find((g) => ns(g) === (parent.namespace ?? ns(route)) && g.metadata.name === parent.name);
+    const gateway = gateways.items.find(
+      (g) => ns(g) === (parent.namespace ?? ns(route)) && g.metadata.name === parent.name,
+    );
     if (!gateway) {
-      misses.push(gateways.error ? `its parent gateway ${where} could not be read` : `its parent gateway ${where} does not exist`);
+      misses.push(
+        gateways.error ? `its parent gateway ${where} could not be read` : `its parent gateway ${where} does not exist`,
+      );
       continue;
     }
     const selector = inst.admission.gateways.fieldSelector;
     if (!selector || fieldSelectorMatches(selector, gateway)) return undefined;
-    misses.push(`its parent gateway ${where} has ${gateway.spec?.gatewayClassName ? `gatewayClassName ${gateway.spec.gatewayClassName}` : 'no gatewayClassName'}; HAPTIC ${inst.id} watches Gateways with ${selector}`);
+    misses.push(
+      `its parent gateway ${where} has ${gateway.spec?.gatewayClassName ? `gatewayClassName ${gateway.spec.gatewayClassName}` : 'no gatewayClassName'}; HAPTIC ${inst.id} watches Gateways with ${selector}`,
+    );
   }
   return misses.join('; ');
 }
@@ -245,19 +279,34 @@ function references(lists: RouteLists): Named[] {
       const backend = `ing_${ns(ingress)}_${ingress.metadata.name}_${svc.name}_${port}`;
       if (seen.has(backend)) continue;
       seen.add(backend);
-      out.push({ kind: 'Ingress', namespace: ns(ingress), name: ingress.metadata.name, service: { namespace: ns(ingress), name: svc.name, port }, backend, missOf: (i) => ingressMiss(ingress, i) });
+      out.push({
+        kind: 'Ingress',
+        namespace: ns(ingress),
+        name: ingress.metadata.name,
+        service: { namespace: ns(ingress), name: svc.name, port },
+        backend,
+        missOf: (i) => ingressMiss(ingress, i),
+      });
     }
     const fallback = ingress.spec?.defaultBackend?.service;
     if (fallback?.name && !paths.some((p) => p.backend?.service?.name === fallback.name)) {
       const port = fallback.port?.name || (fallback.port?.number === undefined ? '' : String(fallback.port.number));
       out.push({
-        kind: 'Ingress', namespace: ns(ingress), name: ingress.metadata.name, service: { namespace: ns(ingress), name: fallback.name, port }, backend: '',
-        reach: "names it only as spec.defaultBackend, which HAPTIC's ingress library does not render (it renders spec.rules[].http.paths[])",
+        kind: 'Ingress',
+        namespace: ns(ingress),
+        name: ingress.metadata.name,
+        service: { namespace: ns(ingress), name: fallback.name, port },
+        backend: '',
+        reach:
+          "names it only as spec.defaultBackend, which HAPTIC's ingress library does not render (it renders spec.rules[].http.paths[])",
         missOf: (i) => ingressMiss(ingress, i),
       });
     }
   }
-  for (const [kind, list] of [['HTTPRoute', lists.httpRoutes], ['GRPCRoute', lists.grpcRoutes]] as const) {
+  for (const [kind, list] of [
+    ['HTTPRoute', lists.httpRoutes],
+    ['GRPCRoute', lists.grpcRoutes],
+  ] as const) {
     for (const route of list.items) {
       const seen = new Set<string>();
       for (const ref of (route.spec?.rules ?? []).flatMap((r) => r.backendRefs ?? [])) {
@@ -267,15 +316,27 @@ function references(lists: RouteLists): Named[] {
         const target = ref.namespace ?? ns(route);
         if (seen.has(`${target}/${backend}`)) continue;
         seen.add(`${target}/${backend}`);
-        const reach = target === ns(route) ? undefined : `references it from namespace ${ns(route)}: HAPTIC's gateway library does not render cross-namespace backendRefs`;
-        out.push({ kind, namespace: ns(route), name: route.metadata.name, service: { namespace: target, name: ref.name, port }, backend, reach, missOf: (i) => gatewayRouteMiss(kind, route, lists.gateways, i) });
+        const reach =
+          target === ns(route)
+            ? undefined
+            : `references it from namespace ${ns(route)}: HAPTIC's gateway library does not render cross-namespace backendRefs`;
+        out.push({
+          kind,
+          namespace: ns(route),
+          name: route.metadata.name,
+          service: { namespace: target, name: ref.name, port },
+          backend,
+          reach,
+          missOf: (i) => gatewayRouteMiss(kind, route, lists.gateways, i),
+        });
       }
     }
   }
   return out;
 }
 
-const isServiceRef = (ref: BackendReference) => (ref.group ?? '') === '' && (ref.kind ?? 'Service') === 'Service' && !!ref.name;
+const isServiceRef = (ref: BackendReference) =>
+  (ref.group ?? '') === '' && (ref.kind ?? 'Service') === 'Service' && !!ref.name;
 
 /** Route kinds that may carry a route to the Service but were not read. */
 function unreadKinds(lists: RouteLists): Routing['unread'] {
@@ -283,7 +344,13 @@ function unreadKinds(lists: RouteLists): Routing['unread'] {
   const say = (kind: string, read: Read<unknown>) => {
     if (!read.error) return;
     const absent = read.error.kind === 'NotFound';
-    unread.push({ kind, absent, reason: absent ? `the cluster serves no ${kind} (no such API)` : `${kind} could not be read: ${read.error.message}` });
+    unread.push({
+      kind,
+      absent,
+      reason: absent
+        ? `the cluster serves no ${kind} (no such API)`
+        : `${kind} could not be read: ${read.error.message}`,
+    });
   };
   say('ingresses.networking.k8s.io', lists.ingresses);
   say('httproutes.gateway.networking.k8s.io', lists.httpRoutes);
@@ -299,29 +366,47 @@ function unreadKinds(lists: RouteLists): Routing['unread'] {
 export function routingOf(services: Service[], lists: RouteLists, installations: RouteInstallation[]): Routing {
   const all = references(lists);
   const unread = unreadKinds(lists);
-  const unknownInstallations = installations.filter((i) => i.admission.unknown).map((i) => ({ id: i.id, reason: i.admission.unknown! }));
+  const unknownInstallations = installations
+    .filter((i) => i.admission.unknown)
+    .map((i) => ({ id: i.id, reason: i.admission.unknown! }));
   const judge = (ref: Named, service?: Service): RouteReference => {
     const admittedBy = installations.filter((i) => !i.admission.unknown && !ref.missOf(i)).map((i) => i.id);
     const reach = ref.reach ?? (service && ref.service.port ? portMiss(service, ref.service.port) : undefined);
-    const miss = reach ?? (admittedBy.length ? undefined : installations.map(ref.missOf).filter(Boolean).join('; ') || 'no HAPTIC installation watches it');
+    const miss =
+      reach ??
+      (admittedBy.length
+        ? undefined
+        : installations.map(ref.missOf).filter(Boolean).join('; ') || 'no HAPTIC installation watches it');
     const { missOf: _, reach: __, ...plain } = ref;
     return { ...plain, backend: miss ? undefined : ref.backend, admittedBy, miss };
   };
   const own = services.map((svc) => {
-    const routes = all.filter((r) => r.service.namespace === ns(svc) && r.service.name === svc.metadata.name).map((r) => judge(r, svc));
+    const routes = all
+      .filter((r) => r.service.namespace === ns(svc) && r.service.name === svc.metadata.name)
+      .map((r) => judge(r, svc));
     return { service: svc.metadata.name, routes, routed: routes.some((r) => !r.miss) };
   });
   const names = new Set(services.map((s) => s.metadata.name));
   const namespaces = new Set(services.map(ns));
-  const elsewhere = all.filter((r) => names.has(r.service.name) && !namespaces.has(r.service.namespace)).map((r) => judge(r));
+  const elsewhere = all
+    .filter((r) => names.has(r.service.name) && !namespaces.has(r.service.namespace))
+    .map((r) => judge(r));
   // a kind the cluster does not serve holds no route; one that could not be read might
-  const conclusive = unread.every((u) => u.absent || (u.kind.startsWith('gateways') && lists.httpRoutes.items.length + lists.grpcRoutes.items.length === 0)) && unknownInstallations.length === 0;
+  const conclusive =
+    unread.every(
+      (u) =>
+        u.absent ||
+        (u.kind.startsWith('gateways') && lists.httpRoutes.items.length + lists.grpcRoutes.items.length === 0),
+    ) && unknownInstallations.length === 0;
   return { services: own, elsewhere, unread, unknownInstallations, conclusive };
 }
 
 /** The classes the installations' routes must have: the values of their Ingress and Gateway field selectors. */
 export function routeClasses(installations: RouteInstallation[]): string[] {
-  const selectors = installations.flatMap((i) => [i.admission.ingresses?.fieldSelector, i.admission.gateways?.fieldSelector]);
+  const selectors = installations.flatMap((i) => [
+    i.admission.ingresses?.fieldSelector,
+    i.admission.gateways?.fieldSelector,
+  ]);
   const values = selectors.map((s) => (s ? parseFieldSelector(s)?.value : undefined));
   return [...new Set(values.filter((v): v is string => !!v))];
 }
@@ -330,7 +415,11 @@ export function routeClasses(installations: RouteInstallation[]): string[] {
  * Why a pod selected by these Services cannot be routed by HAPTIC, when that can be concluded: no route an
  * installation renders reaches any of them. Undefined when one does, or when it cannot be told.
  */
-export function unroutedReason(routing: Routing, services: string[], installations: RouteInstallation[]): string | undefined {
+export function unroutedReason(
+  routing: Routing,
+  services: string[],
+  installations: RouteInstallation[],
+): string | undefined {
   if (!routing.conclusive || !installations.length || !services.length) return undefined;
   const judged = services.map((s) => routing.services.find((r) => r.service === s));
   if (judged.some((r) => !r || r.routed)) return undefined;
@@ -339,5 +428,7 @@ export function unroutedReason(routing: Routing, services: string[], installatio
   const named = services.map((s) => `service/${s}`).join(', ');
   // a route HAPTIC watches that reaches nothing (a port the Service lacks, spec.defaultBackend only) is not one
   // "of its class" that is missing
-  return judged.some((r) => r!.routes.some((x) => x.admittedBy.length)) ? `no route${of} reaches ${named}` : `no route${of} references ${named}`;
+  return judged.some((r) => r!.routes.some((x) => x.admittedBy.length))
+    ? `no route${of} reaches ${named}`
+    : `no route${of} references ${named}`;
 }

@@ -38,9 +38,20 @@ function indexOf(slices: EndpointSlice[]): Map<string, Indexed[]> {
     for (const ep of slice.endpoints ?? []) {
       const ref = ep.targetRef;
       if (ref?.kind !== 'Pod') continue;
-      const key = ref.uid ? `uid ${slice.metadata.namespace}/${ref.uid}` : `name ${slice.metadata.namespace}/${ref.name}`;
+      const key = ref.uid
+        ? `uid ${slice.metadata.namespace}/${ref.uid}`
+        : `name ${slice.metadata.namespace}/${ref.name}`;
       const c = ep.conditions ?? {};
-      const entry = { order: order++, view: { service, slice: slice.metadata.name, ready: c.ready ?? true, serving: c.serving ?? true, terminating: c.terminating ?? false } };
+      const entry = {
+        order: order++,
+        view: {
+          service,
+          slice: slice.metadata.name,
+          ready: c.ready ?? true,
+          serving: c.serving ?? true,
+          terminating: c.terminating ?? false,
+        },
+      };
       const list = index.get(key);
       if (list) list.push(entry);
       else index.set(key, [entry]);
@@ -57,6 +68,11 @@ export function podEndpoints(pod: Pod, services: Service[], slices: EndpointSlic
   const { namespace, uid, name } = pod.metadata;
   const byUid = uid ? (index.get(`uid ${namespace}/${uid}`) ?? []) : [];
   const byName = index.get(`name ${namespace}/${name}`) ?? [];
-  const found = byUid.length && byName.length ? [...byUid, ...byName].sort((a, b) => a.order - b.order) : byUid.length ? byUid : byName;
+  const found =
+    byUid.length && byName.length
+      ? [...byUid, ...byName].sort((a, b) => a.order - b.order)
+      : byUid.length
+        ? byUid
+        : byName;
   return { services: selecting, endpoints: found.map((e) => ({ ...e.view })) };
 }

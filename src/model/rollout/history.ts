@@ -55,8 +55,10 @@ const at = (time: string | undefined) => {
   return Number.isNaN(t) ? undefined : t;
 };
 
-const routedEverywhere = (p: PodView) => p.haproxy.length > 0 && p.haproxy.every((h) => !h.disabled && h.of > 0 && h.runningOn === h.of);
-const disabledEverywhere = (p: PodView) => p.haproxy.length > 0 && p.haproxy.every((h) => h.disabled && h.of > 0 && h.runningOn === h.of);
+const routedEverywhere = (p: PodView) =>
+  p.haproxy.length > 0 && p.haproxy.every((h) => !h.disabled && h.of > 0 && h.runningOn === h.of);
+const disabledEverywhere = (p: PodView) =>
+  p.haproxy.length > 0 && p.haproxy.every((h) => h.disabled && h.of > 0 && h.runningOn === h.of);
 
 /** Sets a stage's time once: precise when the object carries it, else `seen` (now, or null before the start). */
 function mark(h: PodHistory, key: keyof PodHistory, precise: number | undefined, seen: number | null): void {
@@ -89,7 +91,12 @@ function oldPodStep(was: PodHistory | undefined, p: PodView, seen: number | null
 }
 
 /** The history after seeing `model` at `now`. Pods that left the model are gone at `now` (their first absence). */
-export function observe(history: RolloutHistory | undefined, model: RolloutModel, now: number, done: boolean): RolloutHistory {
+export function observe(
+  history: RolloutHistory | undefined,
+  model: RolloutModel,
+  now: number,
+  done: boolean,
+): RolloutHistory {
   const pods: Record<string, PodHistory> = { ...(history?.pods ?? {}) };
   const present = new Set<string>();
   // what the first model shows was reached before the follower started
@@ -103,7 +110,12 @@ export function observe(history: RolloutHistory | undefined, model: RolloutModel
     pods[p.name] = oldPodStep(pods[p.name], p, seen);
   }
   for (const [name, h] of Object.entries(pods)) {
-    if (!present.has(name) && h.goneAt === undefined) pods[name] = { ...h, goneAt: now, exitedAt: h.exitedAt !== undefined ? h.exitedAt : h.role === 'old' ? now : undefined };
+    if (!present.has(name) && h.goneAt === undefined)
+      pods[name] = {
+        ...h,
+        goneAt: now,
+        exitedAt: h.exitedAt !== undefined ? h.exitedAt : h.role === 'old' ? now : undefined,
+      };
   }
   const configs = [...(history?.configs ?? [])];
   for (const inst of model.installations) {
@@ -114,7 +126,14 @@ export function observe(history: RolloutHistory | undefined, model: RolloutModel
     let i = configs.findIndex((c) => c.installation === installation && c.checksum === checksum);
     if (i < 0) i = configs.push({ installation, checksum, firstSeenAt: seen, haproxyPods: live.length }) - 1;
     const c = configs[i]!;
-    if (c.convergedAt === undefined && live.length > 0 && live.every((p) => p.current)) configs[i] = { ...c, convergedAt: now, haproxyPods: live.length };
+    if (c.convergedAt === undefined && live.length > 0 && live.every((p) => p.current))
+      configs[i] = { ...c, convergedAt: now, haproxyPods: live.length };
   }
-  return { startedAt: history?.startedAt ?? now, pods, configs, doneAt: history?.doneAt ?? (done ? now : undefined), progressed: (history?.progressed ?? false) || !done };
+  return {
+    startedAt: history?.startedAt ?? now,
+    pods,
+    configs,
+    doneAt: history?.doneAt ?? (done ? now : undefined),
+    progressed: (history?.progressed ?? false) || !done,
+  };
 }

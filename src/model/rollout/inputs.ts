@@ -26,7 +26,8 @@ export function splitRollouts(deployments: Deployment[], lists: RolloutLists): R
   const events = byNamespace(lists.events);
   return deployments.map((deployment) => {
     const ns = deployment.metadata.namespace ?? '';
-    const selected = <T extends KubeObject>(items: T[] | undefined) => (items ?? []).filter((o) => selectorMatches(deployment.spec.selector, o.metadata.labels));
+    const selected = <T extends KubeObject>(items: T[] | undefined) =>
+      (items ?? []).filter((o) => selectorMatches(deployment.spec.selector, o.metadata.labels));
     return {
       deployment,
       replicaSets: selected(replicaSets.get(ns)),

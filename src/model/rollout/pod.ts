@@ -36,7 +36,14 @@ export interface HAProxyRouting {
   /** all live HAProxy pods of the installation */
   of: number;
   /** per live HAProxy pod: the config it runs, where its content was read, and whether it routes the pod */
-  pods: { name: string; checksum?: string | undefined; source: string; settled: boolean; routes?: boolean | undefined; pending?: string | undefined }[];
+  pods: {
+    name: string;
+    checksum?: string | undefined;
+    source: string;
+    settled: boolean;
+    routes?: boolean | undefined;
+    pending?: string | undefined;
+  }[];
 }
 
 export interface ContainerProblem {
@@ -71,19 +78,32 @@ export interface PodView {
   containerProblems: ContainerProblem[];
   /** when the last container finished, once every container has (the pod's processes exited) */
   containersFinishedAt?: string | undefined;
-  terminating?: {
-    since?: string | undefined;
-    deadline?: string | undefined;
-    graceRemainingMs?: number | undefined;
-    /** still here OVERDUE_MS after the deadline: longer than a kubelet takes to kill the pod and have it deleted */
-    pastDeadline: boolean;
-    finalizers: string[];
-  } | undefined;
+  terminating?:
+    | {
+        since?: string | undefined;
+        deadline?: string | undefined;
+        graceRemainingMs?: number | undefined;
+        /** still here OVERDUE_MS after the deadline: longer than a kubelet takes to kill the pod and have it deleted */
+        pastDeadline: boolean;
+        finalizers: string[];
+      }
+    | undefined;
   events: { type: string; reason: string; message: string; count: number; last?: string | undefined }[];
 }
 
-function view(c: { status: string; lastTransitionTime?: string; reason?: string; message?: string } | undefined, now: number): ConditionView {
-  return c ? { status: c.status, since: c.lastTransitionTime, forMs: ageMs(c.lastTransitionTime, now), reason: c.reason, message: c.message } : { status: 'Unknown' };
+function view(
+  c: { status: string; lastTransitionTime?: string; reason?: string; message?: string } | undefined,
+  now: number,
+): ConditionView {
+  return c
+    ? {
+        status: c.status,
+        since: c.lastTransitionTime,
+        forMs: ageMs(c.lastTransitionTime, now),
+        reason: c.reason,
+        message: c.message,
+      }
+    : { status: 'Unknown' };
 }
 
 function problems(statuses: ContainerStatus[] | undefined): ContainerProblem[] {
@@ -94,13 +114,21 @@ function problems(statuses: ContainerStatus[] | undefined): ContainerProblem[] {
       reason: s.state?.waiting?.reason ?? 'NotReady',
       message: s.state?.waiting?.message,
       restarts: s.restartCount,
-      lastExit: s.lastState?.terminated && { exitCode: s.lastState.terminated.exitCode, reason: s.lastState.terminated.reason },
+      lastExit: s.lastState?.terminated && {
+        exitCode: s.lastState.terminated.exitCode,
+        reason: s.lastState.terminated.reason,
+      },
     }));
 }
 
 function finishedAt(statuses: ContainerStatus[] | undefined): string | undefined {
   if (!statuses?.length || !statuses.every((s) => s.state?.terminated)) return undefined;
-  return statuses.map((s) => s.state?.terminated?.finishedAt ?? '').sort().at(-1) || undefined;
+  return (
+    statuses
+      .map((s) => s.state?.terminated?.finishedAt ?? '')
+      .sort()
+      .at(-1) || undefined
+  );
 }
 
 /** A config's servers by the pod they stand for, indexed once per server list: every pod of a rollout looks itself up. */
@@ -126,9 +154,15 @@ function serversOfPod(servers: RenderedServer[], pod: string): RenderedServer[] 
  * deploy must have settled. A pod running a config whose content cannot be read is counted apart, never as
  * routing. Once HAPTIC set the gate, it has seen every HAProxy pod run such a config: all with an entry count.
  */
-function routing(pod: Pod, installations: Installation[], gateTrue: boolean, memory: ConfigMemory | undefined): HAProxyRouting[] {
+function routing(
+  pod: Pod,
+  installations: Installation[],
+  gateTrue: boolean,
+  memory: ConfigMemory | undefined,
+): HAProxyRouting[] {
   const ip = pod.status?.podIP;
-  const mine = (servers: RenderedServer[]) => serversOfPod(servers, pod.metadata.name).filter((s) => !ip || s.address.startsWith(`${ip}:`));
+  const mine = (servers: RenderedServer[]) =>
+    serversOfPod(servers, pod.metadata.name).filter((s) => !ip || s.address.startsWith(`${ip}:`));
   const routes = (servers: RenderedServer[]) => mine(servers).some((s) => !s.disabled);
   return installations.flatMap((inst) => {
     const servers = mine(inst.config?.servers ?? []);
@@ -142,7 +176,14 @@ function routing(pod: Pod, installations: Installation[], gateTrue: boolean, mem
     const pods: HAProxyRouting['pods'] = [];
     for (const h of live) {
       const run = h.entry ? serversRunOn(inst, h, memory) : undefined;
-      const pod = { name: h.name, checksum: h.runs.checksum, source: h.runs.source, settled: h.runs.settled, routes: run && routes(run), pending: h.runs.pending };
+      const pod = {
+        name: h.name,
+        checksum: h.runs.checksum,
+        source: h.runs.source,
+        settled: h.runs.settled,
+        routes: run && routes(run),
+        pending: h.runs.pending,
+      };
       pods.push(pod);
       if (!h.entry) continue;
       if (gateTrue && !disabled) {
@@ -152,7 +193,17 @@ function routing(pod: Pod, installations: Installation[], gateTrue: boolean, mem
       if (run === undefined) unknown++;
       else if (h.runs.settled && routes(run) !== disabled) runningOn++;
     }
-    return [{ installation: `${inst.namespace}/${inst.templateConfig}`, inConfig: true, disabled, runningOn, unknown, of: live.length, pods }];
+    return [
+      {
+        installation: `${inst.namespace}/${inst.templateConfig}`,
+        inConfig: true,
+        disabled,
+        runningOn,
+        unknown,
+        of: live.length,
+        pods,
+      },
+    ];
   });
 }
 
@@ -186,10 +237,17 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
   const conditions = pod.status?.conditions;
   const containersReady = view(findCondition(conditions, 'ContainersReady'), ctx.now);
   const gateCondition = findCondition(conditions, ctx.gateType);
-  const gate = { ...view(gateCondition, ctx.now), type: ctx.gateType, state: (!ctx.gated ? 'not-gated' : gateCondition ? gateCondition.status : 'missing') as GateState };
+  const gate = {
+    ...view(gateCondition, ctx.now),
+    type: ctx.gateType,
+    state: (!ctx.gated ? 'not-gated' : gateCondition ? gateCondition.status : 'missing') as GateState,
+  };
   if (!gateCondition) gate.status = ctx.gated ? 'missing' : 'n/a';
   const ready = view(findCondition(conditions, 'Ready'), ctx.now);
-  const readinessGates = (pod.spec.readinessGates ?? []).map((g) => ({ type: g.conditionType, status: findCondition(conditions, g.conditionType)?.status ?? 'missing' }));
+  const readinessGates = (pod.spec.readinessGates ?? []).map((g) => ({
+    type: g.conditionType,
+    status: findCondition(conditions, g.conditionType)?.status ?? 'missing',
+  }));
   const cr = containersReady.status === 'True' && containersReady.since ? Date.parse(containersReady.since) : undefined;
   const gt = gate.state === 'True' && gate.since ? Date.parse(gate.since) : undefined;
   const { services, endpoints } = podEndpoints(pod, ctx.services, ctx.slices);
@@ -215,17 +273,32 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     notRouted: ctx.routing && unroutedReason(ctx.routing, services, routeInstallations(ctx.installations)),
     containerProblems: problems(pod.status?.containerStatuses),
     containersFinishedAt: finishedAt(pod.status?.containerStatuses),
-    terminating: deadlineMs === undefined ? undefined : {
-      // deletionTimestamp is the deadline: request time + grace period
-      since: new Date(deadlineMs - grace * 1000).toISOString(),
-      deadline: deletion,
-      graceRemainingMs: Math.max(0, deadlineMs - ctx.now),
-      pastDeadline: ctx.now > deadlineMs + OVERDUE_MS,
-      finalizers: pod.metadata.finalizers ?? [],
-    },
+    terminating:
+      deadlineMs === undefined
+        ? undefined
+        : {
+            // deletionTimestamp is the deadline: request time + grace period
+            since: new Date(deadlineMs - grace * 1000).toISOString(),
+            deadline: deletion,
+            graceRemainingMs: Math.max(0, deadlineMs - ctx.now),
+            pastDeadline: ctx.now > deadlineMs + OVERDUE_MS,
+            finalizers: pod.metadata.finalizers ?? [],
+          },
     events: ctx.events
-      .filter((e) => e.involvedObject.kind === 'Pod' && (e.involvedObject.uid ? e.involvedObject.uid === pod.metadata.uid : e.involvedObject.name === pod.metadata.name))
-      .map((e) => ({ type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? '', count: e.series?.count ?? e.count ?? 1, last: e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? undefined }))
+      .filter(
+        (e) =>
+          e.involvedObject.kind === 'Pod' &&
+          (e.involvedObject.uid
+            ? e.involvedObject.uid === pod.metadata.uid
+            : e.involvedObject.name === pod.metadata.name),
+      )
+      .map((e) => ({
+        type: e.type ?? 'Normal',
+        reason: e.reason ?? '',
+        message: e.message ?? '',
+        count: e.series?.count ?? e.count ?? 1,
+        last: e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? undefined,
+      }))
       .sort((a, b) => (ageMs(a.last, ctx.now) ?? 0) - (ageMs(b.last, ctx.now) ?? 0)),
   };
 }

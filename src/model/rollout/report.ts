@@ -26,7 +26,13 @@ export interface RolloutReport {
   totalMs?: number | undefined;
   gateLatency?: (Spread & { pods: { pod: string; ms: number }[] }) | undefined;
   readyToDeletion?: (Spread & { pairs: { newPod: string; oldPod: string; ms: number }[] }) | undefined;
-  drains: { pod: string; drainMs?: number | undefined; graceMs?: number | undefined; killedAtEndOfGrace: boolean; gone: boolean }[];
+  drains: {
+    pod: string;
+    drainMs?: number | undefined;
+    graceMs?: number | undefined;
+    killedAtEndOfGrace: boolean;
+    gone: boolean;
+  }[];
   haproxy: { installation: string; checksum: string; convergenceMs?: number | undefined; haproxyPods: number }[];
 }
 
@@ -48,13 +54,17 @@ export function buildReport(model: RolloutModel, history: RolloutHistory): Rollo
   const fresh = pods.filter((p) => p.role === 'new');
   const old = pods.filter((p) => p.role === 'old');
   const known = (t: Moment): t is number => typeof t === 'number';
-  const latencies = fresh.filter((p) => known(p.containersReadyAt) && known(p.gateAt)).map((p) => ({ pod: p.name, ms: Math.max(0, (p.gateAt as number) - (p.containersReadyAt as number)) }));
+  const latencies = fresh
+    .filter((p) => known(p.containersReadyAt) && known(p.gateAt))
+    .map((p) => ({ pod: p.name, ms: Math.max(0, (p.gateAt as number) - (p.containersReadyAt as number)) }));
   const readies = fresh.filter((p) => known(p.readyAt)).sort((a, b) => (a.readyAt as number) - (b.readyAt as number));
   const pairs = old
     .filter((o) => known(o.deletedAt))
     .flatMap((o) => {
       const before = readies.filter((n) => (n.readyAt as number) <= (o.deletedAt as number)).at(-1);
-      return before ? [{ newPod: before.name, oldPod: o.name, ms: (o.deletedAt as number) - (before.readyAt as number) }] : [];
+      return before
+        ? [{ newPod: before.name, oldPod: o.name, ms: (o.deletedAt as number) - (before.readyAt as number) }]
+        : [];
     });
   const gateSpread = spread(latencies.map((l) => l.ms));
   const pairSpread = spread(pairs.map((p) => p.ms));
@@ -72,12 +82,14 @@ export function buildReport(model: RolloutModel, history: RolloutHistory): Rollo
     readyToDeletion: pairSpread && { ...pairSpread, pairs },
     drains: old.filter((o) => known(o.deletedAt)).map(drainOf),
     // configs already live when the follower started have no known start
-    haproxy: history.configs.filter((c: ConfigHistory) => c.firstSeenAt !== null).map((c) => ({
-      installation: c.installation,
-      checksum: c.checksum,
-      convergenceMs: c.convergedAt === undefined ? undefined : c.convergedAt - (c.firstSeenAt as number),
-      haproxyPods: c.haproxyPods,
-    })),
+    haproxy: history.configs
+      .filter((c: ConfigHistory) => c.firstSeenAt !== null)
+      .map((c) => ({
+        installation: c.installation,
+        checksum: c.checksum,
+        convergenceMs: c.convergedAt === undefined ? undefined : c.convergedAt - (c.firstSeenAt as number),
+        haproxyPods: c.haproxyPods,
+      })),
   };
 }
 

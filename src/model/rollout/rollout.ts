@@ -55,7 +55,13 @@ export interface RolloutModel {
   /** complete, and no pod of an old ReplicaSet is left (not even terminating) */
   drained: boolean;
   counts: { desired: number; current: number; updated: number; ready: number; available: number; terminating: number };
-  conditions: { progressing?: { status: string; reason?: string | undefined; message?: string | undefined; since?: string | undefined } | undefined; available?: { status: string; reason?: string | undefined } | undefined; replicaFailure?: { reason?: string | undefined; message?: string | undefined } | undefined };
+  conditions: {
+    progressing?:
+      | { status: string; reason?: string | undefined; message?: string | undefined; since?: string | undefined }
+      | undefined;
+    available?: { status: string; reason?: string | undefined } | undefined;
+    replicaFailure?: { reason?: string | undefined; message?: string | undefined } | undefined;
+  };
   newReplicaSet?: ReplicaSetView | undefined;
   oldReplicaSets: ReplicaSetView[];
   newPods: PodView[];
@@ -71,7 +77,10 @@ export interface RolloutModel {
 
 const TEMPLATE_HASH = 'pod-template-hash';
 
-function ownedBy(obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } }, uid: string | undefined): boolean {
+function ownedBy(
+  obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } },
+  uid: string | undefined,
+): boolean {
   return !!uid && (obj.metadata.ownerReferences ?? []).some((o) => o.uid === uid && o.controller !== false);
 }
 
@@ -83,8 +92,14 @@ function revisionOf(obj: { metadata: { annotations?: Record<string, string> } })
 function findNewReplicaSet(deployment: Deployment, owned: ReplicaSet[]): ReplicaSet | undefined {
   const revision = revisionOf(deployment);
   const byRevision = revision ? owned.find((rs) => revisionOf(rs) === revision) : undefined;
-  if (byRevision && JSON.stringify(stripHash(byRevision.spec.template)) === JSON.stringify(stripHash(deployment.spec.template))) return byRevision;
-  return owned.find((rs) => JSON.stringify(stripHash(rs.spec.template)) === JSON.stringify(stripHash(deployment.spec.template)));
+  if (
+    byRevision &&
+    JSON.stringify(stripHash(byRevision.spec.template)) === JSON.stringify(stripHash(deployment.spec.template))
+  )
+    return byRevision;
+  return owned.find(
+    (rs) => JSON.stringify(stripHash(rs.spec.template)) === JSON.stringify(stripHash(deployment.spec.template)),
+  );
 }
 
 function stripHash(template: ReplicaSet['spec']['template']): unknown {
@@ -109,16 +124,30 @@ function rsView(rs: ReplicaSet): ReplicaSetView {
 function phaseOf(d: Deployment, desired: number): { phase: Phase; message: string } {
   const s = d.status ?? {};
   const name = `deployment "${d.metadata.name}"`;
-  if ((d.metadata.generation ?? 0) > (s.observedGeneration ?? 0)) return { phase: 'progressing', message: `Waiting for ${name} spec update to be observed...` };
+  if ((d.metadata.generation ?? 0) > (s.observedGeneration ?? 0))
+    return { phase: 'progressing', message: `Waiting for ${name} spec update to be observed...` };
   const progressing = findCondition(s.conditions, 'Progressing');
-  if (progressing?.reason === 'ProgressDeadlineExceeded') return { phase: 'failed', message: `${name} exceeded its progress deadline` };
+  if (progressing?.reason === 'ProgressDeadlineExceeded')
+    return { phase: 'failed', message: `${name} exceeded its progress deadline` };
   const updated = s.updatedReplicas ?? 0;
   const current = s.replicas ?? 0;
   const available = s.availableReplicas ?? 0;
-  const waiting = (m: string) => ({ phase: (d.spec.paused ? 'paused' : 'progressing') as Phase, message: d.spec.paused ? `${name} is paused: ${m}` : m });
-  if (updated < desired) return waiting(`Waiting for ${name} rollout to finish: ${updated} out of ${desired} new replicas have been updated...`);
-  if (current > updated) return waiting(`Waiting for ${name} rollout to finish: ${current - updated} old replicas are pending termination...`);
-  if (available < updated) return waiting(`Waiting for ${name} rollout to finish: ${available} of ${updated} updated replicas are available...`);
+  const waiting = (m: string) => ({
+    phase: (d.spec.paused ? 'paused' : 'progressing') as Phase,
+    message: d.spec.paused ? `${name} is paused: ${m}` : m,
+  });
+  if (updated < desired)
+    return waiting(
+      `Waiting for ${name} rollout to finish: ${updated} out of ${desired} new replicas have been updated...`,
+    );
+  if (current > updated)
+    return waiting(
+      `Waiting for ${name} rollout to finish: ${current - updated} old replicas are pending termination...`,
+    );
+  if (available < updated)
+    return waiting(
+      `Waiting for ${name} rollout to finish: ${available} of ${updated} updated replicas are available...`,
+    );
   return { phase: 'complete', message: `${name} successfully rolled out` };
 }
 
@@ -134,7 +163,14 @@ function withGateProof(installations: Installation[], pods: Pod[], gateType: str
   const proven = types.find((t) => findCondition(proof.status?.conditions, t)?.status === 'True')!;
   return installations.map((i) =>
     i.gateFeature.state === 'allowed' || i.gateFeature.state === 'unknown'
-      ? { ...i, gateFeature: { state: 'on', proof: `pod ${proof.metadata.name} carries ${proven}=True`, clusterRoles: i.gateFeature.state === 'allowed' ? i.gateFeature.clusterRoles : [] } }
+      ? {
+          ...i,
+          gateFeature: {
+            state: 'on',
+            proof: `pod ${proof.metadata.name} carries ${proven}=True`,
+            clusterRoles: i.gateFeature.state === 'allowed' ? i.gateFeature.clusterRoles : [],
+          },
+        }
       : i,
   );
 }
@@ -152,7 +188,16 @@ export function withOwnServers(model: RolloutModel): RolloutModel {
   return {
     ...model,
     installations: model.installations.map((i) =>
-      i.config ? { ...i, config: { ...i.config, servers: own(i.config.servers), retained: i.config.retained.map((r) => (r.servers ? { ...r, servers: own(r.servers) } : r)) } } : i,
+      i.config
+        ? {
+            ...i,
+            config: {
+              ...i.config,
+              servers: own(i.config.servers),
+              retained: i.config.retained.map((r) => (r.servers ? { ...r, servers: own(r.servers) } : r)),
+            },
+          }
+        : i,
     ),
   };
 }
@@ -168,11 +213,31 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const desired = d.spec.replicas ?? 1;
   const gated = (d.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
-  const routing = routingFor(d.spec.template.metadata?.labels, snap.services, snap.haptic, routeInstallations(installations));
-  const podCtx = { gateType, gated, services: snap.services, slices: snap.slices, events: snap.events, installations, now, memory: options.memory, configsUnreadable: haptic.configsUnreadable, routing };
+  const routing = routingFor(
+    d.spec.template.metadata?.labels,
+    snap.services,
+    snap.haptic,
+    routeInstallations(installations),
+  );
+  const podCtx = {
+    gateType,
+    gated,
+    services: snap.services,
+    slices: snap.slices,
+    events: snap.events,
+    installations,
+    now,
+    memory: options.memory,
+    configsUnreadable: haptic.configsUnreadable,
+    routing,
+  };
   const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
-  const newPods = (newRS ? podsOf([newRS]) : []).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
-  const oldPods = podsOf(oldRSs).map((p) => buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }));
+  const newPods = (newRS ? podsOf([newRS]) : []).map((p) =>
+    buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }),
+  );
+  const oldPods = podsOf(oldRSs).map((p) =>
+    buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }),
+  );
   const { phase, message } = phaseOf(d, desired);
   const s = d.status ?? {};
   const progressing = findCondition(s.conditions, 'Progressing');
@@ -206,9 +271,17 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
       terminating: [...newPods, ...oldPods].filter((p) => p.terminating).length,
     },
     conditions: {
-      progressing: progressing && { status: progressing.status, reason: progressing.reason, message: progressing.message, since: progressing.lastUpdateTime ?? progressing.lastTransitionTime },
+      progressing: progressing && {
+        status: progressing.status,
+        reason: progressing.reason,
+        message: progressing.message,
+        since: progressing.lastUpdateTime ?? progressing.lastTransitionTime,
+      },
       available: available && { status: available.status, reason: available.reason },
-      replicaFailure: replicaFailure?.status === 'True' ? { reason: replicaFailure.reason, message: replicaFailure.message } : undefined,
+      replicaFailure:
+        replicaFailure?.status === 'True'
+          ? { reason: replicaFailure.reason, message: replicaFailure.message }
+          : undefined,
     },
     newReplicaSet: newRS && rsView(newRS),
     oldReplicaSets: oldRSs.map(rsView).sort(byName),
@@ -218,7 +291,17 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     hapticUnreadable: haptic.unreadable,
     routing,
     events: snap.events
-      .filter((e) => (e.involvedObject.kind === 'Deployment' && e.involvedObject.name === d.metadata.name) || (e.involvedObject.kind === 'ReplicaSet' && rsNames.has(e.involvedObject.name ?? '')))
-      .map((e) => ({ object: `${e.involvedObject.kind?.toLowerCase()}/${e.involvedObject.name}`, type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? '', count: e.series?.count ?? e.count ?? 1 })),
+      .filter(
+        (e) =>
+          (e.involvedObject.kind === 'Deployment' && e.involvedObject.name === d.metadata.name) ||
+          (e.involvedObject.kind === 'ReplicaSet' && rsNames.has(e.involvedObject.name ?? '')),
+      )
+      .map((e) => ({
+        object: `${e.involvedObject.kind?.toLowerCase()}/${e.involvedObject.name}`,
+        type: e.type ?? 'Normal',
+        reason: e.reason ?? '',
+        message: e.message ?? '',
+        count: e.series?.count ?? e.count ?? 1,
+      })),
   };
 }

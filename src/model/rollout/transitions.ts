@@ -7,15 +7,26 @@ import { formatAge } from '../time.ts';
  * What changed between two models, as short lines for CI logs (status --wait) and the live view's log. Pure. With
  * the follower's history, a pod's way out says how long it drained.
  */
-export function transitions(prev: RolloutModel | undefined, next: RolloutModel, seen?: { history: RolloutHistory; now: number }): string[] {
+export function transitions(
+  prev: RolloutModel | undefined,
+  next: RolloutModel,
+  seen?: { history: RolloutHistory; now: number },
+): string[] {
   const lines: string[] = [];
   if (!prev || prev.message !== next.message) lines.push(`rollout: ${next.message}`);
   const before = new Map([...(prev?.newPods ?? []), ...(prev?.oldPods ?? [])].map((p) => [p.name, p]));
-  for (const pod of next.newPods) lines.push(...podChanges(before.get(pod.name), pod, next.gateType, prev !== undefined));
+  for (const pod of next.newPods)
+    lines.push(...podChanges(before.get(pod.name), pod, next.gateType, prev !== undefined));
   for (const pod of next.oldPods) {
     const was = before.get(pod.name);
-    if (pod.terminating && !was?.terminating) lines.push(`pod/${pod.name} (old) terminating, ${Math.round((pod.terminating.graceRemainingMs ?? 0) / 1000)}s grace period`);
-    if (pod.terminating?.pastDeadline && !was?.terminating?.pastDeadline) lines.push(`pod/${pod.name} (old) still terminating past its grace period${pod.terminating.finalizers.length ? ` (finalizers: ${pod.terminating.finalizers.join(', ')})` : ''}`);
+    if (pod.terminating && !was?.terminating)
+      lines.push(
+        `pod/${pod.name} (old) terminating, ${Math.round((pod.terminating.graceRemainingMs ?? 0) / 1000)}s grace period`,
+      );
+    if (pod.terminating?.pastDeadline && !was?.terminating?.pastDeadline)
+      lines.push(
+        `pod/${pod.name} (old) still terminating past its grace period${pod.terminating.finalizers.length ? ` (finalizers: ${pod.terminating.finalizers.join(', ')})` : ''}`,
+      );
   }
   if (prev) {
     const names = new Set([...next.newPods, ...next.oldPods].map((p) => p.name));
@@ -27,9 +38,13 @@ export function transitions(prev: RolloutModel | undefined, next: RolloutModel, 
     }
   }
   for (const inst of next.installations) {
-    const was = prev?.installations.find((i) => i.namespace === inst.namespace && i.templateConfig === inst.templateConfig);
+    const was = prev?.installations.find(
+      (i) => i.namespace === inst.namespace && i.templateConfig === inst.templateConfig,
+    );
     if (was && was.leader.state !== inst.leader.state) {
-      lines.push(`HAPTIC ${inst.namespace}/${inst.templateConfig}: ${inst.leader.state === 'held' ? `leader ${inst.leader.holder}` : `no leader (lease ${inst.leader.state})`}`);
+      lines.push(
+        `HAPTIC ${inst.namespace}/${inst.templateConfig}: ${inst.leader.state === 'held' ? `leader ${inst.leader.holder}` : `no leader (lease ${inst.leader.state})`}`,
+      );
     }
   }
   return lines;
@@ -39,14 +54,23 @@ function podChanges(was: PodView | undefined, pod: PodView, gateType: string, an
   const lines: string[] = [];
   const id = `pod/${pod.name}`;
   if (!was && announceNew) lines.push(`${id} created`);
-  if (pod.containersReady.status === 'True' && was?.containersReady.status !== 'True') lines.push(`${id} containers ready`);
+  if (pod.containersReady.status === 'True' && was?.containersReady.status !== 'True')
+    lines.push(`${id} containers ready`);
   const problem = pod.containerProblems[0];
-  if (problem && problem.reason !== 'NotReady' && was?.containerProblems[0]?.reason !== problem.reason) lines.push(`${id} container ${problem.container}: ${problem.reason}`);
-  const routed = pod.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} on ${h.runningOn}/${h.of} HAProxy pods`).join(', ');
-  const wasRouted = was?.haproxy.map((h) => `${h.disabled ? 'disabled' : 'enabled'} on ${h.runningOn}/${h.of} HAProxy pods`).join(', ');
+  if (problem && problem.reason !== 'NotReady' && was?.containerProblems[0]?.reason !== problem.reason)
+    lines.push(`${id} container ${problem.container}: ${problem.reason}`);
+  const routed = pod.haproxy
+    .map((h) => `${h.disabled ? 'disabled' : 'enabled'} on ${h.runningOn}/${h.of} HAProxy pods`)
+    .join(', ');
+  const wasRouted = was?.haproxy
+    .map((h) => `${h.disabled ? 'disabled' : 'enabled'} on ${h.runningOn}/${h.of} HAProxy pods`)
+    .join(', ');
   if (routed && routed !== wasRouted) lines.push(`${id} HAProxy: ${routed}`);
   if (pod.gate.state !== 'not-gated' && pod.gate.state !== was?.gate.state) {
-    const latency = pod.gate.state === 'True' && pod.gateLatencyMs !== undefined ? ` (${Math.round(pod.gateLatencyMs / 1000)}s after containers ready)` : '';
+    const latency =
+      pod.gate.state === 'True' && pod.gateLatencyMs !== undefined
+        ? ` (${Math.round(pod.gateLatencyMs / 1000)}s after containers ready)`
+        : '';
     lines.push(`${id} gate ${gateType}: ${pod.gate.state}${latency}`);
   }
   if (pod.ready.status === 'True' && was?.ready.status !== 'True') lines.push(`${id} Ready`);

@@ -11,7 +11,13 @@ import { R, resourcePath } from '../../kube/resources.ts';
 export async function completeWords(words: string[], specs: CommandSpec[]): Promise<Completion> {
   const spec = specs.find((s) => s.id === words[0]);
   const client = (): KubeClient =>
-    new KubeClient(connect({ kubeconfig: typedFlag(words, spec, 'kubeconfig'), context: typedFlag(words, spec, 'context'), requestTimeoutMs: 5000 }));
+    new KubeClient(
+      connect({
+        kubeconfig: typedFlag(words, spec, 'kubeconfig'),
+        context: typedFlag(words, spec, 'context'),
+        requestTimeoutMs: 5000,
+      }),
+    );
   const names = async (path: string): Promise<string[]> => {
     try {
       const list = await listPaged(client(), path, { verb: 'list', resource: path }, {});

@@ -48,15 +48,22 @@ export async function complete(words: string[], commands: CommandSpec[], lookups
   const command = visible.find((c) => c.id === before[0]);
   if (!command) {
     if (before.length > 0) return { candidates: [], directive: Directive.noFileComp };
-    return { candidates: visible.filter((c) => c.id.startsWith(current)).map((c) => `${c.id}\t${c.summary ?? ''}`), directive: Directive.noFileComp };
+    return {
+      candidates: visible.filter((c) => c.id.startsWith(current)).map((c) => `${c.id}\t${c.summary ?? ''}`),
+      directive: Directive.noFileComp,
+    };
   }
 
   const previous = before.at(-1) ?? '';
-  const valueFlag = command.flags.find((f) => f.takesValue && (previous === `--${f.name}` || (f.char && previous === `-${f.char}`)));
+  const valueFlag = command.flags.find(
+    (f) => f.takesValue && (previous === `--${f.name}` || (f.char && previous === `-${f.char}`)),
+  );
   if (valueFlag) return completeValue(valueFlag, lookups, current);
 
   if (current.startsWith('-')) {
-    const candidates = command.flags.flatMap((f) => [`--${f.name}`, ...(f.char ? [`-${f.char}`] : [])].map((n) => `${n}\t${f.summary ?? ''}`));
+    const candidates = command.flags.flatMap((f) =>
+      [`--${f.name}`, ...(f.char ? [`-${f.char}`] : [])].map((n) => `${n}\t${f.summary ?? ''}`),
+    );
     return { candidates: candidates.filter((c) => c.startsWith(current)), directive: Directive.noFileComp };
   }
   if (!command.takesDeployments) return { candidates: [], directive: Directive.noFileComp };
@@ -71,7 +78,8 @@ async function completeValue(flag: FlagSpec, lookups: Lookups, current: string):
   else if (flag.name === 'namespace') values = await lookups.namespaces();
   else if (flag.name === 'context') values = lookups.contexts();
   // paths: the shell completes files itself when no candidate comes back with the default directive
-  else if (flag.name === 'kubeconfig' || flag.name === 'filename') return { candidates: [], directive: Directive.default };
+  else if (flag.name === 'kubeconfig' || flag.name === 'filename')
+    return { candidates: [], directive: Directive.default };
   else values = [];
   return { candidates: values.filter((v) => v.startsWith(current)), directive: Directive.noFileComp };
 }

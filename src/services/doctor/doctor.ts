@@ -15,7 +15,11 @@ export interface LiveDoctorOptions extends TargetSelection {
 }
 
 /** Live mode: the Deployments (named, -l, or all), everything around them in one parallel round, the checks. */
-export async function doctorLive(client: KubeClient, options: LiveDoctorOptions, now = Date.now()): Promise<DoctorReport> {
+export async function doctorLive(
+  client: KubeClient,
+  options: LiveDoctorOptions,
+  now = Date.now(),
+): Promise<DoctorReport> {
   const targets = await resolveDeployments(client, { ...options, allowNone: true });
   const releases = options.helmHistory ? helmReleases(targets) : undefined;
   return runDoctor(await loadDoctor(client, { targets, helmReleases: releases }), now);
@@ -25,7 +29,11 @@ function helmReleases(targets: Deployment[]): { release: string; namespace: stri
   const seen = new Map<string, { release: string; namespace: string }>();
   for (const d of targets) {
     const r = helmReleaseOf(d.metadata.annotations);
-    if (r) seen.set(`${r.namespace ?? d.metadata.namespace}/${r.name}`, { release: r.name, namespace: r.namespace ?? d.metadata.namespace ?? '' });
+    if (r)
+      seen.set(`${r.namespace ?? d.metadata.namespace}/${r.name}`, {
+        release: r.name,
+        namespace: r.namespace ?? d.metadata.namespace ?? '',
+      });
   }
   return [...seen.values()];
 }
@@ -44,7 +52,10 @@ export interface StaticDoctorOptions {
 export function parseLabelSelector(text: string): LabelSelector {
   const matchLabels: Record<string, string> = {};
   const matchExpressions: NonNullable<LabelSelector['matchExpressions']> = [];
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([^!=\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(part);
     if (m) {
       if (m[2] === '!=') matchExpressions.push({ key: m[1] as string, operator: 'NotIn', values: [m[3] as string] });

@@ -16,7 +16,10 @@ export async function readStdin(stream: NodeJS.ReadableStream = process.stdin): 
  * The manifests `-f` names, like `kubectl apply -f`: a file, the .yaml/.yml/.json files of a folder (not its
  * subfolders, in name order), or `-` for standard input. A path that does not exist is an input error.
  */
-export async function readManifestFiles(paths: string[], stdin: () => Promise<string> = () => readStdin()): Promise<ParsedManifests[]> {
+export async function readManifestFiles(
+  paths: string[],
+  stdin: () => Promise<string> = () => readStdin(),
+): Promise<ParsedManifests[]> {
   const parsed: ParsedManifests[] = [];
   for (const path of paths) {
     if (path === '-') {
@@ -29,7 +32,12 @@ export async function readManifestFiles(paths: string[], stdin: () => Promise<st
     } catch {
       throw new UserError(`the path "${path}" does not exist`);
     }
-    const files = isDir ? readdirSync(path).filter((f) => MANIFEST.test(f) && statSync(join(path, f)).isFile()).sort().map((f) => join(path, f)) : [path];
+    const files = isDir
+      ? readdirSync(path)
+          .filter((f) => MANIFEST.test(f) && statSync(join(path, f)).isFile())
+          .sort()
+          .map((f) => join(path, f))
+      : [path];
     if (isDir && !files.length) throw new UserError(`no .yaml, .yml or .json files in "${path}"`);
     for (const file of files) parsed.push(parseManifests(readFileSync(file, 'utf8'), file));
   }

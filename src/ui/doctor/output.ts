@@ -20,5 +20,13 @@ export function doctorOutput(report: DoctorReport) {
       ...(f.suppressed ? { suppressed: { reason: f.suppressed } } : {}),
     })),
   }));
-  return { apiVersion: 'kubectl-haptic/v1', kind: 'DoctorReport', mode: report.mode, summary: doctorCounts(report), items, notRun: report.notRun, notes: report.notes };
+  return {
+    apiVersion: 'kubectl-haptic/v1',
+    kind: 'DoctorReport',
+    mode: report.mode,
+    summary: doctorCounts(report),
+    items,
+    notRun: report.notRun,
+    notes: report.notes,
+  };
 }

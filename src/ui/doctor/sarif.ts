@@ -11,9 +11,22 @@ import type { Severity } from '../../types/finding.ts';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
-const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { blocker: 'error', error: 'error', warning: 'warning', info: 'note', ok: 'note' };
+const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = {
+  blocker: 'error',
+  error: 'error',
+  warning: 'warning',
+  info: 'note',
+  ok: 'note',
+};
 
-const templateText = (t: CatalogueEntry['fix']) => (t === undefined ? undefined : typeof t === 'string' ? t : Object.entries(t).map(([form, text]) => `${form}: ${text}`).join('\n'));
+const templateText = (t: CatalogueEntry['fix']) =>
+  t === undefined
+    ? undefined
+    : typeof t === 'string'
+      ? t
+      : Object.entries(t)
+          .map(([form, text]) => `${form}: ${text}`)
+          .join('\n');
 
 function rules() {
   return Object.keys(DOCTOR_CATALOGUE).map((id) => {
@@ -25,7 +38,13 @@ function rules() {
       helpUri: docsUrl(id),
       ...(fix ? { help: { text: `fix: ${fix}` } } : {}),
       defaultConfiguration: { level: LEVEL[entry.severity] },
-      ...(entry.severityOf ? { properties: { levelByForm: Object.fromEntries(Object.entries(entry.severityOf).map(([form, s]) => [form, LEVEL[s]])) } } : {}),
+      ...(entry.severityOf
+        ? {
+            properties: {
+              levelByForm: Object.fromEntries(Object.entries(entry.severityOf).map(([form, s]) => [form, LEVEL[s]])),
+            },
+          }
+        : {}),
     };
   });
 }
@@ -35,8 +54,15 @@ const uriOf = (file: string) => file.split('/').map(encodeURIComponent).join('/'
 
 function result(f: DoctorFinding, ruleIndex: number) {
   const text = describeFinding(f);
-  const logical = { name: refName(f.object), fullyQualifiedName: `${f.object.namespace}/${refName(f.object)}`, kind: 'resource' };
-  const physical = f.source && f.source.file !== '-' ? { physicalLocation: { artifactLocation: { uri: uriOf(f.source.file) }, region: { startLine: f.source.line } } } : {};
+  const logical = {
+    name: refName(f.object),
+    fullyQualifiedName: `${f.object.namespace}/${refName(f.object)}`,
+    kind: 'resource',
+  };
+  const physical =
+    f.source && f.source.file !== '-'
+      ? { physicalLocation: { artifactLocation: { uri: uriOf(f.source.file) }, region: { startLine: f.source.line } } }
+      : {};
   return {
     ruleId: f.id,
     ruleIndex,
@@ -52,7 +78,11 @@ export function sarifLog(report: DoctorReport, version: string) {
   const table = rules();
   const index = new Map(table.map((r, i) => [r.id, i]));
   const notifications = [
-    ...report.notRun.map((n) => ({ level: 'note', message: { text: `${n.id} not run: ${n.reason}` }, descriptor: { id: n.id } })),
+    ...report.notRun.map((n) => ({
+      level: 'note',
+      message: { text: `${n.id} not run: ${n.reason}` },
+      descriptor: { id: n.id },
+    })),
     ...report.notes.map((text) => ({ level: 'warning', message: { text } })),
   ];
   return {
@@ -61,7 +91,9 @@ export function sarifLog(report: DoctorReport, version: string) {
     runs: [
       {
         tool: { driver: { name: 'kubectl-haptic doctor', version, informationUri: PROJECT_HOMEPAGE, rules: table } },
-        invocations: [{ executionSuccessful: true, ...(notifications.length ? { toolExecutionNotifications: notifications } : {}) }],
+        invocations: [
+          { executionSuccessful: true, ...(notifications.length ? { toolExecutionNotifications: notifications } : {}) },
+        ],
         results: report.subjects.flatMap((s) => s.findings.map((f) => result(f, index.get(f.id) ?? -1))),
       },
     ],

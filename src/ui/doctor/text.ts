@@ -14,21 +14,35 @@ export function doctorCounts(report: DoctorReport) {
   const all = report.subjects.flatMap((s) => s.findings);
   const live = all.filter((f) => !f.suppressed);
   const n = (severity: string) => live.filter((f) => f.severity === severity).length;
-  return { objects: report.subjects.length, error: n('error'), warning: n('warning'), info: n('info'), suppressed: all.length - live.length };
+  return {
+    objects: report.subjects.length,
+    error: n('error'),
+    warning: n('warning'),
+    info: n('info'),
+    suppressed: all.length - live.length,
+  };
 }
 
 function verdict(findings: DoctorFinding[], paint: Painter): string {
   const live = findings.filter((f) => !f.suppressed);
   const suppressed = findings.length - live.length;
-  const parts = (['error', 'warning', 'info'] as const).map((s) => counted(live.filter((f) => f.severity === s).length, s)).filter((p) => !p.startsWith('0 '));
+  const parts = (['error', 'warning', 'info'] as const)
+    .map((s) => counted(live.filter((f) => f.severity === s).length, s))
+    .filter((p) => !p.startsWith('0 '));
   const tail = suppressed ? `, ${suppressed} suppressed` : '';
   if (!parts.length) return `${paint('green', 'no findings')}${tail}`;
-  const color: Color = live.some((f) => f.severity === 'error') ? 'red' : live.some((f) => f.severity === 'warning') ? 'yellow' : 'blue';
+  const color: Color = live.some((f) => f.severity === 'error')
+    ? 'red'
+    : live.some((f) => f.severity === 'warning')
+      ? 'yellow'
+      : 'blue';
   return `${paint(color, parts.join(', '))}${tail}`;
 }
 
 function subjectLines(s: DoctorSubject, paint: Painter): string[] {
-  const lines = [`${refName(s.ref)} -n ${s.ref.namespace}${s.role ? ` (${s.role})` : ''}${where(s.source)}: ${verdict(s.findings, paint)}`];
+  const lines = [
+    `${refName(s.ref)} -n ${s.ref.namespace}${s.role ? ` (${s.role})` : ''}${where(s.source)}: ${verdict(s.findings, paint)}`,
+  ];
   for (const f of s.findings) {
     if (f.suppressed) {
       const t = describeFinding(f);
@@ -50,9 +64,12 @@ export function doctorText(report: DoctorReport, paint: Painter): string {
   const tail: string[] = [];
   const byReason = new Map<string, string[]>();
   for (const n of report.notRun) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.id]);
-  if (byReason.size) tail.push(`not run: ${[...byReason.entries()].map(([reason, ids]) => `${ids.join(', ')} (${reason})`).join('; ')}`);
+  if (byReason.size)
+    tail.push(`not run: ${[...byReason.entries()].map(([reason, ids]) => `${ids.join(', ')} (${reason})`).join('; ')}`);
   if (report.notes.length) tail.push('notes:', ...report.notes.map((n) => `  - ${n}`));
   const c = doctorCounts(report);
-  tail.push(`${counted(c.objects, 'object')} checked: ${counted(c.error, 'error')}, ${counted(c.warning, 'warning')}, ${counted(c.info, 'info')}${c.suppressed ? `, ${c.suppressed} suppressed` : ''}`);
+  tail.push(
+    `${counted(c.objects, 'object')} checked: ${counted(c.error, 'error')}, ${counted(c.warning, 'warning')}, ${counted(c.info, 'info')}${c.suppressed ? `, ${c.suppressed} suppressed` : ''}`,
+  );
   return `${[...blocks, tail.join('\n')].join('\n\n')}\n`;
 }

@@ -9,12 +9,20 @@ export function LiveView(props: LiveState) {
       {lines.map((line, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a frame's rows are screen positions, and so are their keys
         <Text key={i} wrap="truncate">
-          {line.length ? line.map((s, j) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: a row's segments are positions in it, and so are their keys
-            <Text key={j} color={s.color === 'bold' ? undefined : s.color} bold={s.bold || s.color === 'bold'} dimColor={s.dim} inverse={s.inverse}>
-              {s.text}
-            </Text>
-          )) : ' '}
+          {line.length
+            ? line.map((s, j) => (
+                <Text
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a row's segments are positions in it, and so are their keys
+                  key={j}
+                  color={s.color === 'bold' ? undefined : s.color}
+                  bold={s.bold || s.color === 'bold'}
+                  dimColor={s.dim}
+                  inverse={s.inverse}
+                >
+                  {s.text}
+                </Text>
+              ))
+            : ' '}
         </Text>
       ))}
     </Box>

@@ -5,7 +5,10 @@ import type { RolloutUpdate } from '../../model/rollout/report.ts';
 export type RolloutSubscription = (onUpdate: (update: RolloutUpdate) => void) => () => void;
 
 /** The latest update of a followed rollout (undefined until the first one); `onEach` sees every update. */
-export function useRollout(subscribe: RolloutSubscription, onEach?: (update: RolloutUpdate) => void): RolloutUpdate | undefined {
+export function useRollout(
+  subscribe: RolloutSubscription,
+  onEach?: (update: RolloutUpdate) => void,
+): RolloutUpdate | undefined {
   const [update, setUpdate] = useState<RolloutUpdate | undefined>(undefined);
   const each = useRef(onEach);
   each.current = onEach;

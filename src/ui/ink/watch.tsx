@@ -12,11 +12,18 @@ export interface WatchResult {
 
 const LOG_KEPT = 20;
 
-function App({ subscribe, onDone }: { subscribe: RolloutSubscription; onDone: (report: RolloutReport | undefined) => void }) {
+function App({
+  subscribe,
+  onDone,
+}: {
+  subscribe: RolloutSubscription;
+  onDone: (report: RolloutReport | undefined) => void;
+}) {
   const { exit } = useApp();
   const [log, setLog] = useState<{ at: number; text: string }[]>([]);
   const update = useRollout(subscribe, (u) => {
-    if (u.transitions.length) setLog((l) => [...l, ...u.transitions.map((text) => ({ at: Date.now(), text }))].slice(-LOG_KEPT));
+    if (u.transitions.length)
+      setLog((l) => [...l, ...u.transitions.map((text) => ({ at: Date.now(), text }))].slice(-LOG_KEPT));
   });
   const [mode, setMode] = useState<Mode>('table');
   const [selected, setSelected] = useState<string | undefined>(undefined);
@@ -72,7 +79,11 @@ function App({ subscribe, onDone }: { subscribe: RolloutSubscription; onDone: (r
  */
 export async function watchRollout(subscribe: RolloutSubscription, ended?: Promise<void>): Promise<WatchResult> {
   let result: WatchResult = { result: 'interrupted' };
-  const instance = render(<App subscribe={subscribe} onDone={(report) => (result = { result: 'done', report })} />, { exitOnCtrlC: false, patchConsole: false, interactive: true });
+  const instance = render(<App subscribe={subscribe} onDone={(report) => (result = { result: 'done', report })} />, {
+    exitOnCtrlC: false,
+    patchConsole: false,
+    interactive: true,
+  });
   // --watch has checked stdout is a terminal: draw in place even where CI=true is set (Ink would otherwise print
   // only the last frame). Keys arrive through Ink's raw-mode input; without a terminal on stdin, Ctrl-C still
   // arrives as SIGINT: unmount (the terminal is restored) and return, so `status --watch; next-command` goes on.

@@ -22,10 +22,13 @@ const server = createServer((req, res) => {
   }
   active++;
   const delay = Number(url.searchParams.get('delay') ?? defaultDelay) || 0;
-  setTimeout(() => {
-    active--;
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(`${name}\n`);
-  }, Math.min(Math.max(delay, 0), 60_000));
+  setTimeout(
+    () => {
+      active--;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(`${name}\n`);
+    },
+    Math.min(Math.max(delay, 0), 60_000),
+  );
 });
 
 server.listen(port, '0.0.0.0', () => process.stdout.write(`${name}: serving on :${port}\n`));

@@ -12,7 +12,14 @@ import { request } from 'node:http';
 
 export const OUTCOMES = ['ok', 'refused', 'reset', 'timeout', 'http5xx', 'other'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
-export type Result = { seq: number; startedAt: number; endedAt: number; outcome: Outcome; status?: number; error?: string };
+export type Result = {
+  seq: number;
+  startedAt: number;
+  endedAt: number;
+  outcome: Outcome;
+  status?: number;
+  error?: string;
+};
 export type Counts = Record<Outcome, number> & { requests: number; failed: number };
 
 /** What a Node socket error means, in the classes above. */
@@ -29,7 +36,10 @@ export function classifyStatus(status: number): Outcome {
 }
 
 /** One GET on a fresh connection; `host` is the Host header (HAProxy routes by it). Never rejects. */
-export function get(url: string, opts: { host?: string; timeoutMs: number }): Promise<{ outcome: Outcome; status?: number; error?: string }> {
+export function get(
+  url: string,
+  opts: { host?: string; timeoutMs: number },
+): Promise<{ outcome: Outcome; status?: number; error?: string }> {
   return new Promise((resolve) => {
     let settled = false;
     const done = (value: { outcome: Outcome; status?: number; error?: string }) => {
@@ -41,13 +51,17 @@ export function get(url: string, opts: { host?: string; timeoutMs: number }): Pr
     const req = request(url, { method: 'GET', agent: false, headers: opts.host ? { host: opts.host } : {} }, (res) => {
       res.resume();
       res.on('end', () => done({ outcome: classifyStatus(res.statusCode ?? 0), status: res.statusCode ?? 0 }));
-      res.on('error', (error: Error & { code?: string }) => done({ outcome: classifyError(error.code, error.message), error: error.code ?? error.message }));
+      res.on('error', (error: Error & { code?: string }) =>
+        done({ outcome: classifyError(error.code, error.message), error: error.code ?? error.message }),
+      );
     });
     const timer = setTimeout(() => {
       const error = Object.assign(new Error('timeout'), { code: 'LAB_TIMEOUT' });
       req.destroy(error);
     }, opts.timeoutMs);
-    req.on('error', (error: Error & { code?: string }) => done({ outcome: classifyError(error.code, error.message), error: error.code ?? error.message }));
+    req.on('error', (error: Error & { code?: string }) =>
+      done({ outcome: classifyError(error.code, error.message), error: error.code ?? error.message }),
+    );
     req.end();
   });
 }
@@ -69,9 +83,23 @@ export class Load {
   private stopped = false;
   private seq = 0;
   private loops: Promise<void>[] = [];
-  private readonly opts: { url: string; host?: string; concurrency: number; intervalMs: number; timeoutMs: number; onResult?: (r: Result) => void };
+  private readonly opts: {
+    url: string;
+    host?: string;
+    concurrency: number;
+    intervalMs: number;
+    timeoutMs: number;
+    onResult?: (r: Result) => void;
+  };
 
-  constructor(opts: { url: string; host?: string; concurrency: number; intervalMs: number; timeoutMs: number; onResult?: (r: Result) => void }) {
+  constructor(opts: {
+    url: string;
+    host?: string;
+    concurrency: number;
+    intervalMs: number;
+    timeoutMs: number;
+    onResult?: (r: Result) => void;
+  }) {
     this.opts = opts;
   }
 
@@ -91,7 +119,10 @@ export class Load {
     while (!this.stopped) {
       const seq = ++this.seq;
       const startedAt = Date.now();
-      const answer = await get(this.opts.url, { ...(this.opts.host ? { host: this.opts.host } : {}), timeoutMs: this.opts.timeoutMs });
+      const answer = await get(this.opts.url, {
+        ...(this.opts.host ? { host: this.opts.host } : {}),
+        timeoutMs: this.opts.timeoutMs,
+      });
       const result: Result = { seq, startedAt, endedAt: Date.now(), ...answer };
       this.results.push(result);
       this.opts.onResult?.(result);

@@ -25,8 +25,15 @@ function ip(args: string[], netns?: string): void {
 /** Why this machine cannot run the lab, or undefined when it can (root, iproute2, nft, haproxy). */
 export function labUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'the lab needs root: it makes network namespaces (run it as root, as CI does)';
-  for (const [tool, pkg] of [['ip', 'iproute2'], ['nft', 'nftables'], ['haproxy', 'haproxy'], ['unshare', 'util-linux'], ['nsenter', 'util-linux']] as const) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `the lab needs ${tool} (Debian package ${pkg}; CI installs it: .ci/run)`;
+  for (const [tool, pkg] of [
+    ['ip', 'iproute2'],
+    ['nft', 'nftables'],
+    ['haproxy', 'haproxy'],
+    ['unshare', 'util-linux'],
+    ['nsenter', 'util-linux'],
+  ] as const) {
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      return `the lab needs ${tool} (Debian package ${pkg}; CI installs it: .ci/run)`;
   }
   return undefined;
 }
@@ -43,7 +50,9 @@ export function createLabNetns(name: string): void {
     ip(['link', 'set', 'khl1', 'up'], name);
     // the default route: pods' sandboxes answer ARP for their gateway 169.254.1.1 through it (proxy_arp)
     ip(['route', 'add', 'default', 'dev', 'khl0'], name);
-    execFileSync('ip', ['netns', 'exec', name, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('ip', ['netns', 'exec', name, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   } catch (error) {
     deleteLabNetns(name);
     throw error;
@@ -76,7 +85,11 @@ function removeNetns(names: string[]): void {
 
 /** SIGKILL to every process in a namespace (`ip netns pids`), then waits until they are gone (at most 5 s). */
 export function killProcessesIn(ns: string): void {
-  const pids = () => spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout.split('\n').map(Number).filter((p) => p > 0 && p !== process.pid);
+  const pids = () =>
+    spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .map(Number)
+      .filter((p) => p > 0 && p !== process.pid);
   const deadline = Date.now() + 5000;
   for (let left = pids(); left.length && Date.now() < deadline; left = pids()) {
     for (const pid of left) {

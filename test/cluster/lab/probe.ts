@@ -31,7 +31,11 @@ for (let seq = 1; ; seq++) {
   const answer = await get(url, { ...(host ? { host } : {}), timeoutMs });
   const seconds = (Date.now() - startedAt) / 1000;
   const exitCode = curlExit(answer.outcome, answer.error);
-  if (tally) appendFileSync(tally, `${JSON.stringify({ seq, outcome: answer.outcome, exitCode, status: answer.status ?? 0, startedAt })}\n`);
+  if (tally)
+    appendFileSync(
+      tally,
+      `${JSON.stringify({ seq, outcome: answer.outcome, exitCode, status: answer.status ?? 0, startedAt })}\n`,
+    );
   process.stdout.write(`${seq} ${exitCode} ${String(answer.status ?? 0).padStart(3, '0')} ${seconds.toFixed(6)}\n`);
   await new Promise((r) => setTimeout(r, intervalMs));
 }

@@ -63,7 +63,10 @@ export class EventRecorder {
       });
       this.recorded.set(key, { name, count, first: previous?.first ?? now });
     } catch (error) {
-      log(this.component, `event ${event.reason} on ${involved.kind} ${involved.namespace}/${involved.name}: ${errorText(error)}`);
+      log(
+        this.component,
+        `event ${event.reason} on ${involved.kind} ${involved.namespace}/${involved.name}: ${errorText(error)}`,
+      );
     }
   }
 

@@ -13,18 +13,33 @@ export type FakeNode = { name: string; ip: string; subnet: number };
 export function fakeNodeCount(text = process.env.STANDIN_NODES): number {
   if (text === undefined || text === '') return 2;
   const count = Number(text);
-  if (!Number.isInteger(count) || count < 1 || count > 250) throw new Error(`STANDIN_NODES must be a whole number from 1 to 250, not ${JSON.stringify(text)}`);
+  if (!Number.isInteger(count) || count < 1 || count > 250)
+    throw new Error(`STANDIN_NODES must be a whole number from 1 to 250, not ${JSON.stringify(text)}`);
   return count;
 }
 
-export const FAKE_NODES: FakeNode[] = Array.from({ length: fakeNodeCount() }, (_, i) => ({ name: `standin-node-${i + 1}`, ip: `172.18.${Math.floor((i + 2) / 256)}.${(i + 2) % 256}`, subnet: i + 1 }));
+export const FAKE_NODES: FakeNode[] = Array.from({ length: fakeNodeCount() }, (_, i) => ({
+  name: `standin-node-${i + 1}`,
+  ip: `172.18.${Math.floor((i + 2) / 256)}.${(i + 2) % 256}`,
+  subnet: i + 1,
+}));
 
 // STANDIN_NODE_PODS raises the pod capacity (the kubelet's default --max-pods is 110) for the benchmarks in bench/.
-const RESOURCES = { cpu: '32', memory: '128Gi', pods: process.env.STANDIN_NODE_PODS || '110', 'ephemeral-storage': '500Gi' };
+const RESOURCES = {
+  cpu: '32',
+  memory: '128Gi',
+  pods: process.env.STANDIN_NODE_PODS || '110',
+  'ephemeral-storage': '500Gi',
+};
 
 function nodeStatus(node: FakeNode, registeredAt: number, now: number) {
   const condition = (type: string, status: string, reason: string, message: string) => ({
-    type, status, reason, message, lastHeartbeatTime: rfc3339(now), lastTransitionTime: rfc3339(registeredAt),
+    type,
+    status,
+    reason,
+    message,
+    lastHeartbeatTime: rfc3339(now),
+    lastTransitionTime: rfc3339(registeredAt),
   });
   return {
     capacity: RESOURCES,
@@ -35,37 +50,72 @@ function nodeStatus(node: FakeNode, registeredAt: number, now: number) {
       condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
       condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
     ],
-    addresses: [{ type: 'InternalIP', address: node.ip }, { type: 'Hostname', address: node.name }],
+    addresses: [
+      { type: 'InternalIP', address: node.ip },
+      { type: 'Hostname', address: node.name },
+    ],
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     nodeInfo: {
-      machineID: node.name, systemUUID: node.name, bootID: node.name, kernelVersion: '6.8.0-standin',
-      osImage: 'kubectl-haptic node stand-in', containerRuntimeVersion: 'containerd://2.1.0',
-      kubeletVersion: 'v1.36.3', operatingSystem: 'linux', architecture: 'amd64',
+      machineID: node.name,
+      systemUUID: node.name,
+      bootID: node.name,
+      kernelVersion: '6.8.0-standin',
+      osImage: 'kubectl-haptic node stand-in',
+      containerRuntimeVersion: 'containerd://2.1.0',
+      kubeletVersion: 'v1.36.3',
+      operatingSystem: 'linux',
+      architecture: 'amd64',
     },
   };
 }
 
 async function register(kube: Kube, node: FakeNode, registeredAt: number): Promise<void> {
   const labels = {
-    'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64',
-    'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': 'amd64',
+    'kubernetes.io/hostname': node.name,
+    'kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': 'amd64',
+    'beta.kubernetes.io/os': 'linux',
+    'beta.kubernetes.io/arch': 'amd64',
   };
   const cidr = `10.244.${node.subnet}.0/24`;
-  await kube.apply([{ apiVersion: 'v1', kind: 'Node', metadata: { name: node.name, labels },
-    spec: { podCIDR: cidr, podCIDRs: [cidr] } }], 'kubelet');
+  await kube.apply(
+    [
+      {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: node.name, labels },
+        spec: { podCIDR: cidr, podCIDRs: [cidr] },
+      },
+    ],
+    'kubelet',
+  );
   await patchStatus(kube, node, registeredAt);
   await renewLease(kube, node);
 }
 
 function patchStatus(kube: Kube, node: FakeNode, registeredAt: number): Promise<unknown> {
-  return kube.patch('v1', 'Node', node.name, undefined, { status: nodeStatus(node, registeredAt, Date.now()) }, { subresource: 'status' });
+  return kube.patch(
+    'v1',
+    'Node',
+    node.name,
+    undefined,
+    { status: nodeStatus(node, registeredAt, Date.now()) },
+    { subresource: 'status' },
+  );
 }
 
 function renewLease(kube: Kube, node: FakeNode): Promise<unknown> {
-  return kube.apply([{
-    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: node.name, namespace: 'kube-node-lease' },
-    spec: { holderIdentity: node.name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
-  }], 'kubelet');
+  return kube.apply(
+    [
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: node.name, namespace: 'kube-node-lease' },
+        spec: { holderIdentity: node.name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
+      },
+    ],
+    'kubelet',
+  );
 }
 
 /** Registers the nodes (resolves once they are Ready), then keeps their heartbeats fresh until the signal aborts. */
@@ -76,10 +126,12 @@ export async function startFakeNodes(kube: Kube, signal: AbortSignal): Promise<v
     for (let tick = 1; !signal.aborted; tick++) {
       await sleep(10_000, signal);
       if (signal.aborted) break;
-      await Promise.all(FAKE_NODES.map(async (node) => {
-        await renewLease(kube, node);
-        if (tick % 6 === 0) await patchStatus(kube, node, registeredAt);
-      })).catch((error) => log('nodes', `heartbeat: ${errorText(error)}`)); // retried on the next tick
+      await Promise.all(
+        FAKE_NODES.map(async (node) => {
+          await renewLease(kube, node);
+          if (tick % 6 === 0) await patchStatus(kube, node, registeredAt);
+        }),
+      ).catch((error) => log('nodes', `heartbeat: ${errorText(error)}`)); // retried on the next tick
     }
   })();
 }

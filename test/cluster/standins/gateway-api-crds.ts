@@ -13,24 +13,29 @@ function crd(kind: string, plural: string, scope: 'Cluster' | 'Namespaced', shor
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}`, annotations: {
-      // a *.k8s.io group needs the approval annotation (the API server refuses the CRD without it); the project's
-      // CRDs carry this one
-      'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/gateway-api/pull/2466',
-      'gateway.networking.k8s.io/bundle-version': 'v1.2.0',
-      'gateway.networking.k8s.io/channel': 'standard',
-    } },
+    metadata: {
+      name: `${plural}.${GROUP}`,
+      annotations: {
+        // a *.k8s.io group needs the approval annotation (the API server refuses the CRD without it); the project's
+        // CRDs carry this one
+        'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/gateway-api/pull/2466',
+        'gateway.networking.k8s.io/bundle-version': 'v1.2.0',
+        'gateway.networking.k8s.io/channel': 'standard',
+      },
+    },
     spec: {
       group: GROUP,
       scope,
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames },
-      versions: [{
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
     },
   };
 }

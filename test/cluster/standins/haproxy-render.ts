@@ -23,7 +23,9 @@ function serverLines(backend: Backend, style: RenderStyle): string[] {
     const slots = Math.max(DATAPLANE_SLOTS, backend.servers.length);
     return Array.from({ length: slots }, (_, i) => {
       const s = backend.servers[i];
-      return s ? `    server SRV_${i + 1} ${s.ip}:${s.port} enabled  # Pod: ${s.pod}` : `    server SRV_${i + 1} 127.0.0.1:1 disabled  # Placeholder`;
+      return s
+        ? `    server SRV_${i + 1} ${s.ip}:${s.port} enabled  # Pod: ${s.pod}`
+        : `    server SRV_${i + 1} 127.0.0.1:1 disabled  # Placeholder`;
     });
   }
   return backend.servers.flatMap((s) => {
@@ -42,10 +44,18 @@ function serverLines(backend: Backend, style: RenderStyle): string[] {
  */
 function connectionDefaults(shape: StatusShape): string[] {
   if (shape === 'dataplane') return ['    timeout connect 5s'];
-  return ['    timeout connect 100ms', '    option redispatch', '    retry-on conn-failure empty-response response-timeout'];
+  return [
+    '    timeout connect 100ms',
+    '    option redispatch',
+    '    retry-on conn-failure empty-response response-timeout',
+  ];
 }
 
-export function renderConfig(source: string, backends: Backend[], style: RenderStyle = { shape: 'gate', podComment: 'end' }): string {
+export function renderConfig(
+  source: string,
+  backends: Backend[],
+  style: RenderStyle = { shape: 'gate', podComment: 'end' },
+): string {
   const lines = [
     `# Rendered by HAPTIC from ${source}`,
     'global',

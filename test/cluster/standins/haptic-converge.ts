@@ -52,7 +52,11 @@ export function planID(generation: number, checksum: string): string {
 }
 
 /** Lines that a runtime API update cannot change: everything but server lines and their comments. */
-const structure = (content: string) => content.split('\n').filter((l) => !/^\s+(server |# Pod: )/.test(l)).join('\n');
+const structure = (content: string) =>
+  content
+    .split('\n')
+    .filter((l) => !/^\s+(server |# Pod: )/.test(l))
+    .join('\n');
 
 /**
  * How HAProxy takes the change: servers only → runtime API; anything structural → reload, as HAPTIC's comparator
@@ -63,7 +67,8 @@ const structure = (content: string) => content.split('\n').filter((l) => !/^\s+(
  */
 export function deployMode(previous: string | undefined, next: string): { mode: string; reasons: string[] } {
   if (previous === undefined) return { mode: 'reload', reasons: ['initial configuration'] };
-  if (structure(previous) === structure(next)) return { mode: 'runtime', reasons: ['server changes applied through the runtime API'] };
+  if (structure(previous) === structure(next))
+    return { mode: 'runtime', reasons: ['server changes applied through the runtime API'] };
   return { mode: 'reload', reasons: ['configuration structure changed'] };
 }
 
@@ -86,7 +91,13 @@ export function deployOutcome(
   applied?: { mode: string; reasons: string[] },
 ): DeployEntry {
   if (shape === 'dataplane') return dataplaneOutcome(entry, pod, render, previousContent, error, now);
-  const base: DeployEntry = { ...agentFields(entry), podName: pod.name, podUID: pod.uid, podRuntimeID: pod.runtimeID, consecutiveErrors: entry?.consecutiveErrors ?? 0 };
+  const base: DeployEntry = {
+    ...agentFields(entry),
+    podName: pod.name,
+    podUID: pod.uid,
+    podRuntimeID: pod.runtimeID,
+    consecutiveErrors: entry?.consecutiveErrors ?? 0,
+  };
   if (error !== undefined) return { ...base, lastError: error, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1 };
   const { lastError: _cleared, ...rest } = base;
   const how = applied ?? deployMode(previousContent, render.content);
@@ -133,27 +144,87 @@ export function agentReport(entry: DeployEntry, before: DeployEntry | undefined,
   const { runningPlanID: _r, workerOpsPlanID: _w, ...rest } = entry;
   const keep = previous === undefined ? {} : { runningPlanID: previous };
   switch (mode) {
-    case 'scheduled': return { ...rest, ...keep, mode, reasons: ['a reload is queued behind the one in progress'] };
-    case 'rejected': return { ...rest, ...keep, mode, reasons: ['the agent refused the plan'] };
-    case 'noop': return { ...rest, runningPlanID: entry.appliedPlanID!, mode, reasons: ['the pod already runs this configuration'] };
-    case 'file_only': return { ...rest, ...keep, workerOpsPlanID: entry.appliedPlanID!, mode, reasons: ['written to the config file; server changes applied through the runtime API'] };
+    case 'scheduled':
+      return { ...rest, ...keep, mode, reasons: ['a reload is queued behind the one in progress'] };
+    case 'rejected':
+      return { ...rest, ...keep, mode, reasons: ['the agent refused the plan'] };
+    case 'noop':
+      return {
+        ...rest,
+        runningPlanID: entry.appliedPlanID!,
+        mode,
+        reasons: ['the pod already runs this configuration'],
+      };
+    case 'file_only':
+      return {
+        ...rest,
+        ...keep,
+        workerOpsPlanID: entry.appliedPlanID!,
+        mode,
+        reasons: ['written to the config file; server changes applied through the runtime API'],
+      };
   }
 }
 
 function agentFields(entry: DeployEntry | undefined): Partial<DeployEntry> {
   if (!entry) return {};
   const { podUID, podRuntimeID, checksum, appliedPlanID, runningPlanID, mode, reasons, lastError } = entry;
-  return Object.fromEntries(Object.entries({ podUID, podRuntimeID, checksum, appliedPlanID, runningPlanID, mode, reasons, lastError }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({ podUID, podRuntimeID, checksum, appliedPlanID, runningPlanID, mode, reasons, lastError }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  );
 }
 
-function dataplaneOutcome(entry: DeployEntry | undefined, pod: HAProxyPod, render: Render, previousContent: string | undefined, error: string | undefined, now: string): DeployEntry {
-  const { deployedAt, checksum, lastReloadAt, lastReloadID, syncDuration, lastOperationSummary, lastError, lastErrorAt } = entry ?? {};
-  const kept = Object.fromEntries(Object.entries({ deployedAt, checksum, lastReloadAt, lastReloadID, syncDuration, lastOperationSummary, lastError, lastErrorAt }).filter(([, v]) => v !== undefined)) as Partial<DeployEntry>;
+function dataplaneOutcome(
+  entry: DeployEntry | undefined,
+  pod: HAProxyPod,
+  render: Render,
+  previousContent: string | undefined,
+  error: string | undefined,
+  now: string,
+): DeployEntry {
+  const {
+    deployedAt,
+    checksum,
+    lastReloadAt,
+    lastReloadID,
+    syncDuration,
+    lastOperationSummary,
+    lastError,
+    lastErrorAt,
+  } = entry ?? {};
+  const kept = Object.fromEntries(
+    Object.entries({
+      deployedAt,
+      checksum,
+      lastReloadAt,
+      lastReloadID,
+      syncDuration,
+      lastOperationSummary,
+      lastError,
+      lastErrorAt,
+    }).filter(([, v]) => v !== undefined),
+  ) as Partial<DeployEntry>;
   // deployedAt is required by the dataplane CRD: a pod whose first sync fails gets the attempt's time
-  const base: DeployEntry = { ...kept, podName: pod.name, deployedAt: deployedAt ?? now, versionConflictRetries: 0, fallbackUsed: false, consecutiveErrors: entry?.consecutiveErrors ?? 0 };
+  const base: DeployEntry = {
+    ...kept,
+    podName: pod.name,
+    deployedAt: deployedAt ?? now,
+    versionConflictRetries: 0,
+    fallbackUsed: false,
+    consecutiveErrors: entry?.consecutiveErrors ?? 0,
+  };
   // a failed sync records the checksum it tried, beside the error (pkg/k8s/configpublisher/name_helpers.go,
   // buildPodStatus: Checksum from the update whatever its Error)
-  if (error !== undefined) return { ...base, checksum: entryChecksum(render), lastError: error, lastErrorAt: now, consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1 };
+  if (error !== undefined)
+    return {
+      ...base,
+      checksum: entryChecksum(render),
+      lastError: error,
+      lastErrorAt: now,
+      consecutiveErrors: (entry?.consecutiveErrors ?? 0) + 1,
+    };
   const { lastError: _e, lastErrorAt: _t, ...rest } = base;
   const how = deployMode(previousContent, render.content);
   const servers = (c: string | undefined) => (c ?? '').split('\n').filter((l) => /^\s+server /.test(l)).length;
@@ -164,7 +235,10 @@ function dataplaneOutcome(entry: DeployEntry | undefined, pod: HAProxyPod, rende
     deployedAt: changed ? now : (deployedAt ?? now),
     syncDuration: '0.120s',
     ...(how.mode === 'reload' ? { lastReloadAt: now, lastReloadID: `reload-${render.checksum.slice(0, 8)}` } : {}),
-    lastOperationSummary: { totalAPIOperations: changed ? 1 : 0, serversModified: changed ? Math.abs(servers(render.content) - servers(previousContent)) : 0 },
+    lastOperationSummary: {
+      totalAPIOperations: changed ? 1 : 0,
+      serversModified: changed ? Math.abs(servers(render.content) - servers(previousContent)) : 0,
+    },
     consecutiveErrors: 0,
   };
 }
@@ -203,7 +277,12 @@ export function gateCondition(installation: string, existing: Condition | undefi
  * message differs) for `fightIntervalMs` already — so two installations keep overwriting each other, each
  * version living about that long.
  */
-export function needsGateWrite(existing: Condition | undefined, ours: Condition, foreignForMs: number, fightIntervalMs: number): boolean {
+export function needsGateWrite(
+  existing: Condition | undefined,
+  ours: Condition,
+  foreignForMs: number,
+  fightIntervalMs: number,
+): boolean {
   if (existing?.status !== 'True') return true;
   return existing.message !== ours.message && foreignForMs >= fightIntervalMs;
 }

@@ -27,7 +27,14 @@ const conditions = {
   items: {
     type: 'object',
     required: ['type', 'status'],
-    properties: { type: str, status: str, reason: str, message: str, observedGeneration: int, lastTransitionTime: time },
+    properties: {
+      type: str,
+      status: str,
+      reason: str,
+      message: str,
+      observedGeneration: int,
+      lastTransitionTime: time,
+    },
   },
 };
 
@@ -36,14 +43,34 @@ const dataplaneEntry = {
   type: 'object',
   required: ['podName', 'deployedAt'],
   properties: {
-    podName: { type: 'string', minLength: 1 }, deployedAt: time, checksum: str, lastReloadAt: time, lastReloadID: str,
-    syncDuration: str, versionConflictRetries: { type: 'integer', minimum: 0 }, fallbackUsed: bool,
+    podName: { type: 'string', minLength: 1 },
+    deployedAt: time,
+    checksum: str,
+    lastReloadAt: time,
+    lastReloadID: str,
+    syncDuration: str,
+    versionConflictRetries: { type: 'integer', minimum: 0 },
+    fallbackUsed: bool,
     lastOperationSummary: {
       type: 'object',
-      properties: Object.fromEntries(['totalAPIOperations', 'backendsAdded', 'backendsRemoved', 'backendsModified', 'serversAdded', 'serversRemoved',
-        'serversModified', 'frontendsAdded', 'frontendsRemoved', 'frontendsModified'].map((k) => [k, int])),
+      properties: Object.fromEntries(
+        [
+          'totalAPIOperations',
+          'backendsAdded',
+          'backendsRemoved',
+          'backendsModified',
+          'serversAdded',
+          'serversRemoved',
+          'serversModified',
+          'frontendsAdded',
+          'frontendsRemoved',
+          'frontendsModified',
+        ].map((k) => [k, int]),
+      ),
     },
-    lastError: str, consecutiveErrors: { type: 'integer', minimum: 0 }, lastErrorAt: time,
+    lastError: str,
+    consecutiveErrors: { type: 'integer', minimum: 0 },
+    lastErrorAt: time,
   },
 };
 
@@ -56,9 +83,17 @@ const agentEntry = {
   type: 'object',
   required: ['podName'],
   properties: {
-    podName: { type: 'string', minLength: 1 }, podUID: str, podRuntimeID: str, checksum: str, appliedPlanID: str, runningPlanID: str,
-    workerOpsPlanID: str, mode: { type: 'string', enum: ['runtime', 'file_only', 'reload', 'scheduled', 'noop', 'rejected'] },
-    reasons: { type: 'array', maxItems: 8, items: str }, lastError: str, consecutiveErrors: { type: 'integer', minimum: 0 },
+    podName: { type: 'string', minLength: 1 },
+    podUID: str,
+    podRuntimeID: str,
+    checksum: str,
+    appliedPlanID: str,
+    runningPlanID: str,
+    workerOpsPlanID: str,
+    mode: { type: 'string', enum: ['runtime', 'file_only', 'reload', 'scheduled', 'noop', 'rejected'] },
+    reasons: { type: 'array', maxItems: 8, items: str },
+    lastError: str,
+    consecutiveErrors: { type: 'integer', minimum: 0 },
   },
 };
 
@@ -73,15 +108,36 @@ function haproxyCfgStatus(shape: StatusShape): object {
       deployedToPods: { type: 'array', items: agent ? agentEntry : dataplaneEntry },
       auxiliaryFiles: open,
       ...(agent
-        ? { retainedConfigs: { type: 'array', items: { type: 'object', required: ['name', 'checksum'], properties: { name: str, uid: str, checksum: str } } } }
-        : { metadata: { type: 'object', properties: { totalSize: int, contentSize: int, renderedAt: time, validatedAt: time } } }),
+        ? {
+            retainedConfigs: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['name', 'checksum'],
+                properties: { name: str, uid: str, checksum: str },
+              },
+            },
+          }
+        : {
+            metadata: {
+              type: 'object',
+              properties: { totalSize: int, contentSize: int, renderedAt: time, validatedAt: time },
+            },
+          }),
     },
   };
 }
 
 const templateConfigStatus = {
   type: 'object',
-  properties: { observedGeneration: int, lastValidated: time, validationStatus: { type: 'string', enum: ['Valid', 'Invalid', 'Unknown'] }, validationMessage: str, validationErrors: strings, conditions },
+  properties: {
+    observedGeneration: int,
+    lastValidated: time,
+    validationStatus: { type: 'string', enum: ['Valid', 'Invalid', 'Unknown'] },
+    validationMessage: str,
+    validationErrors: strings,
+    conditions,
+  },
 };
 
 function crd(kind: string, plural: string, shortNames: string[], spec: object, status: object, columns: object[]): Obj {
@@ -93,24 +149,44 @@ function crd(kind: string, plural: string, shortNames: string[], spec: object, s
       group: HAPTIC_GROUP,
       scope: 'Namespaced',
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames },
-      versions: [{
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        additionalPrinterColumns: [...columns, { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec, status } } },
-      }],
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            ...columns,
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec, status } } },
+        },
+      ],
     },
   };
 }
 
 export function hapticCrds(shape: StatusShape): Obj[] {
   return [
-    crd('HAProxyTemplateConfig', 'haproxytemplateconfigs', ['htplcfg', 'haptpl'], open, templateConfigStatus, [{ name: 'Status', type: 'string', jsonPath: '.status.validationStatus' }]),
-    crd('HAProxyCfg', 'haproxycfgs', ['hpcfg'], {
-      ...open,
-      properties: { content: str, checksum: str, compressed: bool, path: str, ...(shape === 'dataplane' ? {} : { retainedPlan: str }) },
-    }, haproxyCfgStatus(shape), [{ name: 'Checksum', type: 'string', jsonPath: '.spec.checksum' }]),
+    crd('HAProxyTemplateConfig', 'haproxytemplateconfigs', ['htplcfg', 'haptpl'], open, templateConfigStatus, [
+      { name: 'Status', type: 'string', jsonPath: '.status.validationStatus' },
+    ]),
+    crd(
+      'HAProxyCfg',
+      'haproxycfgs',
+      ['hpcfg'],
+      {
+        ...open,
+        properties: {
+          content: str,
+          checksum: str,
+          compressed: bool,
+          path: str,
+          ...(shape === 'dataplane' ? {} : { retainedPlan: str }),
+        },
+      },
+      haproxyCfgStatus(shape),
+      [{ name: 'Checksum', type: 'string', jsonPath: '.spec.checksum' }],
+    ),
   ];
 }

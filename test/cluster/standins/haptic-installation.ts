@@ -9,10 +9,30 @@ import type { Informer } from '../../../src/kube/informer.ts';
 import type { Kube } from '../kube.ts';
 import { type Condition, findCondition, GATE_CONDITION, jsonEqual, type Obj, rfc3339 } from './common.ts';
 import { EventRecorder } from './events.ts';
-import { agentReport, deployOutcome, type DeployEntry, entryChecksum, finishReload, gateCondition, type HAProxyPod, needsGateWrite, planID, podsRoutedEverywhere, type Render, settled } from './haptic-converge.ts';
+import {
+  agentReport,
+  deployOutcome,
+  type DeployEntry,
+  entryChecksum,
+  finishReload,
+  gateCondition,
+  type HAProxyPod,
+  needsGateWrite,
+  planID,
+  podsRoutedEverywhere,
+  type Render,
+  settled,
+} from './haptic-converge.ts';
 import { HAPTIC_API_VERSION } from './haptic-crds.ts';
 import { Leader } from './haptic-leader.ts';
-import { DATAPLANE_PORT, fullname, HAPROXY_CFG_NAME, type Installation, selectorLabels, TEMPLATE_CONFIG_NAME } from './haptic-manifests.ts';
+import {
+  DATAPLANE_PORT,
+  fullname,
+  HAPROXY_CFG_NAME,
+  type Installation,
+  selectorLabels,
+  TEMPLATE_CONFIG_NAME,
+} from './haptic-manifests.ts';
 import { haproxyCfgConditions, refusedRender, templateConfigStatus } from './haptic-status.ts';
 import { type ChecksumStyle, checksumOf, entryChecksumOf, renderConfig, routedPods } from './haproxy-render.ts';
 import { backendsFor } from './haptic-routes.ts';
@@ -20,8 +40,14 @@ import type { InstallationKnobs, StatusShape } from './knobs.ts';
 import type { AgentMode } from './haptic-converge.ts';
 
 export type SharedCaches = {
-  pods: Informer<Obj>; services: Informer<Obj>; slices: Informer<Obj>; templateConfigs: Informer<Obj>;
-  ingresses: Informer<Obj>; gateways: Informer<Obj>; httpRoutes: Informer<Obj>; grpcRoutes: Informer<Obj>;
+  pods: Informer<Obj>;
+  services: Informer<Obj>;
+  slices: Informer<Obj>;
+  templateConfigs: Informer<Obj>;
+  ingresses: Informer<Obj>;
+  gateways: Informer<Obj>;
+  httpRoutes: Informer<Obj>;
+  grpcRoutes: Informer<Obj>;
 };
 
 /**
@@ -56,7 +82,8 @@ export const RETAINED_LABEL = 'haproxy-haptic.org/retained-for';
 /** Label HAPTIC puts on every HAProxyCfg it publishes (configpublisher runtime_config builder). */
 const TEMPLATE_CONFIG_LABEL = 'haproxy-haptic.org/template-config';
 
-const matches = (pod: Obj, labels: Record<string, string>) => Object.entries(labels).every(([k, v]) => pod.metadata.labels?.[k] === v);
+const matches = (pod: Obj, labels: Record<string, string>) =>
+  Object.entries(labels).every(([k, v]) => pod.metadata.labels?.[k] === v);
 const running = (pod: Obj) => pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp;
 
 /**
@@ -66,11 +93,16 @@ const running = (pod: Obj) => pod.status?.phase === 'Running' && !pod.metadata.d
  */
 function discovered(pod: Obj): boolean {
   if (!running(pod) || !pod.status?.podIP) return false;
-  const container = (pod.spec.containers ?? []).find((c: { ports?: { containerPort: number }[] }) => (c.ports ?? []).some((p) => p.containerPort === DATAPLANE_PORT));
+  const container = (pod.spec.containers ?? []).find((c: { ports?: { containerPort: number }[] }) =>
+    (c.ports ?? []).some((p) => p.containerPort === DATAPLANE_PORT),
+  );
   if (!container) return false;
-  return (pod.status.containerStatuses ?? []).some((c: { name: string; ready?: boolean }) => c.name === container.name && c.ready === true);
+  return (pod.status.containerStatuses ?? []).some(
+    (c: { name: string; ready?: boolean }) => c.name === container.name && c.ready === true,
+  );
 }
-const minTime = (...times: (number | undefined)[]) => times.reduce<number | undefined>((a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)), undefined);
+const minTime = (...times: (number | undefined)[]) =>
+  times.reduce<number | undefined>((a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)), undefined);
 
 /** HAPTIC's compression (pkg/compression): zstd, standard base64. */
 const compress = (text: string) => zstdCompressSync(Buffer.from(text)).toString('base64');
@@ -109,7 +141,14 @@ export class HapticController {
   /** the last render real HAProxy accepted (haproxy -c runs once per new render) */
   private checked = '';
 
-  constructor(kube: Kube, inst: Installation, caches: SharedCaches, knobs: InstallationKnobs, leaseDurationSeconds: number, real?: RealHAProxy) {
+  constructor(
+    kube: Kube,
+    inst: Installation,
+    caches: SharedCaches,
+    knobs: InstallationKnobs,
+    leaseDurationSeconds: number,
+    real?: RealHAProxy,
+  ) {
     this.kube = kube;
     this.real = real;
     this.inst = inst;
@@ -128,8 +167,16 @@ export class HapticController {
     const cfg = await this.kube.tryGet<Obj>(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace);
     if (cfg?.spec?.checksum) {
       const { checksum } = cfg.spec;
-      const content = cfg.spec.compressed ? zstdDecompressSync(Buffer.from(cfg.spec.content, 'base64')).toString() : cfg.spec.content;
-      this.accepted = { checksum, entryChecksum: entryChecksumOf(content, this.checksumStyle), content, generation: cfg.metadata.generation ?? 1, planID: planID(cfg.metadata.generation ?? 1, checksum) };
+      const content = cfg.spec.compressed
+        ? zstdDecompressSync(Buffer.from(cfg.spec.content, 'base64')).toString()
+        : cfg.spec.content;
+      this.accepted = {
+        checksum,
+        entryChecksum: entryChecksumOf(content, this.checksumStyle),
+        content,
+        generation: cfg.metadata.generation ?? 1,
+        planID: planID(cfg.metadata.generation ?? 1, checksum),
+      };
       this.remember(this.accepted);
       this.renderedAt = cfg.status?.metadata?.renderedAt ?? '';
       for (const entry of cfg.status?.deployedToPods ?? []) this.entries.set(entry.podName, entry);
@@ -141,8 +188,13 @@ export class HapticController {
   async reconcile(): Promise<number | undefined> {
     const now = Date.now();
     const pods = this.caches.pods.items().filter((p) => p.metadata.namespace === this.inst.namespace && running(p));
-    const controllers = pods.filter((p) => matches(p, selectorLabels(this.inst, 'controller'))).map((p) => p.metadata.name).sort();
-    const renewAt = this.knobs.leaderElection ? await this.leader.step(this.knobs.leader, controllers, now) : await this.leader.standalone(this.knobs.leader, controllers);
+    const controllers = pods
+      .filter((p) => matches(p, selectorLabels(this.inst, 'controller')))
+      .map((p) => p.metadata.name)
+      .sort();
+    const renewAt = this.knobs.leaderElection
+      ? await this.leader.step(this.knobs.leader, controllers, now)
+      : await this.leader.standalone(this.knobs.leader, controllers);
     if (!this.leader.leading) return renewAt;
     const haproxies: HAProxyPod[] = pods
       .filter((p) => matches(p, selectorLabels(this.inst, 'loadbalancer')) && discovered(p))
@@ -153,7 +205,10 @@ export class HapticController {
     const deployAt = await this.deploy(haproxies, now);
     await this.retain(haproxies);
     await this.writeStatuses();
-    const gateAt = await this.gate(haproxies.map((h) => h.name), now);
+    const gateAt = await this.gate(
+      haproxies.map((h) => h.name),
+      now,
+    );
     return minTime(renewAt, deployAt, gateAt);
   }
 
@@ -165,9 +220,26 @@ export class HapticController {
   private async render(now: number): Promise<void> {
     const gate = this.knobs.gateFeature && this.shape === 'gate' ? GATE_CONDITION : undefined;
     const { ingresses, gateways, httpRoutes, grpcRoutes } = this.caches;
-    const routes = { ingresses: ingresses.items(), gateways: gateways.items(), httpRoutes: httpRoutes.items(), grpcRoutes: grpcRoutes.items() };
-    const backends = backendsFor(this.currentTemplateConfig(), routes, this.caches.services.items(), this.caches.slices.items(), (k) => this.caches.pods.get(k), gate, this.shape);
-    const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, { shape: this.shape, podComment: this.knobs.podComment, guid: this.real?.guid ?? true });
+    const routes = {
+      ingresses: ingresses.items(),
+      gateways: gateways.items(),
+      httpRoutes: httpRoutes.items(),
+      grpcRoutes: grpcRoutes.items(),
+    };
+    const backends = backendsFor(
+      this.currentTemplateConfig(),
+      routes,
+      this.caches.services.items(),
+      this.caches.slices.items(),
+      (k) => this.caches.pods.get(k),
+      gate,
+      this.shape,
+    );
+    const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, {
+      shape: this.shape,
+      podComment: this.knobs.podComment,
+      guid: this.real?.guid ?? true,
+    });
     const checksum = checksumOf(content, this.checksumStyle);
     const knob = this.knobs.refuseRender;
     // a render refused before stays refused (the same text, the same verdict) until it or the knob changes
@@ -175,9 +247,22 @@ export class HapticController {
     const refused = await this.refusedBy(content, checksum, knob);
     if (refused) {
       // HAPTIC keeps the refused render as <htc>-haproxycfg-invalid with the first error (configpublisher workers.go)
-      const [invalid] = await this.kube.apply<Obj>([this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content)], MANAGER);
-      const invalidStatus = { validationError: refused.error.split(' [ALERT]')[0], ...this.renderMetadata(refused.content, rfc3339(now)) };
-      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', invalid!.metadata.name, this.inst.namespace, { status: invalidStatus }, { subresource: 'status' });
+      const [invalid] = await this.kube.apply<Obj>(
+        [this.cfgObject(`${HAPROXY_CFG_NAME}-invalid`, refused.content)],
+        MANAGER,
+      );
+      const invalidStatus = {
+        validationError: refused.error.split(' [ALERT]')[0],
+        ...this.renderMetadata(refused.content, rfc3339(now)),
+      };
+      await this.kube.patch(
+        HAPTIC_API_VERSION,
+        'HAProxyCfg',
+        invalid!.metadata.name,
+        this.inst.namespace,
+        { status: invalidStatus },
+        { subresource: 'status' },
+      );
       this.refusal = { checksum, error: refused.error, knob };
       this.validatedAt = rfc3339(now);
       // the agent generation's events (configchange status_updater.go); the dataplane generation records none
@@ -189,7 +274,8 @@ export class HapticController {
       this.validatedAt = rfc3339(now);
       // the released tags delete the refused render once one is accepted again; HEAD keeps it (configpublisher
       // workers.go: the -invalid cleanup is gone), so its renderedAt tells that it is older than the live config
-      if (this.checksumStyle !== 'head') await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
+      if (this.checksumStyle !== 'head')
+        await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
       if (this.shape !== 'dataplane') await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
     }
     const stored = this.storedSpec(content);
@@ -198,7 +284,13 @@ export class HapticController {
       const [applied] = await this.kube.apply<Obj>([this.cfgObject(HAPROXY_CFG_NAME, content)], MANAGER);
       const generation = applied!.metadata.generation ?? 1;
       if (checksum !== this.accepted?.checksum) {
-        this.accepted = { checksum, entryChecksum: entryChecksumOf(content, this.checksumStyle), content, generation, planID: planID(generation, checksum) };
+        this.accepted = {
+          checksum,
+          entryChecksum: entryChecksumOf(content, this.checksumStyle),
+          content,
+          generation,
+          planID: planID(generation, checksum),
+        };
         this.remember(this.accepted);
         this.renderedAt = rfc3339(now);
         this.leader.setIntent(this.accepted.planID, checksum);
@@ -212,7 +304,11 @@ export class HapticController {
    * What HAProxy is given and its refusal, if it refuses: the refuseRender knob's misspelt render; with real HAProxy,
    * `haproxy -c`'s verdict on it (or on the render itself), in HAProxy's words.
    */
-  private async refusedBy(content: string, checksum: string, knob: boolean): Promise<{ content: string; error: string } | undefined> {
+  private async refusedBy(
+    content: string,
+    checksum: string,
+    knob: boolean,
+  ): Promise<{ content: string; error: string } | undefined> {
     const broken = knob ? refusedRender(content) : undefined;
     if (!this.real) return broken;
     if (!broken && checksum === this.checked) return undefined;
@@ -248,14 +344,22 @@ export class HapticController {
         if (entry) this.entries.set(pod.name, finishReload(entry));
         continue;
       }
-      const failing = this.knobs.failDeployTo === pod.name || (this.knobs.failDeployTo === 'first' && pod.name === haproxies[0]!.name);
+      const failing =
+        this.knobs.failDeployTo === pod.name ||
+        (this.knobs.failDeployTo === 'first' && pod.name === haproxies[0]!.name);
       // up to date: the target deployed and settled (or reported in the mode the agentMode knob asks for)
-      const current = entry?.checksum === entryChecksum(target) && !entry.lastError && (settled(entry) || entry.mode === this.agentMode);
+      const current =
+        entry?.checksum === entryChecksum(target) &&
+        !entry.lastError &&
+        (settled(entry) || entry.mode === this.agentMode);
       if (!failing && current) {
         this.due.delete(pod.name);
         continue;
       }
-      const due: { at: number; render: Render } = this.due.get(pod.name) ?? { at: now + (this.knobs.deployDelayMs ?? 500 + Math.random() * 500), render: target };
+      const due: { at: number; render: Render } = this.due.get(pod.name) ?? {
+        at: now + (this.knobs.deployDelayMs ?? 500 + Math.random() * 500),
+        render: target,
+      };
       this.due.set(pod.name, due);
       if (now < due.at) {
         wake = minTime(wake, due.at);
@@ -268,8 +372,19 @@ export class HapticController {
       if (landed !== target) wake = minTime(wake, now);
       const error = failing
         ? `failed to sync configuration to pod ${pod.name}: dataplane API: POST /v3/services/haproxy/configuration/raw: 503 Service Unavailable: agent not reachable`
-        : await this.real?.apply(`${this.inst.namespace}/${pod.name}`, landed.content).then((e) => e && `failed to apply configuration to pod ${pod.name}: ${e}`);
-      let next = deployOutcome(entry, pod, landed, this.renders.get(entry?.checksum ?? '')?.content, error, this.shape, rfc3339(now), this.real && !error ? LAB_RELOAD : undefined);
+        : await this.real
+            ?.apply(`${this.inst.namespace}/${pod.name}`, landed.content)
+            .then((e) => e && `failed to apply configuration to pod ${pod.name}: ${e}`);
+      let next = deployOutcome(
+        entry,
+        pod,
+        landed,
+        this.renders.get(entry?.checksum ?? '')?.content,
+        error,
+        this.shape,
+        rfc3339(now),
+        this.real && !error ? LAB_RELOAD : undefined,
+      );
       // a real reload is done when apply returns: the worker runs the plan
       if (this.real && !error && this.shape !== 'dataplane') next = finishReload(next);
       if (this.agentMode && !error) next = agentReport(next, entry, this.agentMode);
@@ -296,16 +411,28 @@ export class HapticController {
       if (this.retained.length) await this.pruneRetained([]);
       return;
     }
-    const confirmed = haproxies.map((h) => this.entries.get(h.name)).filter((e): e is DeployEntry => settled(e) && !e!.lastError);
+    const confirmed = haproxies
+      .map((h) => this.entries.get(h.name))
+      .filter((e): e is DeployEntry => settled(e) && !e!.lastError);
     for (const entry of confirmed) {
       if (this.retained.some((r) => r.checksum === entry.checksum)) continue;
       const render = this.renders.get(entry.checksum!);
       if (!render) continue;
       const retainedPlan = compress(JSON.stringify({ plan: render.planID, artifacts: [] }));
       const name = `${HAPROXY_CFG_NAME}-retained-${createHash('sha256').update(`${render.checksum}\u0000${retainedPlan}`).digest('hex')}`;
-      const object = this.cfgObject(name, render.content, { retainedPlan, labels: { [RETAINED_LABEL]: this.templateConfig!.metadata.uid! } });
+      const object = this.cfgObject(name, render.content, {
+        retainedPlan,
+        labels: { [RETAINED_LABEL]: this.templateConfig!.metadata.uid! },
+      });
       const [stored] = await this.kube.apply<Obj>([object], MANAGER);
-      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', name, this.inst.namespace, { status: { deployedToPods: [entry] } }, { subresource: 'status' });
+      await this.kube.patch(
+        HAPTIC_API_VERSION,
+        'HAProxyCfg',
+        name,
+        this.inst.namespace,
+        { status: { deployedToPods: [entry] } },
+        { subresource: 'status' },
+      );
       this.retained = [{ name, uid: stored!.metadata.uid!, checksum: render.checksum }, ...this.retained];
     }
     const inUse = new Set([...this.entries.values()].map((e) => e.checksum));
@@ -322,16 +449,36 @@ export class HapticController {
   private async writeStatuses(): Promise<void> {
     const now = this.validatedAt || rfc3339(Date.now());
     const htcObject = this.currentTemplateConfig();
-    const htc = templateConfigStatus(this.shape, this.refusal?.error, this.htcStatus.conditions, now, htcObject.metadata.generation ?? 1);
+    const htc = templateConfigStatus(
+      this.shape,
+      this.refusal?.error,
+      this.htcStatus.conditions,
+      now,
+      htcObject.metadata.generation ?? 1,
+    );
     if (!jsonEqual(htc, this.htcStatus)) {
       // a full status update, as HAPTIC's status updater does: fields of another shape do not linger
-      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyTemplateConfig', TEMPLATE_CONFIG_NAME, this.inst.namespace, [{ op: 'add', path: '/status', value: htc }], { type: 'json', subresource: 'status' });
+      await this.kube.patch(
+        HAPTIC_API_VERSION,
+        'HAProxyTemplateConfig',
+        TEMPLATE_CONFIG_NAME,
+        this.inst.namespace,
+        [{ op: 'add', path: '/status', value: htc }],
+        { type: 'json', subresource: 'status' },
+      );
       this.htcStatus = htc;
     }
     if (!this.accepted) return;
     const deployedToPods = [...this.entries.values()].sort((a, b) => a.podName.localeCompare(b.podName));
-    const metadata = this.shape === 'dataplane' && this.renderedAt ? this.renderMetadata(this.accepted.content, this.renderedAt) : {};
-    const conditions = haproxyCfgConditions(this.shape, this.refusal?.error, this.accepted.checksum, (this.cfgStatus as { conditions?: Condition[] }).conditions, now);
+    const metadata =
+      this.shape === 'dataplane' && this.renderedAt ? this.renderMetadata(this.accepted.content, this.renderedAt) : {};
+    const conditions = haproxyCfgConditions(
+      this.shape,
+      this.refusal?.error,
+      this.accepted.checksum,
+      (this.cfgStatus as { conditions?: Condition[] }).conditions,
+      now,
+    );
     const cfg = {
       deployedToPods,
       ...(conditions ? { conditions } : {}),
@@ -339,7 +486,14 @@ export class HapticController {
       ...metadata,
     };
     if (!jsonEqual(cfg, this.cfgStatus)) {
-      await this.kube.patch(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace, [{ op: 'add', path: '/status', value: cfg }], { type: 'json', subresource: 'status' });
+      await this.kube.patch(
+        HAPTIC_API_VERSION,
+        'HAProxyCfg',
+        HAPROXY_CFG_NAME,
+        this.inst.namespace,
+        [{ op: 'add', path: '/status', value: cfg }],
+        { type: 'json', subresource: 'status' },
+      );
       this.cfgStatus = cfg;
     }
   }
@@ -349,7 +503,11 @@ export class HapticController {
     if (!this.knobs.gateFeature || this.shape !== 'gate' || !this.accepted) return undefined;
     const gated = [...routedPods(this.accepted.content)].filter((key) => {
       const pod = this.caches.pods.get(key);
-      return pod && !pod.metadata.deletionTimestamp && (pod.spec.readinessGates ?? []).some((g: { conditionType: string }) => g.conditionType === GATE_CONDITION);
+      return (
+        pod &&
+        !pod.metadata.deletionTimestamp &&
+        (pod.spec.readinessGates ?? []).some((g: { conditionType: string }) => g.conditionType === GATE_CONDITION)
+      );
     });
     let wake: number | undefined;
     const source = `${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`;
@@ -368,7 +526,10 @@ export class HapticController {
       }
       if (!(await this.mayPatchPodStatus(now))) return minTime(wake, now + RBAC_RECHECK_MS);
       const patch = { metadata: { uid }, status: { conditions: [ours] } };
-      await this.kube.patch('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, patch, { type: 'strategic', subresource: 'status' });
+      await this.kube.patch('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, patch, {
+        type: 'strategic',
+        subresource: 'status',
+      });
       this.foreignSince.delete(uid);
     }
     return wake;
@@ -383,7 +544,9 @@ export class HapticController {
     if (this.rbac && now - this.rbac.at < RBAC_RECHECK_MS) return this.rbac.allowed;
     const { namespace } = this.inst;
     const review = await this.kube.create<Obj>({
-      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: { name: '' },
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      metadata: { name: '' },
       spec: {
         user: `system:serviceaccount:${namespace}:${fullname(this.inst)}`,
         groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
@@ -405,7 +568,11 @@ export class HapticController {
       const entry = this.entries.get(pod.name);
       const ran = entry?.checksum ? this.renders.get(entry.checksum) : undefined;
       this.entries.delete(pod.name);
-      if (ran) this.entries.set(pod.name, deployOutcome(undefined, pod, ran, ran.content, undefined, this.shape, rfc3339(now)));
+      if (ran)
+        this.entries.set(
+          pod.name,
+          deployOutcome(undefined, pod, ran, ran.content, undefined, this.shape, rfc3339(now)),
+        );
     }
     this.reloads.clear();
     this.accepted = undefined;
@@ -435,7 +602,10 @@ export class HapticController {
    * status.metadata of the dataplane generation's HAProxyCfgs (its CRD schema; pkg/k8s/configpublisher/runtime_config.go
    * sets renderedAt on every publish): when the content was rendered, and its size.
    */
-  private renderMetadata(content: string, renderedAt: string): { metadata?: { renderedAt: string; contentSize: number } } {
+  private renderMetadata(
+    content: string,
+    renderedAt: string,
+  ): { metadata?: { renderedAt: string; contentSize: number } } {
     return this.shape === 'dataplane' ? { metadata: { renderedAt, contentSize: Buffer.byteLength(content) } } : {};
   }
 
@@ -446,23 +616,46 @@ export class HapticController {
     return packed.length < content.length ? { content: packed, compressed: true } : { content, compressed: false };
   }
 
-  private cfgObject(name: string, content: string, extra: { retainedPlan?: string; labels?: Record<string, string> } = {}): Obj {
+  private cfgObject(
+    name: string,
+    content: string,
+    extra: { retainedPlan?: string; labels?: Record<string, string> } = {},
+  ): Obj {
     const owner = this.templateConfig!.metadata;
     const stored = this.storedSpec(content);
     return {
-      apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyCfg',
+      apiVersion: HAPTIC_API_VERSION,
+      kind: 'HAProxyCfg',
       metadata: {
-        name, namespace: this.inst.namespace,
+        name,
+        namespace: this.inst.namespace,
         labels: { [TEMPLATE_CONFIG_LABEL]: owner.name, ...extra.labels },
-        ownerReferences: [{ apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: HAPTIC_API_VERSION,
+            kind: 'HAProxyTemplateConfig',
+            name: owner.name,
+            uid: owner.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
-      spec: { path: '/etc/haproxy/haproxy.cfg', ...stored, checksum: checksumOf(content, this.checksumStyle), ...(extra.retainedPlan ? { retainedPlan: extra.retainedPlan } : {}) },
+      spec: {
+        path: '/etc/haproxy/haproxy.cfg',
+        ...stored,
+        checksum: checksumOf(content, this.checksumStyle),
+        ...(extra.retainedPlan ? { retainedPlan: extra.retainedPlan } : {}),
+      },
     };
   }
 
   private event(type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
     const { name, namespace, uid } = this.templateConfig!.metadata;
-    return this.recorder.record({ apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', name, namespace: namespace!, uid: uid! }, { type, reason, message });
+    return this.recorder.record(
+      { apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', name, namespace: namespace!, uid: uid! },
+      { type, reason, message },
+    );
   }
 }
 

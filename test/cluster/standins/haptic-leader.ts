@@ -30,7 +30,12 @@ export class Leader {
 
   /** Picks up an existing Lease so a restarted stand-in keeps its holder and counters. */
   async load(): Promise<void> {
-    const lease = await this.kube.tryGet<Obj>('coordination.k8s.io/v1', 'Lease', fullname(this.inst), this.inst.namespace);
+    const lease = await this.kube.tryGet<Obj>(
+      'coordination.k8s.io/v1',
+      'Lease',
+      fullname(this.inst),
+      this.inst.namespace,
+    );
     if (!lease) return;
     this.leaseExists = true;
     this.holder = lease.spec?.holderIdentity ?? '';
@@ -88,22 +93,30 @@ export class Leader {
   }
 
   private async write(now: number): Promise<void> {
-    await this.kube.apply([{
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: {
-        name: fullname(this.inst),
-        namespace: this.inst.namespace,
-        annotations: { [EPOCH_ANNOTATION]: String(this.epoch), ...(this.intent ? { [INTENT_ANNOTATION]: this.intent } : {}) },
-      },
-      spec: {
-        holderIdentity: this.holder,
-        leaseDurationSeconds: this.durationSeconds,
-        acquireTime: microTime(this.acquireTime),
-        renewTime: microTime(now),
-        leaseTransitions: this.transitions,
-      },
-    }], 'haptic-controller');
+    await this.kube.apply(
+      [
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: {
+            name: fullname(this.inst),
+            namespace: this.inst.namespace,
+            annotations: {
+              [EPOCH_ANNOTATION]: String(this.epoch),
+              ...(this.intent ? { [INTENT_ANNOTATION]: this.intent } : {}),
+            },
+          },
+          spec: {
+            holderIdentity: this.holder,
+            leaseDurationSeconds: this.durationSeconds,
+            acquireTime: microTime(this.acquireTime),
+            renewTime: microTime(now),
+            leaseTransitions: this.transitions,
+          },
+        },
+      ],
+      'haptic-controller',
+    );
     this.renewedAt = now;
     this.written = this.signature();
     this.leaseExists = true;

@@ -8,8 +8,18 @@ import { HAPTIC_API_VERSION } from './haptic-crds.ts';
 import type { StatusShape } from './knobs.ts';
 
 /** What the chart's values decide in these objects, from the knobs. */
-export type ChartSettings = { gateFeature: boolean; statusShape: StatusShape; leaderElection: boolean; compressed: boolean };
-export const DEFAULT_CHART: ChartSettings = { gateFeature: true, statusShape: 'gate', leaderElection: true, compressed: false };
+export type ChartSettings = {
+  gateFeature: boolean;
+  statusShape: StatusShape;
+  leaderElection: boolean;
+  compressed: boolean;
+};
+export const DEFAULT_CHART: ChartSettings = {
+  gateFeature: true,
+  statusShape: 'gate',
+  leaderElection: true,
+  compressed: false,
+};
 
 export type Installation = { release: string; namespace: string };
 
@@ -24,11 +34,19 @@ const CONTROLLER_NAME = 'haproxy-haptic.org/controller';
 export const HAPROXY_CFG_NAME = `${TEMPLATE_CONFIG_NAME}-haproxycfg`;
 
 export function selectorLabels(inst: Installation, component: 'controller' | 'loadbalancer'): Record<string, string> {
-  return { 'app.kubernetes.io/name': 'haptic', 'app.kubernetes.io/instance': inst.release, 'app.kubernetes.io/component': component };
+  return {
+    'app.kubernetes.io/name': 'haptic',
+    'app.kubernetes.io/instance': inst.release,
+    'app.kubernetes.io/component': component,
+  };
 }
 
 function labels(inst: Installation): Record<string, string> {
-  return { 'app.kubernetes.io/name': 'haptic', 'app.kubernetes.io/instance': inst.release, 'app.kubernetes.io/version': '0.9.0' };
+  return {
+    'app.kubernetes.io/name': 'haptic',
+    'app.kubernetes.io/instance': inst.release,
+    'app.kubernetes.io/version': '0.9.0',
+  };
 }
 
 const read = ['get', 'list', 'watch'];
@@ -43,25 +61,55 @@ export const DATAPLANE_PORT = 5555;
 export function clusterRole(inst: Installation, settings: ChartSettings): Obj {
   const gate = settings.gateFeature && settings.statusShape === 'gate';
   const rules = [
-    { apiGroups: ['haproxy-haptic.org'], resources: ['haproxytemplateconfigs', 'haproxycfgs'], verbs: [...read, 'create', 'update', 'patch', 'delete'] },
-    { apiGroups: ['haproxy-haptic.org'], resources: ['haproxytemplateconfigs/status', 'haproxycfgs/status'], verbs: ['get', 'update', 'patch'] },
+    {
+      apiGroups: ['haproxy-haptic.org'],
+      resources: ['haproxytemplateconfigs', 'haproxycfgs'],
+      verbs: [...read, 'create', 'update', 'patch', 'delete'],
+    },
+    {
+      apiGroups: ['haproxy-haptic.org'],
+      resources: ['haproxytemplateconfigs/status', 'haproxycfgs/status'],
+      verbs: ['get', 'update', 'patch'],
+    },
     { apiGroups: [''], resources: ['services', 'endpoints', 'secrets', 'configmaps', 'namespaces'], verbs: read },
     { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
     { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: read },
     { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update', 'patch'] },
-    { apiGroups: ['gateway.networking.k8s.io'], resources: ['gateways', 'gatewayclasses', 'httproutes', 'grpcroutes'], verbs: read },
-    ...(settings.statusShape === 'dataplane' ? [] : [{ apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] }]),
+    {
+      apiGroups: ['gateway.networking.k8s.io'],
+      resources: ['gateways', 'gatewayclasses', 'httproutes', 'grpcroutes'],
+      verbs: read,
+    },
+    ...(settings.statusShape === 'dataplane'
+      ? []
+      : [{ apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] }]),
     { apiGroups: [''], resources: ['pods'], verbs: read },
     ...(gate ? [{ apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] }] : []),
   ];
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: fullname(inst), labels: labels(inst) }, rules };
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: fullname(inst), labels: labels(inst) },
+    rules,
+  };
 }
 
-function deployment(inst: Installation, component: 'controller' | 'loadbalancer', name: string, containers: object[], replicas = 2): Obj {
+function deployment(
+  inst: Installation,
+  component: 'controller' | 'loadbalancer',
+  name: string,
+  containers: object[],
+  replicas = 2,
+): Obj {
   const selector = selectorLabels(inst, component);
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
-    metadata: { name, namespace: inst.namespace, labels: { ...labels(inst), 'app.kubernetes.io/component': component } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name,
+      namespace: inst.namespace,
+      labels: { ...labels(inst), 'app.kubernetes.io/component': component },
+    },
     spec: {
       replicas,
       selector: { matchLabels: selector },
@@ -79,12 +127,27 @@ function deployment(inst: Installation, component: 'controller' | 'loadbalancer'
 
 /** The controller Deployment: one replica with leader election off (the chart's replicaCount then), else two. */
 export function controllerDeployment(inst: Installation, settings: ChartSettings): Obj {
-  return deployment(inst, 'controller', `${fullname(inst)}-controller`, [{
-    name: 'controller', image: 'ghcr.io/haproxy-haptic/haptic:0.9.0',
-    ports: [{ name: 'http', containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }],
-    // the chart names the one template config the controller uses (values controller.crdName)
-    env: [{ name: 'CRD_NAME', value: TEMPLATE_CONFIG_NAME }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-  }], settings.leaderElection ? 2 : 1);
+  return deployment(
+    inst,
+    'controller',
+    `${fullname(inst)}-controller`,
+    [
+      {
+        name: 'controller',
+        image: 'ghcr.io/haproxy-haptic/haptic:0.9.0',
+        ports: [
+          { name: 'http', containerPort: 8080 },
+          { name: 'metrics', containerPort: 9090 },
+        ],
+        // the chart names the one template config the controller uses (values controller.crdName)
+        env: [
+          { name: 'CRD_NAME', value: TEMPLATE_CONFIG_NAME },
+          { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        ],
+      },
+    ],
+    settings.leaderElection ? 2 : 1,
+  );
 }
 
 /**
@@ -94,7 +157,9 @@ export function controllerDeployment(inst: Installation, settings: ChartSettings
  */
 export function templateConfig(inst: Installation, settings: ChartSettings): Obj {
   return {
-    apiVersion: HAPTIC_API_VERSION, kind: 'HAProxyTemplateConfig', metadata: { name: TEMPLATE_CONFIG_NAME, namespace: inst.namespace, labels: labels(inst) },
+    apiVersion: HAPTIC_API_VERSION,
+    kind: 'HAProxyTemplateConfig',
+    metadata: { name: TEMPLATE_CONFIG_NAME, namespace: inst.namespace, labels: labels(inst) },
     spec: {
       podSelector: { matchLabels: { 'app.kubernetes.io/component': 'loadbalancer' } },
       controller: {
@@ -104,12 +169,38 @@ export function templateConfig(inst: Installation, settings: ChartSettings): Obj
       // the libraries' watchedResources as charts/haptic/templates/_helpers.tpl merges them (libraries/ingress.yaml,
       // gateway.yaml), the class names injected as field selectors
       watchedResources: {
-        ingresses: { apiVersion: 'networking.k8s.io/v1', resources: 'ingresses', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: true, fieldSelector: `spec.ingressClassName=${CLASS_NAME}` },
-        gateways: { apiVersion: GATEWAY_API_VERSION, resources: 'gateways', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: false, fieldSelector: `spec.gatewayClassName=${CLASS_NAME}` },
-        httproutes: { apiVersion: GATEWAY_API_VERSION, resources: 'httproutes', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: true },
-        grpcroutes: { apiVersion: GATEWAY_API_VERSION, resources: 'grpcroutes', indexBy: ['metadata.namespace', 'metadata.name'], enableValidationWebhook: true },
+        ingresses: {
+          apiVersion: 'networking.k8s.io/v1',
+          resources: 'ingresses',
+          indexBy: ['metadata.namespace', 'metadata.name'],
+          enableValidationWebhook: true,
+          fieldSelector: `spec.ingressClassName=${CLASS_NAME}`,
+        },
+        gateways: {
+          apiVersion: GATEWAY_API_VERSION,
+          resources: 'gateways',
+          indexBy: ['metadata.namespace', 'metadata.name'],
+          enableValidationWebhook: false,
+          fieldSelector: `spec.gatewayClassName=${CLASS_NAME}`,
+        },
+        httproutes: {
+          apiVersion: GATEWAY_API_VERSION,
+          resources: 'httproutes',
+          indexBy: ['metadata.namespace', 'metadata.name'],
+          enableValidationWebhook: true,
+        },
+        grpcroutes: {
+          apiVersion: GATEWAY_API_VERSION,
+          resources: 'grpcroutes',
+          indexBy: ['metadata.namespace', 'metadata.name'],
+          enableValidationWebhook: true,
+        },
         services: { apiVersion: 'v1', resources: 'services', indexBy: ['metadata.namespace', 'metadata.name'] },
-        endpoints: { apiVersion: 'discovery.k8s.io/v1', resources: 'endpointslices', indexBy: ['metadata.namespace', 'metadata.labels.kubernetes\\.io/service-name'] },
+        endpoints: {
+          apiVersion: 'discovery.k8s.io/v1',
+          resources: 'endpointslices',
+          indexBy: ['metadata.namespace', 'metadata.labels.kubernetes\\.io/service-name'],
+        },
       },
       haproxyConfig: { template: '{% include "kubernetes-backends" %}' },
     },
@@ -124,10 +215,25 @@ export function templateConfig(inst: Installation, settings: ChartSettings): Obj
  */
 export function routeClasses(inst: Installation): Obj[] {
   return [
-    { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: CLASS_NAME, labels: labels(inst) }, spec: { controller: CONTROLLER_NAME } },
     {
-      apiVersion: GATEWAY_API_VERSION, kind: 'GatewayClass', metadata: { name: CLASS_NAME, labels: labels(inst) },
-      spec: { controllerName: CONTROLLER_NAME, parametersRef: { group: 'haproxy-haptic.org', kind: 'HAProxyTemplateConfig', name: TEMPLATE_CONFIG_NAME, namespace: inst.namespace } },
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: { name: CLASS_NAME, labels: labels(inst) },
+      spec: { controller: CONTROLLER_NAME },
+    },
+    {
+      apiVersion: GATEWAY_API_VERSION,
+      kind: 'GatewayClass',
+      metadata: { name: CLASS_NAME, labels: labels(inst) },
+      spec: {
+        controllerName: CONTROLLER_NAME,
+        parametersRef: {
+          group: 'haproxy-haptic.org',
+          kind: 'HAProxyTemplateConfig',
+          name: TEMPLATE_CONFIG_NAME,
+          namespace: inst.namespace,
+        },
+      },
     },
   ];
 }
@@ -142,24 +248,58 @@ export function installationObjects(inst: Installation, settings: ChartSettings)
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(name) },
     clusterRole(inst, settings),
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name, labels: labels(inst) },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: subject },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: meta(name), rules: [
-      { apiGroups: [''], resources: ['pods'], verbs: read },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: [...read, 'create', 'update', 'patch'] },
-    ] },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: meta(name),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: subject },
-    { apiVersion: 'v1', kind: 'Service', metadata: meta(name), spec: {
-      selector: selectorLabels(inst, 'controller'),
-      ports: [{ name: 'http', port: 8080, targetPort: 8080 }, { name: 'metrics', port: 9090, targetPort: 9090 }],
-    } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name, labels: labels(inst) },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: subject,
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: meta(name),
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: read },
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: [...read, 'create', 'update', 'patch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: meta(name),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: subject,
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta(name),
+      spec: {
+        selector: selectorLabels(inst, 'controller'),
+        ports: [
+          { name: 'http', port: 8080, targetPort: 8080 },
+          { name: 'metrics', port: 9090, targetPort: 9090 },
+        ],
+      },
+    },
     controllerDeployment(inst, settings),
     deployment(inst, 'loadbalancer', `${name}-haproxy`, [
-      { name: 'haproxy', image: 'haproxytech/haproxy-debian:3.2', ports: [{ name: 'http', containerPort: 8080 }, { name: 'https', containerPort: 8443 }] },
+      {
+        name: 'haproxy',
+        image: 'haproxytech/haproxy-debian:3.2',
+        ports: [
+          { name: 'http', containerPort: 8080 },
+          { name: 'https', containerPort: 8443 },
+        ],
+      },
       // the container HAPTIC deploys through exposes spec.dataplane.port (5555 by default): discovery looks for it
       // and waits for that container to be ready (pkg/controller/discovery/discovery.go, isDataplaneContainerReady)
-      { name: 'agent', image: 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0', ports: [{ name: 'dataplane', containerPort: DATAPLANE_PORT }] },
+      {
+        name: 'agent',
+        image: 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0',
+        ports: [{ name: 'dataplane', containerPort: DATAPLANE_PORT }],
+      },
     ]),
     templateConfig(inst, settings),
   ];

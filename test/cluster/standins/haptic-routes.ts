@@ -63,7 +63,13 @@ export function watchesOf(templateConfig: Obj | undefined): Watches {
 }
 
 /** A route's reference to a Service: its backend name, the port as written and the hosts that lead to it. */
-type Reference = { backend: string; namespace: string; service: string; port: { number?: number; name?: string }; hosts: string[] };
+type Reference = {
+  backend: string;
+  namespace: string;
+  service: string;
+  port: { number?: number; name?: string };
+  hosts: string[];
+};
 
 function ingressReferences(ingresses: Obj[], watch: Obj | undefined): Reference[] {
   if (!watch) return [];
@@ -78,7 +84,13 @@ function ingressReferences(ingresses: Obj[], watch: Obj | undefined): Reference[
         if (!svc?.name) continue;
         const portId = svc.port?.name || (svc.port?.number ?? '');
         const backend = `ing_${namespace}_${name}_${svc.name}_${portId}`;
-        const ref: Reference = refs.get(backend) ?? { backend, namespace, service: svc.name, port: svc.port?.name ? { name: svc.port.name } : { number: svc.port?.number ?? 80 }, hosts: [] };
+        const ref: Reference = refs.get(backend) ?? {
+          backend,
+          namespace,
+          service: svc.name,
+          port: svc.port?.name ? { name: svc.port.name } : { number: svc.port?.number ?? 80 },
+          hosts: [],
+        };
         if (rule.host && !ref.hosts.includes(rule.host)) ref.hosts.push(rule.host);
         refs.set(backend, ref);
       }
@@ -87,16 +99,25 @@ function ingressReferences(ingresses: Obj[], watch: Obj | undefined): Reference[
   return [...refs.values()];
 }
 
-function gatewayReferences(routes: Obj[], gateways: Obj[], watches: Watches, kind: 'httproutes' | 'grpcroutes', shape: StatusShape): Reference[] {
+function gatewayReferences(
+  routes: Obj[],
+  gateways: Obj[],
+  watches: Watches,
+  kind: 'httproutes' | 'grpcroutes',
+  shape: StatusShape,
+): Reference[] {
   if (!watches[kind] || !watches.gateways) return [];
   const selector = parseFieldSelector(watches.gateways.fieldSelector);
   const watched = gateways.filter((g) => selects(selector, g));
   const refs = new Map<string, Reference>();
   for (const route of routes) {
     const { namespace = '', name } = route.metadata;
-    const attached = (route.spec?.parentRefs ?? []).some((p: any) =>
-      (p?.group ?? 'gateway.networking.k8s.io') === 'gateway.networking.k8s.io' && (p?.kind ?? 'Gateway') === 'Gateway'
-      && watched.some((g) => g.metadata.name === p.name && g.metadata.namespace === (p.namespace ?? namespace)));
+    const attached = (route.spec?.parentRefs ?? []).some(
+      (p: any) =>
+        (p?.group ?? 'gateway.networking.k8s.io') === 'gateway.networking.k8s.io' &&
+        (p?.kind ?? 'Gateway') === 'Gateway' &&
+        watched.some((g) => g.metadata.name === p.name && g.metadata.namespace === (p.namespace ?? namespace)),
+    );
     if (shape !== 'dataplane' && !attached) continue;
     for (const rule of route.spec?.rules ?? []) {
       for (const ref of rule?.backendRefs ?? []) {
@@ -104,14 +125,20 @@ function gatewayReferences(routes: Obj[], gateways: Obj[], watches: Watches, kin
         const port = ref.port ?? 80;
         const backend = `gtw_${namespace}_${name}_${ref.name}_${port}`;
         const hosts = (route.spec?.hostnames ?? []).filter((h: unknown) => typeof h === 'string');
-        if (!refs.has(backend)) refs.set(backend, { backend, namespace, service: ref.name, port: { number: port }, hosts });
+        if (!refs.has(backend))
+          refs.set(backend, { backend, namespace, service: ref.name, port: { number: port }, hosts });
       }
     }
   }
   return [...refs.values()];
 }
 
-export function serverEnabled(endpoint: any, pod: Obj | undefined, gate: string | undefined, shape: StatusShape = 'gate'): boolean {
+export function serverEnabled(
+  endpoint: any,
+  pod: Obj | undefined,
+  gate: string | undefined,
+  shape: StatusShape = 'gate',
+): boolean {
   if (shape === 'dataplane') return true;
   if (endpoint.conditions?.terminating === true) return false;
   if (endpoint.conditions?.ready !== false) return true;
@@ -130,7 +157,8 @@ function slicePort(service: Obj, slice: Obj, port: Reference['port'], shape: Sta
     if (name) return slicePorts.find((p) => (p.name ?? '') === name)?.port ?? number;
     return slicePorts.length === 1 ? slicePorts[0]!.port : number;
   }
-  const servicePort = port.name !== undefined ? ports.find((p) => p.name === port.name) : ports.find((p) => p.port === port.number);
+  const servicePort =
+    port.name !== undefined ? ports.find((p) => p.name === port.name) : ports.find((p) => p.port === port.number);
   if (!servicePort) return undefined;
   return slicePorts.find((p) => (p.name ?? '') === (servicePort.name ?? ''))?.port;
 }
@@ -141,8 +169,13 @@ function slicePort(service: Obj, slice: Obj, port: Reference['port'], shape: Sta
  * (gated pods with ready containers are routed), undefined when it is off.
  */
 export function backendsFor(
-  templateConfig: Obj | undefined, routes: RouteCaches, services: Obj[], slices: Obj[], pods: (key: string) => Obj | undefined,
-  gate: string | undefined, shape: StatusShape = 'gate',
+  templateConfig: Obj | undefined,
+  routes: RouteCaches,
+  services: Obj[],
+  slices: Obj[],
+  pods: (key: string) => Obj | undefined,
+  gate: string | undefined,
+  shape: StatusShape = 'gate',
 ): Backend[] {
   const watches = watchesOf(templateConfig);
   const references = [
@@ -154,7 +187,12 @@ export function backendsFor(
   for (const ref of references) {
     const svc = services.find((s) => s.metadata.namespace === ref.namespace && s.metadata.name === ref.service);
     const servers = new Map<string, Server>();
-    const own = svc ? slices.filter((s) => s.metadata.namespace === ref.namespace && s.metadata.labels?.['kubernetes.io/service-name'] === ref.service) : [];
+    const own = svc
+      ? slices.filter(
+          (s) =>
+            s.metadata.namespace === ref.namespace && s.metadata.labels?.['kubernetes.io/service-name'] === ref.service,
+        )
+      : [];
     for (const slice of own) {
       const port = slicePort(svc!, slice, ref.port, shape);
       if (!port) continue;
@@ -166,7 +204,13 @@ export function backendsFor(
       }
     }
     const sorted = [...servers.values()].sort((a, b) => a.pod.localeCompare(b.pod));
-    backends.push({ name: ref.backend, namespace: ref.namespace, service: ref.service, hosts: ref.hosts, servers: sorted });
+    backends.push({
+      name: ref.backend,
+      namespace: ref.namespace,
+      service: ref.service,
+      hosts: ref.hosts,
+      servers: sorted,
+    });
   }
   return backends.sort((a, b) => a.name.localeCompare(b.name));
 }

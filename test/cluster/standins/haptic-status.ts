@@ -9,24 +9,56 @@
 import { type Condition, findCondition } from './common.ts';
 import type { StatusShape } from './knobs.ts';
 
-export function condition(previous: Condition[] | undefined, type: string, status: 'True' | 'False', reason: string, message: string, now: string): Condition {
+export function condition(
+  previous: Condition[] | undefined,
+  type: string,
+  status: 'True' | 'False',
+  reason: string,
+  message: string,
+  now: string,
+): Condition {
   const old = findCondition(previous, type);
-  return { type, status, reason, message, lastTransitionTime: old?.status === status && old.lastTransitionTime ? old.lastTransitionTime : now };
+  return {
+    type,
+    status,
+    reason,
+    message,
+    lastTransitionTime: old?.status === status && old.lastTransitionTime ? old.lastTransitionTime : now,
+  };
 }
 
 /** HAProxyCfg conditions: accepted (gate open), or refused with HAProxy's error (gate holding the last good config). */
-export function haproxyCfgConditions(shape: StatusShape, refusal: string | undefined, pinnedChecksum: string | undefined, previous: Condition[] | undefined, now: string): Condition[] | undefined {
+export function haproxyCfgConditions(
+  shape: StatusShape,
+  refusal: string | undefined,
+  pinnedChecksum: string | undefined,
+  previous: Condition[] | undefined,
+  now: string,
+): Condition[] | undefined {
   if (shape !== 'gate') return undefined;
   if (refusal === undefined) {
     return [
-      condition(previous, 'ConfigValidated', 'True', 'HAProxyAccepted', 'HAProxy accepted the rendered configuration', now),
+      condition(
+        previous,
+        'ConfigValidated',
+        'True',
+        'HAProxyAccepted',
+        'HAProxy accepted the rendered configuration',
+        now,
+      ),
       condition(previous, 'ConfigPinned', 'False', 'RenderGateOpen', 'new renders reach the HAProxy pods', now),
     ];
   }
   return [
     condition(previous, 'ConfigValidated', 'False', 'HAProxyRefused', refusal, now),
-    condition(previous, 'ConfigPinned', 'True', 'RenderGateHolding',
-      `HAProxy refused two renders in a row; HAProxy pods keep the last accepted configuration ${pinnedChecksum ?? '(none)'}`, now),
+    condition(
+      previous,
+      'ConfigPinned',
+      'True',
+      'RenderGateHolding',
+      `HAProxy refused two renders in a row; HAProxy pods keep the last accepted configuration ${pinnedChecksum ?? '(none)'}`,
+      now,
+    ),
   ];
 }
 
@@ -37,14 +69,32 @@ export const HAPROXY_FAILED_MESSAGE = 'HAProxy configuration validation failed';
  * HAProxyTemplateConfig status after a validation at `generation` of the template config: valid, or refused by
  * `haproxy -c` with its error. The agent and gate generations add observedGeneration and the Validated condition.
  */
-export function templateConfigStatus(shape: StatusShape, refusal: string | undefined, previous: Condition[] | undefined, now: string, generation: number) {
-  const fields = refusal === undefined
-    ? { validationStatus: 'Valid', validationMessage: VALID_MESSAGE, validationErrors: [] as string[], lastValidated: now }
-    : { validationStatus: 'Invalid', validationMessage: HAPROXY_FAILED_MESSAGE, validationErrors: [refusal], lastValidated: now };
+export function templateConfigStatus(
+  shape: StatusShape,
+  refusal: string | undefined,
+  previous: Condition[] | undefined,
+  now: string,
+  generation: number,
+) {
+  const fields =
+    refusal === undefined
+      ? {
+          validationStatus: 'Valid',
+          validationMessage: VALID_MESSAGE,
+          validationErrors: [] as string[],
+          lastValidated: now,
+        }
+      : {
+          validationStatus: 'Invalid',
+          validationMessage: HAPROXY_FAILED_MESSAGE,
+          validationErrors: [refusal],
+          lastValidated: now,
+        };
   if (shape === 'dataplane') return fields;
-  const validated = refusal === undefined
-    ? condition(previous, 'Validated', 'True', 'ValidationSucceeded', VALID_MESSAGE, now)
-    : condition(previous, 'Validated', 'False', 'HAProxyValidationFailed', refusal, now);
+  const validated =
+    refusal === undefined
+      ? condition(previous, 'Validated', 'True', 'ValidationSucceeded', VALID_MESSAGE, now)
+      : condition(previous, 'Validated', 'False', 'HAProxyValidationFailed', refusal, now);
   return { ...fields, observedGeneration: generation, conditions: [{ ...validated, observedGeneration: generation }] };
 }
 

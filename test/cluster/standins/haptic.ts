@@ -6,8 +6,27 @@ import { errorText, informerLog, log, type Obj, sleep } from './common.ts';
 import { gatewayApiCrds } from './gateway-api-crds.ts';
 import { hapticCrds } from './haptic-crds.ts';
 import { HapticController, type RealHAProxy, type SharedCaches } from './haptic-installation.ts';
-import { type ChartSettings, clusterRole, controllerDeployment, DEFAULT_CHART, fullname, type Installation, installationObjects, routeClasses, templateConfig } from './haptic-manifests.ts';
-import { APPLIED_ANNOTATION, type InstallationKnobs, KNOBS_CONFIGMAP, KNOBS_NAMESPACE, knobsDigest, parseKnobs, type ParsedKnobs, type StatusShape } from './knobs.ts';
+import {
+  type ChartSettings,
+  clusterRole,
+  controllerDeployment,
+  DEFAULT_CHART,
+  fullname,
+  type Installation,
+  installationObjects,
+  routeClasses,
+  templateConfig,
+} from './haptic-manifests.ts';
+import {
+  APPLIED_ANNOTATION,
+  type InstallationKnobs,
+  KNOBS_CONFIGMAP,
+  KNOBS_NAMESPACE,
+  knobsDigest,
+  parseKnobs,
+  type ParsedKnobs,
+  type StatusShape,
+} from './knobs.ts';
 import { Reconciler } from './reconciler.ts';
 
 export const PRIMARY: Installation = { release: 'haptic', namespace: 'haptic' };
@@ -40,7 +59,9 @@ async function establish(kube: Kube, crds: Obj[]): Promise<void> {
   await retry('waiting for the HAPTIC CRDs to be established', 30_000, async () => {
     for (const crd of crds) {
       const stored = await kube.get<Obj>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd.metadata.name);
-      const established = stored.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
+      const established = stored.status?.conditions?.some(
+        (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
+      );
       if (!established) throw new Error(`${crd.metadata.name} not established yet`);
     }
   });
@@ -57,10 +78,20 @@ async function removeInstallation(kube: Kube, inst: Installation): Promise<void>
   });
 }
 
-const chartOf = (k: InstallationKnobs): ChartSettings => ({ gateFeature: k.gateFeature, statusShape: k.statusShape, leaderElection: k.leaderElection, compressed: k.compressed });
+const chartOf = (k: InstallationKnobs): ChartSettings => ({
+  gateFeature: k.gateFeature,
+  statusShape: k.statusShape,
+  leaderElection: k.leaderElection,
+  compressed: k.compressed,
+});
 
 /** `real`: the lab's HAProxy pods run real HAProxy, which checks renders and takes deploys (haptic-installation.ts). */
-export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDurationSeconds: number, real?: RealHAProxy): Promise<void> {
+export async function runHapticStandIn(
+  kube: Kube,
+  signal: AbortSignal,
+  leaseDurationSeconds: number,
+  real?: RealHAProxy,
+): Promise<void> {
   await installCrds(kube, DEFAULT_CHART.statusShape);
   await establish(kube, gatewayApiCrds());
   await retry('creating the route classes', 30_000, () => kube.apply(routeClasses(PRIMARY), MANAGER));
@@ -85,7 +116,8 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
     const before = chartOf(primary.knobs);
     const after = chartOf(knobs);
     if (after.statusShape !== before.statusShape) await installCrds(kube, after.statusShape);
-    if (after.gateFeature !== before.gateFeature || after.statusShape !== before.statusShape) await kube.apply([clusterRole(PRIMARY, after)], MANAGER);
+    if (after.gateFeature !== before.gateFeature || after.statusShape !== before.statusShape)
+      await kube.apply([clusterRole(PRIMARY, after)], MANAGER);
     if (after.leaderElection !== before.leaderElection || after.compressed !== before.compressed) {
       await kube.apply([templateConfig(PRIMARY, after), controllerDeployment(PRIMARY, after)], MANAGER);
     }
@@ -107,13 +139,17 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
     applied = knobs;
     const digest = knobsDigest(cm?.data);
     if (cm && cm.metadata.annotations?.[APPLIED_ANNOTATION] !== digest) {
-      await kube.patch('v1', 'ConfigMap', KNOBS_CONFIGMAP, KNOBS_NAMESPACE, { metadata: { annotations: { [APPLIED_ANNOTATION]: digest } } });
+      await kube.patch('v1', 'ConfigMap', KNOBS_CONFIGMAP, KNOBS_NAMESPACE, {
+        metadata: { annotations: { [APPLIED_ANNOTATION]: digest } },
+      });
       log('haptic', `knobs applied: ${JSON.stringify(cm.data ?? {})}`);
     }
     return undefined;
   };
 
-  const reconciler = new Reconciler('haptic', (key) => (key === KNOBS ? applyKnobs() : controllers.get(key)?.reconcile() ?? Promise.resolve(undefined)));
+  const reconciler = new Reconciler('haptic', (key) =>
+    key === KNOBS ? applyKnobs() : (controllers.get(key)?.reconcile() ?? Promise.resolve(undefined)),
+  );
   signal.addEventListener('abort', () => reconciler.stop(), { once: true });
   const triggerAll = () => {
     for (const release of controllers.keys()) reconciler.enqueue(release);
@@ -130,8 +166,13 @@ export async function runHapticStandIn(kube: Kube, signal: AbortSignal, leaseDur
     httpRoutes: await inform('gateway.networking.k8s.io/v1', 'HTTPRoute', 'haptic: httproutes'),
     grpcRoutes: await inform('gateway.networking.k8s.io/v1', 'GRPCRoute', 'haptic: grpcroutes'),
   };
-  const knobsInformer = await kube.informer<Obj>('v1', 'ConfigMap', { namespace: KNOBS_NAMESPACE, fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` },
-    { onObject: () => reconciler.enqueue(KNOBS), onError: informerLog('haptic: knobs') }, signal);
+  const knobsInformer = await kube.informer<Obj>(
+    'v1',
+    'ConfigMap',
+    { namespace: KNOBS_NAMESPACE, fieldSelector: `metadata.name=${KNOBS_CONFIGMAP}` },
+    { onObject: () => reconciler.enqueue(KNOBS), onError: informerLog('haptic: knobs') },
+    signal,
+  );
   await Promise.all([...Object.values(caches).map((c) => c.whenSynced), knobsInformer.whenSynced]);
 
   const primary = await install(PRIMARY, parseKnobs({}));

@@ -92,7 +92,9 @@ export function parseKnobs(data: Record<string, string> | undefined): ParsedKnob
     retainConfigs: Number.isInteger(retain) && retain >= 0 ? retain : 2,
     podComment: data?.podComment === 'before' ? 'before' : 'end',
     dataplaneRevision: data?.dataplaneRevision === 'head' ? 'head' : 'release',
-    ...(AGENT_MODES.includes(data?.agentMode as Knobs['agentMode']) ? { agentMode: data!.agentMode as Knobs['agentMode'] } : {}),
+    ...(AGENT_MODES.includes(data?.agentMode as Knobs['agentMode'])
+      ? { agentMode: data!.agentMode as Knobs['agentMode'] }
+      : {}),
     ...(Number.isFinite(delay) && delay >= 0 ? { deployDelayMs: delay } : {}),
   };
 }
@@ -133,7 +135,10 @@ async function waitApplied(kube: Kube, digest: string, timeoutMs: number): Promi
   for (;;) {
     const cm = await kube.tryGet<Obj>('v1', 'ConfigMap', KNOBS_CONFIGMAP, KNOBS_NAMESPACE);
     if (cm?.metadata.annotations?.[APPLIED_ANNOTATION] === digest && knobsDigest(cm.data) === digest) return;
-    if (Date.now() > deadline) throw new Error(`the HAPTIC stand-in did not apply knobs ${JSON.stringify(cm?.data ?? {})} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the HAPTIC stand-in did not apply knobs ${JSON.stringify(cm?.data ?? {})} within ${timeoutMs} ms`,
+      );
     await sleep(100);
   }
 }

@@ -15,8 +15,19 @@ export const LIVENESS_KILL_MS = 6_000;
 const KILLED_EXIT_CODE = 137;
 
 export type Trace = 'healthy' | 'unready' | 'readiness-probe' | 'liveness-probe' | 'crash-loop' | 'image-pull';
-export type KubeletEvent = { type: 'Normal' | 'Warning'; reason: string; message: string; count: number; fieldPath: string };
-export type KubeletView = { fields: Record<string, unknown>; sandboxReady: boolean; events: KubeletEvent[]; wakeAt?: number };
+export type KubeletEvent = {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  count: number;
+  fieldPath: string;
+};
+export type KubeletView = {
+  fields: Record<string, unknown>;
+  sandboxReady: boolean;
+  events: KubeletEvent[];
+  wakeAt?: number;
+};
 export type KubeletContext = { now: number; seenAt: number; hostIP: string; podIP: string | undefined };
 
 type Container = { name: string; image: string; livenessProbe?: { failureThreshold?: number } };
@@ -26,7 +37,8 @@ export function podTrace(pod: Obj): { trace: Trace; startDelayMs: number } {
   const delay = Number(annotations[`${STANDIN_ANNOTATION}/start-delay-ms`] ?? NaN);
   const startDelayMs = Number.isFinite(delay) && delay >= 0 ? delay : DEFAULT_START_DELAY_MS;
   const fail = annotations[`${STANDIN_ANNOTATION}/fail`];
-  if (fail === 'readiness-probe' || fail === 'liveness-probe' || fail === 'crash-loop' || fail === 'image-pull') return { trace: fail, startDelayMs };
+  if (fail === 'readiness-probe' || fail === 'liveness-probe' || fail === 'crash-loop' || fail === 'image-pull')
+    return { trace: fail, startDelayMs };
   if (annotations[`${STANDIN_ANNOTATION}/containers-ready`] === 'false') return { trace: 'unready', startDelayMs };
   return { trace: 'healthy', startDelayMs };
 }
@@ -67,11 +79,22 @@ export function kubeletView(pod: Obj, ctx: KubeletContext): KubeletView {
   switch (trace) {
     case 'healthy':
     case 'unready':
-      return base('Running', true, containers.map((c) => running(c, trace === 'healthy')));
+      return base(
+        'Running',
+        true,
+        containers.map((c) => running(c, trace === 'healthy')),
+      );
     case 'readiness-probe': {
-      const view = base('Running', true, containers.map((c) => running(c, false)));
+      const view = base(
+        'Running',
+        true,
+        containers.map((c) => running(c, false)),
+      );
       view.events = containers.map((c) => ({
-        type: 'Warning', reason: 'Unhealthy', count: period + 1, fieldPath: fieldPath(c),
+        type: 'Warning',
+        reason: 'Unhealthy',
+        count: period + 1,
+        fieldPath: fieldPath(c),
         message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
       }));
       return { ...view, wakeAt: nextPeriod };
@@ -89,18 +112,45 @@ export function kubeletView(pod: Obj, ctx: KubeletContext): KubeletView {
       const since = kills > 0 ? killAt(kills) : startAt;
       const statuses = containers.map((c) => ({
         ...running(c, true, since, kills),
-        lastState: kills > 0 ? { terminated: {
-          exitCode: KILLED_EXIT_CODE, reason: 'Error', startedAt: rfc3339(kills > 1 ? killAt(kills - 1) : startAt), finishedAt: rfc3339(killAt(kills)),
-          containerID: containerID(uid, c.name, kills - 1),
-        } } : {},
+        lastState:
+          kills > 0
+            ? {
+                terminated: {
+                  exitCode: KILLED_EXIT_CODE,
+                  reason: 'Error',
+                  startedAt: rfc3339(kills > 1 ? killAt(kills - 1) : startAt),
+                  finishedAt: rfc3339(killAt(kills)),
+                  containerID: containerID(uid, c.name, kills - 1),
+                },
+              }
+            : {},
       }));
       const view = base('Running', true, statuses);
-      view.events = kills === 0 ? [] : containers.flatMap((c) => [
-        { type: 'Warning' as const, reason: 'Unhealthy', count: kills * (c.livenessProbe?.failureThreshold ?? 3), fieldPath: fieldPath(c),
-          message: 'Liveness probe failed: HTTP probe failed with statuscode: 503' },
-        { type: 'Normal' as const, reason: 'Killing', count: kills, fieldPath: fieldPath(c), message: `Container ${c.name} failed liveness probe, will be restarted` },
-      ]);
-      return { ...view, wakeAt: killedThisPeriod ? startAt + (period + 1) * TRACE_PERIOD_MS + LIVENESS_KILL_MS : startAt + period * TRACE_PERIOD_MS + LIVENESS_KILL_MS };
+      view.events =
+        kills === 0
+          ? []
+          : containers.flatMap((c) => [
+              {
+                type: 'Warning' as const,
+                reason: 'Unhealthy',
+                count: kills * (c.livenessProbe?.failureThreshold ?? 3),
+                fieldPath: fieldPath(c),
+                message: 'Liveness probe failed: HTTP probe failed with statuscode: 503',
+              },
+              {
+                type: 'Normal' as const,
+                reason: 'Killing',
+                count: kills,
+                fieldPath: fieldPath(c),
+                message: `Container ${c.name} failed liveness probe, will be restarted`,
+              },
+            ]);
+      return {
+        ...view,
+        wakeAt: killedThisPeriod
+          ? startAt + (period + 1) * TRACE_PERIOD_MS + LIVENESS_KILL_MS
+          : startAt + period * TRACE_PERIOD_MS + LIVENESS_KILL_MS,
+      };
     }
     case 'crash-loop': {
       // Period p: attempt runs CRASH_RUN_MS, exits 1, then waits in back-off. The first crash is restarted at once
@@ -111,37 +161,68 @@ export function kubeletView(pod: Obj, ctx: KubeletContext): KubeletView {
       const lastCrash = crashed ? attemptStart : attemptStart - TRACE_PERIOD_MS;
       const terminated = (c: Container) => ({
         terminated: {
-          exitCode: 1, reason: 'Error', startedAt: rfc3339(lastCrash), finishedAt: rfc3339(lastCrash + CRASH_RUN_MS),
+          exitCode: 1,
+          reason: 'Error',
+          startedAt: rfc3339(lastCrash),
+          finishedAt: rfc3339(lastCrash + CRASH_RUN_MS),
           containerID: containerID(uid, c.name, Math.max(0, restarts - 1)),
         },
       });
       const backoff = goDuration(Math.min(10 * 2 ** period, 300));
       const statuses = containers.map((c) => {
-        const status = { ...running(c, false, attemptStart, restarts), lastState: period > 0 || crashed ? terminated(c) : {} };
+        const status = {
+          ...running(c, false, attemptStart, restarts),
+          lastState: period > 0 || crashed ? terminated(c) : {},
+        };
         if (!crashed) return status;
         const message = `back-off ${backoff} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})`;
         return { ...status, state: { waiting: { reason: 'CrashLoopBackOff', message } }, started: false };
       });
       const view = base('Running', true, statuses);
-      view.events = containers.flatMap((c) => (period > 0 || crashed ? [{
-        type: 'Warning' as const, reason: 'BackOff', count: crashed ? period + 1 : period, fieldPath: fieldPath(c),
-        message: `Back-off restarting failed container ${c.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`,
-      }] : []));
+      view.events = containers.flatMap((c) =>
+        period > 0 || crashed
+          ? [
+              {
+                type: 'Warning' as const,
+                reason: 'BackOff',
+                count: crashed ? period + 1 : period,
+                fieldPath: fieldPath(c),
+                message: `Back-off restarting failed container ${c.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`,
+              },
+            ]
+          : [],
+      );
       return { ...view, wakeAt: crashed ? nextPeriod : attemptStart + CRASH_RUN_MS };
     }
     case 'image-pull': {
       const backingOff = inPeriod >= PULL_ERROR_MS;
       const statuses = containers.map((c) => {
         const reason = backingOff ? 'ImagePullBackOff' : 'ErrImagePull';
-        const message = backingOff ? `Back-off pulling image "${c.image}": ErrImagePull: ${pullError(c.image)}` : pullError(c.image);
+        const message = backingOff
+          ? `Back-off pulling image "${c.image}": ErrImagePull: ${pullError(c.image)}`
+          : pullError(c.image);
         return { ...idle(c), state: { waiting: { reason, message } } };
       });
       const view = base('Pending', true, statuses);
       view.events = containers.flatMap((c) => [
-        { type: 'Warning' as const, reason: 'Failed', count: period + 1, fieldPath: fieldPath(c),
-          message: `Failed to pull image "${c.image}": ${pullError(c.image)}` },
-        ...(backingOff || period > 0 ? [{ type: 'Warning' as const, reason: 'BackOff', count: backingOff ? period + 1 : period,
-          fieldPath: fieldPath(c), message: `Back-off pulling image "${c.image}"` }] : []),
+        {
+          type: 'Warning' as const,
+          reason: 'Failed',
+          count: period + 1,
+          fieldPath: fieldPath(c),
+          message: `Failed to pull image "${c.image}": ${pullError(c.image)}`,
+        },
+        ...(backingOff || period > 0
+          ? [
+              {
+                type: 'Warning' as const,
+                reason: 'BackOff',
+                count: backingOff ? period + 1 : period,
+                fieldPath: fieldPath(c),
+                message: `Back-off pulling image "${c.image}"`,
+              },
+            ]
+          : []),
       ]);
       return { ...view, wakeAt: backingOff ? nextPeriod : startAt + period * TRACE_PERIOD_MS + PULL_ERROR_MS };
     }
@@ -159,8 +240,15 @@ export function terminatedView(pod: Obj, ctx: KubeletContext): KubeletView {
       ...idle(c),
       ...(current?.imageID ? { imageID: current.imageID } : {}),
       restartCount: restarts,
-      state: { terminated: { exitCode: 0, reason: 'Completed', startedAt, finishedAt: rfc3339(ctx.now),
-        containerID: containerID(uid, c.name, restarts) } },
+      state: {
+        terminated: {
+          exitCode: 0,
+          reason: 'Completed',
+          startedAt,
+          finishedAt: rfc3339(ctx.now),
+          containerID: containerID(uid, c.name, restarts),
+        },
+      },
     };
   });
   return { fields: podFields(ctx, 'Succeeded', false, statuses), sandboxReady: false, events: [] };
@@ -182,7 +270,9 @@ export function nextPodStatus(pod: Obj, view: KubeletView, now: number): Record<
   const conditions = ours.map(([type, value]) => {
     const old = findCondition(existing, type);
     return {
-      type, status: value.status, lastProbeTime: null,
+      type,
+      status: value.status,
+      lastProbeTime: null,
       lastTransitionTime: old?.status === value.status ? old.lastTransitionTime : rfc3339(now),
       ...(value.reason ? { reason: value.reason } : {}),
       ...(value.message ? { message: value.message } : {}),
@@ -193,7 +283,16 @@ export function nextPodStatus(pod: Obj, view: KubeletView, now: number): Record<
 }
 
 export function idle(c: Container) {
-  return { name: c.name, state: {}, lastState: {}, ready: false, restartCount: 0, image: c.image, imageID: '', started: false };
+  return {
+    name: c.name,
+    state: {},
+    lastState: {},
+    ready: false,
+    restartCount: 0,
+    image: c.image,
+    imageID: '',
+    started: false,
+  };
 }
 
 export function podFields(ctx: KubeletContext, phase: string, sandboxReady: boolean, containerStatuses: object[]) {

@@ -23,7 +23,9 @@ const { values } = parseArgs({
 });
 const leaseDurationSeconds = Number(values['lease-duration-seconds']);
 if (!values.kubeconfig || !(leaseDurationSeconds > 0)) {
-  process.stderr.write('usage: node test/cluster/standins/main.ts --kubeconfig <path> [--lease-duration-seconds <n>]\n');
+  process.stderr.write(
+    'usage: node test/cluster/standins/main.ts --kubeconfig <path> [--lease-duration-seconds <n>]\n',
+  );
   process.exit(2);
 }
 
@@ -41,7 +43,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 try {
   const kube = new Kube(values.kubeconfig);
   const lab = values['lab-netns']
-    ? await startLab(kube, controller.signal, { netns: values['lab-netns'], dir: values['lab-dir']!, cert: values['kubelet-cert']!, key: values['kubelet-key']! })
+    ? await startLab(kube, controller.signal, {
+        netns: values['lab-netns'],
+        dir: values['lab-dir']!,
+        cert: values['kubelet-cert']!,
+        key: values['kubelet-key']!,
+      })
     : undefined;
   if (lab) stopLab = () => lab.runtime.stopAll();
   await runNodeStandIn(kube, controller.signal, lab?.runtime);

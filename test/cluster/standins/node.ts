@@ -20,7 +20,10 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
   const nextHost = new Map(FAKE_NODES.map((n) => [n.name, 2]));
 
   const allocateIP = (node: FakeNode): string => {
-    const used = new Set([...informer.items().map((p) => p.status?.podIP), ...[...states.values()].map((s) => s.podIP)]);
+    const used = new Set([
+      ...informer.items().map((p) => p.status?.podIP),
+      ...[...states.values()].map((s) => s.podIP),
+    ]);
     for (let i = 0; i < 253; i++) {
       const host = nextHost.get(node.name)!;
       nextHost.set(node.name, host >= 254 ? 2 : host + 1);
@@ -64,7 +67,10 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
       return runtime.reconcile(key, pod, ctx, {
         show: (view) => show(pod, view, now, node),
         remove: async () => {
-          await kube.delete('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, { gracePeriodSeconds: 0, uid: pod.metadata.uid! });
+          await kube.delete('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, {
+            gracePeriodSeconds: 0,
+            uid: pod.metadata.uid!,
+          });
           state.deleteSent = true;
         },
       });
@@ -78,7 +84,10 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
         await writeStatus(pod, terminatedView(pod, ctx), now);
         // As the kubelet's status manager: delete with grace 0 once the containers are gone. A pod with
         // finalizers stays Terminating until someone removes them.
-        await kube.delete('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, { gracePeriodSeconds: 0, uid: pod.metadata.uid! });
+        await kube.delete('v1', 'Pod', pod.metadata.name, pod.metadata.namespace, {
+          gracePeriodSeconds: 0,
+          uid: pod.metadata.uid!,
+        });
         state.deleteSent = true;
         return undefined;
       }
@@ -94,7 +103,14 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
     await writeStatus(pod, view, now);
     const { namespace, name, uid } = pod.metadata;
     for (const event of view.events) {
-      const involved = { apiVersion: 'v1', kind: 'Pod', namespace: namespace!, name, uid: uid!, fieldPath: event.fieldPath };
+      const involved = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        namespace: namespace!,
+        name,
+        uid: uid!,
+        fieldPath: event.fieldPath,
+      };
       await recorders.get(node.name)!.record(involved, event);
     }
   };
@@ -102,7 +118,13 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
   const reconciler = new Reconciler('node', reconcile);
   runtime?.attach((key) => reconciler.enqueue(key));
   signal.addEventListener('abort', () => reconciler.stop(), { once: true });
-  const informer = await kube.informer<Obj>('v1', 'Pod', {}, { onObject: (key) => reconciler.enqueue(key), onError: informerLog('node: pods') }, signal);
+  const informer = await kube.informer<Obj>(
+    'v1',
+    'Pod',
+    {},
+    { onObject: (key) => reconciler.enqueue(key), onError: informerLog('node: pods') },
+    signal,
+  );
   await informer.whenSynced;
   log('node', `nodes ${FAKE_NODES.map((n) => n.name).join(', ')} ready`);
 }

@@ -5,16 +5,25 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { embeddedPlugin, run, userAgent } from '../../../src/cli/run.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
-const pjson = { name: pkg.name as string, version: pkg.version as string, oclif: { bin: pkg.oclif.bin as string, topicSeparator: ' ' as const } };
+const pjson = {
+  name: pkg.name as string,
+  version: pkg.version as string,
+  oclif: { bin: pkg.oclif.bin as string, topicSeparator: ' ' as const },
+};
 
 describe('the embedded oclif start', () => {
   it("prints oclif's own user agent for --version", async () => {
-    const plugin = await embeddedPlugin({ pjson, manifest: { version: pkg.version, commands: {} }, root: '/nowhere', load: () => Promise.reject(new Error('no command')) });
+    const plugin = await embeddedPlugin({
+      pjson,
+      manifest: { version: pkg.version, commands: {} },
+      root: '/nowhere',
+      load: () => Promise.reject(new Error('no command')),
+    });
     const config = await Config.load({ root: '/nowhere', pjson, plugins: new Map([[plugin.name, plugin]]) });
     expect(await userAgent(pjson)).toBe(config.userAgent);
   });
 
-  it('lists the manifest\'s commands and loads a command\'s class only when it runs', async () => {
+  it("lists the manifest's commands and loads a command's class only when it runs", async () => {
     const loaded: string[] = [];
     // biome-ignore lint/complexity/noStaticOnlyClass: an oclif command class is run through its static run()
     class Hello {
@@ -22,7 +31,10 @@ describe('the embedded oclif start', () => {
         return 'hi';
       }
     }
-    const manifest = { version: pkg.version, commands: { hello: { id: 'hello', aliases: [], args: {}, flags: {}, hidden: false, summary: 'Say hello.' } } };
+    const manifest = {
+      version: pkg.version,
+      commands: { hello: { id: 'hello', aliases: [], args: {}, flags: {}, hidden: false, summary: 'Say hello.' } },
+    };
     const plugin = await embeddedPlugin({
       pjson,
       manifest: manifest as never,
@@ -53,7 +65,10 @@ describe('the embedded oclif start', () => {
         themes.push(config.theme);
       }
     }
-    const manifest = { version: pkg.version, commands: { hello: { id: 'hello', aliases: [], args: {}, flags: {}, hidden: false, summary: 'Say hello.' } } };
+    const manifest = {
+      version: pkg.version,
+      commands: { hello: { id: 'hello', aliases: [], args: {}, flags: {}, hidden: false, summary: 'Say hello.' } },
+    };
     const embedded = { pjson, manifest: manifest as never, root: '/nowhere', load: async () => Hello as never };
     await run(embedded, ['hello']);
     expect(themes).toEqual([undefined]);

@@ -23,12 +23,15 @@ describe('catalogue entries', () => {
       expect(severity).not.toBe(entry.severity);
     }
     // a record of forms names the same forms for title and fix
-    if (typeof entry.title !== 'string' && entry.fix !== undefined && typeof entry.fix !== 'string') expect(Object.keys(entry.fix).sort()).toEqual(Object.keys(entry.title).sort());
+    if (typeof entry.title !== 'string' && entry.fix !== undefined && typeof entry.fix !== 'string')
+      expect(Object.keys(entry.fix).sort()).toEqual(Object.keys(entry.title).sort());
     for (const p of [...placeholders(entry.title), ...placeholders(entry.fix)]) expect(p).toMatch(/^[a-z][A-Za-z]*$/);
   });
 
   it('fills placeholders, keeps JSON braces, and refuses a missing argument or form', () => {
-    expect(fill(`kubectl patch pod {pod} -p '{"metadata":{"finalizers":null}}'`, undefined, { pod: 'p' }, 'x')).toBe(`kubectl patch pod p -p '{"metadata":{"finalizers":null}}'`);
+    expect(fill(`kubectl patch pod {pod} -p '{"metadata":{"finalizers":null}}'`, undefined, { pod: 'p' }, 'x')).toBe(
+      `kubectl patch pod p -p '{"metadata":{"finalizers":null}}'`,
+    );
     expect(() => fill('pod {pod}', undefined, {}, 'HS999 title')).toThrow('HS999 title: no value for {pod}');
     expect(() => fill({ a: 'x' }, 'b', {}, 'HS999 fix')).toThrow('HS999 fix: no text for variant "b"');
     expect(variants(CATALOGUE.HS102)).toEqual(['unlisted', 'externalName', 'portless']);
@@ -36,7 +39,32 @@ describe('catalogue entries', () => {
 
   it('the doctor has exactly the ids of its issue (#10)', () => {
     const ids = entries.map(([id]) => id).filter((id) => id.startsWith('DR'));
-    expect(ids).toEqual(['DR101', 'DR102', 'DR103', 'DR104', 'DR201', 'DR202', 'DR203', 'DR204', 'DR205', 'DR206', 'DR301', 'DR302', 'DR303', 'DR401', 'DR402', 'DR403', 'DR404', 'DR501', 'DR502', 'DR601', 'DR602', 'DR603', 'DR604', 'DR605']);
+    expect(ids).toEqual([
+      'DR101',
+      'DR102',
+      'DR103',
+      'DR104',
+      'DR201',
+      'DR202',
+      'DR203',
+      'DR204',
+      'DR205',
+      'DR206',
+      'DR301',
+      'DR302',
+      'DR303',
+      'DR401',
+      'DR402',
+      'DR403',
+      'DR404',
+      'DR501',
+      'DR502',
+      'DR601',
+      'DR602',
+      'DR603',
+      'DR604',
+      'DR605',
+    ]);
   });
 
   it('a form can carry its own severity, which finding() takes from the catalogue', () => {
@@ -63,7 +91,7 @@ describe('docs generated from the catalogue (npm run docs)', () => {
     expect(readFileSync(new URL('docs/checks.md', root), 'utf8')).toBe(checksPage());
   });
 
-  it('every id has its section in docs/checks.md, and a row linked to it in its family\'s table', () => {
+  it("every id has its section in docs/checks.md, and a row linked to it in its family's table", () => {
     const page = checksPage();
     for (const [id, entry] of entries) {
       expect(page).toContain(`\n### ${id}\n`);

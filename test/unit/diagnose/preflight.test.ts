@@ -5,53 +5,105 @@ import type { Deployment } from '../../../src/types/kube.ts';
 import { buildHaptic } from '../../../src/model/haptic/haptic.ts';
 import { deployment, GATE, hapticInputs, ingress, NOW, service } from '../fixtures/rollout.ts';
 
-const ids = (d: Deployment, o: { services?: ReturnType<typeof service>[]; haptic?: Parameters<typeof hapticInputs>[0]; type?: string } = {}) => {
+const ids = (
+  d: Deployment,
+  o: { services?: ReturnType<typeof service>[]; haptic?: Parameters<typeof hapticInputs>[0]; type?: string } = {},
+) => {
   const inputs = hapticInputs(o.haptic);
-  return preflight({ deployment: d, services: o.services ?? [service()], haptic: buildHaptic(inputs, NOW), routes: inputs, conditionType: o.type ?? GATE }).map(describeFinding);
+  return preflight({
+    deployment: d,
+    services: o.services ?? [service()],
+    haptic: buildHaptic(inputs, NOW),
+    routes: inputs,
+    conditionType: o.type ?? GATE,
+  }).map(describeFinding);
 };
 
 const ungated = () => deployment({ gated: false });
 /** with a readinessProbe, so the doctor's DR103 has nothing to say */
 const probed = (): Deployment => {
   const d = ungated();
-  return { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec, containers: [{ name: 'app', image: 'web:2', readinessProbe: { httpGet: { path: '/ready', port: 80 } } }] } } } };
+  return {
+    ...d,
+    spec: {
+      ...d.spec,
+      template: {
+        ...d.spec.template,
+        spec: {
+          ...d.spec.template.spec,
+          containers: [{ name: 'app', image: 'web:2', readinessProbe: { httpGet: { path: '/ready', port: 80 } } }],
+        },
+      },
+    },
+  };
 };
 
 describe('enable-gate preflight', () => {
   it('passes a served Deployment with a healthy installation', () => {
-    expect(ids(probed()).map((f) => [f.id, f.severity])).toEqual([['HG100', 'ok'], ['HG118', 'ok'], ['HG106', 'ok']]);
+    expect(ids(probed()).map((f) => [f.id, f.severity])).toEqual([
+      ['HG100', 'ok'],
+      ['HG118', 'ok'],
+      ['HG106', 'ok'],
+    ]);
     expect(ids(probed())[1]).toMatchObject({ title: 'HAPTIC routes service/web' });
   });
 
   it('blocks when no route that HAPTIC renders reaches the Service, naming the near miss and the Ingress to create', () => {
     const [, route] = ids(probed(), { haptic: { ingresses: [ingress('web', 'nginx')] } });
     expect(route).toMatchObject({ id: 'HG116', severity: 'blocker' });
-    expect(route?.title).toBe('No route that HAPTIC renders reaches service/web: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready');
-    expect(route?.evidence[0]).toBe('ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy');
-    expect(route?.fix).toBe("fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again");
-    expect(ids(probed(), { haptic: { ingresses: [] } })[1]).toMatchObject({ id: 'HG116', fix: "create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again" });
+    expect(route?.title).toBe(
+      'No route that HAPTIC renders reaches service/web: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready',
+    );
+    expect(route?.evidence[0]).toBe(
+      'ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
+    );
+    expect(route?.fix).toBe(
+      "fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again",
+    );
+    expect(ids(probed(), { haptic: { ingresses: [] } })[1]).toMatchObject({
+      id: 'HG116',
+      fix: "create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again",
+    });
   });
 
   it('warns, without blocking, when the routes could not be read', () => {
     const inputs = hapticInputs();
-    const routes = { ...inputs, ingresses: { items: [], error: { kind: 'Forbidden', message: 'ingresses.networking.k8s.io is forbidden' } } };
-    const [, route] = preflight({ deployment: probed(), services: [service()], haptic: buildHaptic(inputs, NOW), routes, conditionType: GATE }).map(describeFinding);
+    const routes = {
+      ...inputs,
+      ingresses: { items: [], error: { kind: 'Forbidden', message: 'ingresses.networking.k8s.io is forbidden' } },
+    };
+    const [, route] = preflight({
+      deployment: probed(),
+      services: [service()],
+      haptic: buildHaptic(inputs, NOW),
+      routes,
+      conditionType: GATE,
+    }).map(describeFinding);
     expect(route).toMatchObject({ id: 'HG117', severity: 'warning' });
-    expect(route?.evidence).toContain('ingresses.networking.k8s.io could not be read: ingresses.networking.k8s.io is forbidden');
+    expect(route?.evidence).toContain(
+      'ingresses.networking.k8s.io could not be read: ingresses.networking.k8s.io is forbidden',
+    );
   });
 
   it("warns with the doctor's gate checks that no HG check makes (DR103, DR501), on the template as it will be gated", () => {
     const published = { ...service(), spec: { ...service().spec, publishNotReadyAddresses: true } };
     const found = ids(ungated(), { services: [published] }).filter((f) => f.id.startsWith('DR'));
-    expect(found.map((f) => [f.id, f.severity])).toEqual([['DR103', 'warning'], ['DR501', 'warning']]);
-    expect(found[0]?.title).toBe('container app serves service web (port 80) but has no readinessProbe: the gate waits for ready containers, so HAProxy routes the pod as soon as the container starts, before it listens');
+    expect(found.map((f) => [f.id, f.severity])).toEqual([
+      ['DR103', 'warning'],
+      ['DR501', 'warning'],
+    ]);
+    expect(found[0]?.title).toBe(
+      'container app serves service web (port 80) but has no readinessProbe: the gate waits for ready containers, so HAProxy routes the pod as soon as the container starts, before it listens',
+    );
     // DR601–DR603 are HG101, HG102/HG104 and HG111/HG112 already: not repeated
     const single: Deployment = { ...probed(), spec: { ...probed().spec, replicas: 1, strategy: { type: 'Recreate' } } };
     expect(ids(single, { services: [] }).map((f) => f.id)).toEqual(['HG101', 'HG106', 'HG112']);
   });
 
   it('blocks when no Service selects the template, naming a near miss but not an unrelated Service', () => {
-    const [svc] = ids(ungated(), { services: [service({ app: 'wbe' }, 'web-typo'), service({ app: 'billing' }, 'billing')] });
+    const [svc] = ids(ungated(), {
+      services: [service({ app: 'wbe' }, 'web-typo'), service({ app: 'billing' }, 'billing')],
+    });
     expect(svc).toMatchObject({ id: 'HG101', severity: 'blocker' });
     expect(svc?.evidence).toEqual([
       'pod template labels: app=web',
@@ -68,13 +120,34 @@ describe('enable-gate preflight', () => {
   });
 
   it('blocks without any installation', () => {
-    const f = preflight({ deployment: ungated(), services: [service()], haptic: { installations: [], unreadable: 'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist' }, routes: hapticInputs(), conditionType: GATE }).map(describeFinding);
-    expect(f.find((x) => x.id === 'HG102')?.evidence).toEqual(['HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist']);
+    const f = preflight({
+      deployment: ungated(),
+      services: [service()],
+      haptic: {
+        installations: [],
+        unreadable:
+          'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist',
+      },
+      routes: hapticInputs(),
+      conditionType: GATE,
+    }).map(describeFinding);
+    expect(f.find((x) => x.id === 'HG102')?.evidence).toEqual([
+      'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist',
+    ]);
   });
 
   it('warns: one replica taken down first, Recreate, paused, a gate type that looks like a typo', () => {
-    const single: Deployment = { ...ungated(), spec: { ...ungated().spec, replicas: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } } };
-    expect(ids(single).find((f) => f.id === 'HG111')?.evidence).toEqual(['spec.replicas: 1, resolved maxSurge: 0, maxUnavailable: 1']);
+    const single: Deployment = {
+      ...ungated(),
+      spec: {
+        ...ungated().spec,
+        replicas: 1,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+      },
+    };
+    expect(ids(single).find((f) => f.id === 'HG111')?.evidence).toEqual([
+      'spec.replicas: 1, resolved maxSurge: 0, maxUnavailable: 1',
+    ]);
     const recreate: Deployment = { ...ungated(), spec: { ...ungated().spec, strategy: { type: 'Recreate' } } };
     expect(ids(recreate).map((f) => f.id)).toContain('HG112');
     expect(ids(deployment({ gated: false, paused: true })).map((f) => f.id)).toContain('HG113');
@@ -84,12 +157,29 @@ describe('enable-gate preflight', () => {
   });
 
   it('a 25% surge on one replica rounds up to 1, so the single pod is not taken down first', () => {
-    const d: Deployment = { ...ungated(), spec: { ...ungated().spec, replicas: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } } };
+    const d: Deployment = {
+      ...ungated(),
+      spec: {
+        ...ungated().spec,
+        replicas: 1,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      },
+    };
     expect(ids(d).map((f) => f.id)).not.toContain('HG111');
   });
 
   it('blockers block, warnings warn, passes are ok', () => {
-    const findings = [...ids(probed(), { services: [] }), ...ids({ ...probed(), spec: { ...probed().spec, paused: true } }, { haptic: { gateFeature: false } })];
-    expect(findings.map((f) => [f.id, f.severity])).toEqual([['HG101', 'blocker'], ['HG106', 'ok'], ['HG100', 'ok'], ['HG118', 'ok'], ['HG104', 'blocker'], ['HG113', 'warning']]);
+    const findings = [
+      ...ids(probed(), { services: [] }),
+      ...ids({ ...probed(), spec: { ...probed().spec, paused: true } }, { haptic: { gateFeature: false } }),
+    ];
+    expect(findings.map((f) => [f.id, f.severity])).toEqual([
+      ['HG101', 'blocker'],
+      ['HG106', 'ok'],
+      ['HG100', 'ok'],
+      ['HG118', 'ok'],
+      ['HG104', 'blocker'],
+      ['HG113', 'warning'],
+    ]);
   });
 });

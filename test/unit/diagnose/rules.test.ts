@@ -9,13 +9,36 @@ import type { FindingText } from '../../../src/types/finding.ts';
 import { diagnose, topFinding } from '../../../src/diagnose/index.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { OVERDUE_MS } from '../../../src/model/rollout/pod.ts';
-import type { Condition, Deployment, EndpointSlice, KubeEvent, Pod, ReplicaSet, Service } from '../../../src/types/kube.ts';
+import type {
+  Condition,
+  Deployment,
+  EndpointSlice,
+  KubeEvent,
+  Pod,
+  ReplicaSet,
+  Service,
+} from '../../../src/types/kube.ts';
 import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import type { Gateway, GatewayRoute } from '../../../src/types/routes.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import {
-  at, CHECKSUM, deployment, GATE, hapticInputs, type HapticOptions, ingress, mergeHapticInputs, NOW, pod, podEvent, replicaSet, replicaSetEvent, service, slice, snapshot,
+  at,
+  CHECKSUM,
+  deployment,
+  GATE,
+  hapticInputs,
+  type HapticOptions,
+  ingress,
+  mergeHapticInputs,
+  NOW,
+  pod,
+  podEvent,
+  replicaSet,
+  replicaSetEvent,
+  service,
+  slice,
+  snapshot,
 } from '../fixtures/rollout.ts';
 
 type Case = {
@@ -30,19 +53,42 @@ type Case = {
   conditionType?: string;
 };
 
-const cond = (type: string, status: string, secondsAgo: number, extra: Partial<Condition> = {}): Condition => ({ type, status, lastTransitionTime: at(secondsAgo), ...extra });
+const cond = (type: string, status: string, secondsAgo: number, extra: Partial<Condition> = {}): Condition => ({
+  type,
+  status,
+  lastTransitionTime: at(secondsAgo),
+  ...extra,
+});
 
-const oldPods = () => [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2' })];
+const oldPods = () => [
+  pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+  pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2' }),
+];
 /** The new pod of revision 2: containers ready 20 s ago, waiting for the gate. */
 const newPod = () => pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' });
-const listed = () => slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }]);
+const listed = () =>
+  slice([
+    { pod: 'web-old-1', ip: '10.0.0.1', ready: true },
+    { pod: 'web-old-2', ip: '10.0.0.2', ready: true },
+    { pod: 'web-new-1', ip: '10.0.0.3', ready: false },
+  ]);
 /** A healthy rollout caught mid-way: HAPTIC routes the new pod; one HAProxy pod runs that config, one catches up. */
-const midway: HapticOptions = { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained' }] };
+const midway: HapticOptions = {
+  servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }],
+  fleet: [
+    { name: 'haptic-haproxy-a', runs: 'current' },
+    { name: 'haptic-haproxy-b', runs: 'retained' },
+  ],
+};
 
 /** Every HAProxy pod runs the config that routes the new pod. */
 const routedEverywhere: HapticOptions = { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] };
 /** A second installation (haptic-2), routing the new pod or not. */
-const second = (routes: boolean) => hapticInputs({ namespace: 'haptic-2', servers: routes ? [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] : [] });
+const second = (routes: boolean) =>
+  hapticInputs({
+    namespace: 'haptic-2',
+    servers: routes ? [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] : [],
+  });
 
 function run(c: Case = {}) {
   const snap = snapshot({
@@ -58,7 +104,11 @@ function run(c: Case = {}) {
   const diagnosis = diagnose(ctx);
   const top = topFinding(ctx);
   // in words, as every view prints them: a rule that forgets an argument of its title or fix fails here
-  return { stalled: diagnosis.stalled, findings: diagnosis.findings.map(describeFinding), top: top && describeFinding(top) };
+  return {
+    stalled: diagnosis.stalled,
+    findings: diagnosis.findings.map(describeFinding),
+    top: top && describeFinding(top),
+  };
 }
 
 const ids = (c: Case = {}) => run(c).findings.map((f) => f.id);
@@ -77,36 +127,126 @@ function withSpec(p: Pod, spec: Partial<Pod['spec']>): Pod {
   return { ...p, spec: { ...p.spec, ...spec } };
 }
 const notReady = (secondsAgo = 20): Condition[] => [
-  cond('ContainersReady', 'False', secondsAgo, { reason: 'ContainersNotReady', message: 'containers with unready status: [app]' }),
-  cond('Ready', 'False', secondsAgo, { reason: 'ContainersNotReady', message: 'containers with unready status: [app]' }),
+  cond('ContainersReady', 'False', secondsAgo, {
+    reason: 'ContainersNotReady',
+    message: 'containers with unready status: [app]',
+  }),
+  cond('Ready', 'False', secondsAgo, {
+    reason: 'ContainersNotReady',
+    message: 'containers with unready status: [app]',
+  }),
 ];
-const crashLooping = (p: Pod): Pod => withStatus(p, {
-  phase: 'Running',
-  conditions: notReady(),
-  containerStatuses: [{
-    name: 'app', ready: false, started: false, restartCount: 3, image: 'web:2',
-    state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s restarting failed container=app pod=web-new-1_shop(uid-web-new-1)' } },
-    lastState: { terminated: { exitCode: 1, reason: 'Error', finishedAt: at(12) } },
-  }],
+const crashLooping = (p: Pod): Pod =>
+  withStatus(p, {
+    phase: 'Running',
+    conditions: notReady(),
+    containerStatuses: [
+      {
+        name: 'app',
+        ready: false,
+        started: false,
+        restartCount: 3,
+        image: 'web:2',
+        state: {
+          waiting: {
+            reason: 'CrashLoopBackOff',
+            message: 'back-off 40s restarting failed container=app pod=web-new-1_shop(uid-web-new-1)',
+          },
+        },
+        lastState: { terminated: { exitCode: 1, reason: 'Error', finishedAt: at(12) } },
+      },
+    ],
+  });
+const backOff = podEvent(
+  'web-new-1',
+  'BackOff',
+  'Back-off restarting failed container app in pod web-new-1_shop(uid-web-new-1)',
+  { count: 5 },
+);
+const probeFailing = (p: Pod): Pod =>
+  withSpec(
+    withStatus(p, {
+      phase: 'Running',
+      conditions: notReady(),
+      containerStatuses: [
+        {
+          name: 'app',
+          ready: false,
+          started: true,
+          restartCount: 0,
+          image: 'web:2',
+          state: { running: { startedAt: at(21) } },
+        },
+      ],
+    }),
+    {
+      containers: [
+        {
+          name: 'app',
+          image: 'web:2',
+          readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5, failureThreshold: 3 },
+        },
+      ],
+    },
+  );
+const unhealthy = podEvent('web-new-1', 'Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 503', {
+  count: 4,
 });
-const backOff = podEvent('web-new-1', 'BackOff', 'Back-off restarting failed container app in pod web-new-1_shop(uid-web-new-1)', { count: 5 });
-const probeFailing = (p: Pod): Pod => withSpec(withStatus(p, {
-  phase: 'Running',
-  conditions: notReady(),
-  containerStatuses: [{ name: 'app', ready: false, started: true, restartCount: 0, image: 'web:2', state: { running: { startedAt: at(21) } } }],
-}), { containers: [{ name: 'app', image: 'web:2', readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5, failureThreshold: 3 } }] });
-const unhealthy = podEvent('web-new-1', 'Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 503', { count: 4 });
-const imagePull = (p: Pod): Pod => withSpec(withStatus(p, {
-  phase: 'Pending',
-  conditions: notReady(),
-  containerStatuses: [{ name: 'app', ready: false, restartCount: 0, image: 'web:2', state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "web:2": ErrImagePull: rpc error: code = NotFound desc = failed to resolve reference "docker.io/library/web:2": not found' } } }],
-}), { containers: [{ name: 'app', image: 'web:2' }] });
+const imagePull = (p: Pod): Pod =>
+  withSpec(
+    withStatus(p, {
+      phase: 'Pending',
+      conditions: notReady(),
+      containerStatuses: [
+        {
+          name: 'app',
+          ready: false,
+          restartCount: 0,
+          image: 'web:2',
+          state: {
+            waiting: {
+              reason: 'ImagePullBackOff',
+              message:
+                'Back-off pulling image "web:2": ErrImagePull: rpc error: code = NotFound desc = failed to resolve reference "docker.io/library/web:2": not found',
+            },
+          },
+        },
+      ],
+    }),
+    { containers: [{ name: 'app', image: 'web:2' }] },
+  );
 const unschedulable = (p: Pod): Pod => {
   const { nodeName: _, ...spec } = p.spec;
-  return { ...p, spec, status: { phase: 'Pending', conditions: [cond('PodScheduled', 'False', 20, { reason: 'Unschedulable', message: '0/2 nodes are available: 2 node(s) didn\'t match Pod\'s node affinity/selector.' })] } };
+  return {
+    ...p,
+    spec,
+    status: {
+      phase: 'Pending',
+      conditions: [
+        cond('PodScheduled', 'False', 20, {
+          reason: 'Unschedulable',
+          message: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
+        }),
+      ],
+    },
+  };
 };
-const failedScheduling = podEvent('web-new-1', 'FailedScheduling', '0/2 nodes are available: 2 node(s) didn\'t match Pod\'s node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.', { component: 'default-scheduler' });
-const containersReadyFor = (p: Pod, seconds: number): Pod => withStatus(p, { conditions: [cond('ContainersReady', 'True', seconds), cond('Ready', 'False', seconds, { reason: 'ReadinessGatesNotReady', message: `corresponding condition of pod readiness gate "${GATE}" does not exist.` })] });
+const failedScheduling = podEvent(
+  'web-new-1',
+  'FailedScheduling',
+  "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+  { component: 'default-scheduler' },
+);
+const containersReadyFor = (p: Pod, seconds: number): Pod =>
+  withStatus(p, {
+    conditions: [
+      cond('ContainersReady', 'True', seconds),
+      cond('Ready', 'False', seconds, {
+        reason: 'ReadinessGatesNotReady',
+        message: `corresponding condition of pod readiness gate "${GATE}" does not exist.`,
+      }),
+    ],
+  });
 const gates = (types: string[]) => types.map((conditionType) => ({ conditionType }));
 
 /** The Deployment, its new ReplicaSet and pod with other readiness gates (the template must match the ReplicaSet's). */
@@ -115,12 +255,20 @@ function withGates(types: string[]) {
   d.spec.template.spec.readinessGates = gates(types);
   const rs = replicaSet('2');
   rs.spec.template.spec.readinessGates = gates(types);
-  return { deployment: d, replicaSets: [replicaSet('1'), rs], pods: [...oldPods(), withSpec(newPod(), { readinessGates: gates(types) })] };
+  return {
+    deployment: d,
+    replicaSets: [replicaSet('1'), rs],
+    pods: [...oldPods(), withSpec(newPod(), { readinessGates: gates(types) })],
+  };
 }
 
 /** The installation's controller pod in another phase (leader election off: the one controller). */
 function withController(inputs: HapticInputs, phase: string): HapticInputs {
-  const pods = inputs.pods.items.map((p) => (p.metadata.labels?.['app.kubernetes.io/component'] === 'controller' ? { ...p, status: { ...p.status, phase, conditions: [{ type: 'Ready', status: 'False' }] } } : p));
+  const pods = inputs.pods.items.map((p) =>
+    p.metadata.labels?.['app.kubernetes.io/component'] === 'controller'
+      ? { ...p, status: { ...p.status, phase, conditions: [{ type: 'Ready', status: 'False' }] } }
+      : p,
+  );
   return { ...inputs, pods: { items: pods } };
 }
 /** The template config edited (generation 4) but not yet processed by the controller (observedGeneration 3). */
@@ -130,69 +278,193 @@ function unobserved(inputs: HapticInputs): HapticInputs {
   return { ...inputs, templateConfigs: { items: [htc] } };
 }
 function withCfgCondition(inputs: HapticInputs, reason: string): HapticInputs {
-  const cfgs = inputs.haproxyCfgs.items.map((c) => ({ ...c, status: { ...c.status, conditions: [{ type: 'ConfigValidated', status: 'False', reason, message: 'validation with haproxy -c could not run' }] } }));
+  const cfgs = inputs.haproxyCfgs.items.map((c) => ({
+    ...c,
+    status: {
+      ...c.status,
+      conditions: [
+        { type: 'ConfigValidated', status: 'False', reason, message: 'validation with haproxy -c could not run' },
+      ],
+    },
+  }));
   return { ...inputs, haproxyCfgs: { items: cfgs } };
 }
 function noCfgConditions(inputs: HapticInputs): HapticInputs {
-  return { ...inputs, haproxyCfgs: { items: inputs.haproxyCfgs.items.map((c) => ({ ...c, status: { ...c.status, conditions: [] } })) } };
+  return {
+    ...inputs,
+    haproxyCfgs: { items: inputs.haproxyCfgs.items.map((c) => ({ ...c, status: { ...c.status, conditions: [] } })) },
+  };
 }
 function withValidated(inputs: HapticInputs, reason: string, errors: string[]): HapticInputs {
-  const htcs = inputs.templateConfigs.items.map((h) => ({ ...h, status: { ...h.status, conditions: [{ type: 'Validated', status: 'False', reason }], validationStatus: 'Invalid', validationErrors: errors } }));
+  const htcs = inputs.templateConfigs.items.map((h) => ({
+    ...h,
+    status: {
+      ...h.status,
+      conditions: [{ type: 'Validated', status: 'False', reason }],
+      validationStatus: 'Invalid',
+      validationErrors: errors,
+    },
+  }));
   return { ...inputs, templateConfigs: { items: htcs } };
 }
 function dataplaneInvalid(inputs: HapticInputs, message: string): HapticInputs {
   const d = dataplane(inputs);
-  const htcs = d.templateConfigs.items.map((h) => ({ ...h, status: { validationStatus: 'Invalid', validationMessage: message, validationErrors: ['backend shop_web_80: unknown keyword'] } }));
+  const htcs = d.templateConfigs.items.map((h) => ({
+    ...h,
+    status: {
+      validationStatus: 'Invalid',
+      validationMessage: message,
+      validationErrors: ['backend shop_web_80: unknown keyword'],
+    },
+  }));
   return { ...d, templateConfigs: { items: htcs } };
 }
 /** The dataplane-API generation: deploy statuses with deployedAt, no podUID or plan IDs, no conditions anywhere. */
 function dataplane(inputs: HapticInputs): HapticInputs {
   const cfgs = inputs.haproxyCfgs.items.map((c) => ({
     ...c,
-    status: { deployedToPods: (c.status?.deployedToPods ?? []).map((e) => ({ podName: e.podName, checksum: e.checksum, deployedAt: at(30), syncDuration: '0.12s', consecutiveErrors: e.consecutiveErrors, ...(e.lastError ? { lastError: e.lastError, lastErrorAt: at(3) } : {}) })) },
+    status: {
+      deployedToPods: (c.status?.deployedToPods ?? []).map((e) => ({
+        podName: e.podName,
+        checksum: e.checksum,
+        deployedAt: at(30),
+        syncDuration: '0.12s',
+        consecutiveErrors: e.consecutiveErrors,
+        ...(e.lastError ? { lastError: e.lastError, lastErrorAt: at(3) } : {}),
+      })),
+    },
   }));
-  const htcs = inputs.templateConfigs.items.map((h) => ({ ...h, status: { validationStatus: 'Valid', validationMessage: 'Configuration validated successfully' } }));
+  const htcs = inputs.templateConfigs.items.map((h) => ({
+    ...h,
+    status: { validationStatus: 'Valid', validationMessage: 'Configuration validated successfully' },
+  }));
   // its HAProxy pods run haproxy and the Dataplane API beside it, on port 5555 (charts/haptic/templates/haproxy-deployment.yaml)
-  const pods = inputs.pods.items.map((p) => (p.metadata.labels?.['app.kubernetes.io/component'] === 'loadbalancer'
-    ? { ...p, spec: { ...p.spec, containers: [{ name: 'haproxy' }, { name: 'dataplane', ports: [{ name: 'dataplane', containerPort: 5555 }] }] }, status: { ...p.status, containerStatuses: [{ name: 'haproxy', ready: true, restartCount: 0 }, { name: 'dataplane', ready: true, restartCount: 0 }] } }
-    : p));
+  const pods = inputs.pods.items.map((p) =>
+    p.metadata.labels?.['app.kubernetes.io/component'] === 'loadbalancer'
+      ? {
+          ...p,
+          spec: {
+            ...p.spec,
+            containers: [
+              { name: 'haproxy' },
+              { name: 'dataplane', ports: [{ name: 'dataplane', containerPort: 5555 }] },
+            ],
+          },
+          status: {
+            ...p.status,
+            containerStatuses: [
+              { name: 'haproxy', ready: true, restartCount: 0 },
+              { name: 'dataplane', ready: true, restartCount: 0 },
+            ],
+          },
+        }
+      : p,
+  );
   return { ...inputs, haproxyCfgs: { items: cfgs }, templateConfigs: { items: htcs }, pods: { items: pods } };
 }
 
-const complete = (): Deployment => deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2, conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] } });
-const newPodsReady = () => [pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' }), pod({ name: 'web-new-2', rs: '2', ip: '10.0.0.4', gate: 'True' })];
-const deadlineExceeded = () => deployment({ status: { observedGeneration: 2, replicas: 3, updatedReplicas: 1, readyReplicas: 2, availableReplicas: 2, conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'ReplicaSet "web-rs2" has timed out progressing.' }] } });
-const quotaMessage = 'pods "web-rs2-x7k2p" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=2, limited: pods=2';
-const quotaRefused = () => deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 0, readyReplicas: 2, availableReplicas: 2, conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: quotaMessage }] } });
+const complete = (): Deployment =>
+  deployment({
+    status: {
+      observedGeneration: 2,
+      replicas: 2,
+      updatedReplicas: 2,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      conditions: [{ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }],
+    },
+  });
+const newPodsReady = () => [
+  pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' }),
+  pod({ name: 'web-new-2', rs: '2', ip: '10.0.0.4', gate: 'True' }),
+];
+const deadlineExceeded = () =>
+  deployment({
+    status: {
+      observedGeneration: 2,
+      replicas: 3,
+      updatedReplicas: 1,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      conditions: [
+        {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'ProgressDeadlineExceeded',
+          message: 'ReplicaSet "web-rs2" has timed out progressing.',
+        },
+      ],
+    },
+  });
+const quotaMessage =
+  'pods "web-rs2-x7k2p" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=2, limited: pods=2';
+const quotaRefused = () =>
+  deployment({
+    status: {
+      observedGeneration: 2,
+      replicas: 2,
+      updatedReplicas: 0,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: quotaMessage }],
+    },
+  });
 
 describe('HAPTIC-specific rules (HS1xx)', () => {
   it('HS101: a gated pod no Service selects, naming the near miss', () => {
-    const f = only({ services: [service({ app: 'wbe' }, 'web'), service({ app: 'billing' }, 'billing')], slices: [], haptic: {} }, 'HS101');
-    expect(f).toMatchObject({ severity: 'error', title: `web-new-1: no Service selects this gated pod, so HAPTIC never sets ${GATE}` });
+    const f = only(
+      { services: [service({ app: 'wbe' }, 'web'), service({ app: 'billing' }, 'billing')], slices: [], haptic: {} },
+      'HS101',
+    );
+    expect(f).toMatchObject({
+      severity: 'error',
+      title: `web-new-1: no Service selects this gated pod, so HAPTIC never sets ${GATE}`,
+    });
     expect(f.evidence).toEqual([
       'pod labels: app=web,pod-template-hash=h2',
       'Services in namespace shop: web (app=wbe), billing (app=billing)',
       'service/web almost matches: it wants app=wbe, the pod has app=web',
     ]);
-    expect(f.fix).toBe('create a Service that selects the pods (or fix the selector above), or remove the gate: kubectl haptic disable-gate web -n shop');
+    expect(f.fix).toBe(
+      'create a Service that selects the pods (or fix the selector above), or remove the gate: kubectl haptic disable-gate web -n shop',
+    );
     expect(ids({ services: [], slices: [], haptic: {} })).toEqual(['HS101']);
-    expect(only({ services: [], slices: [], haptic: {} }, 'HS101').evidence).toContain('namespace shop has no Services');
+    expect(only({ services: [], slices: [], haptic: {} }, 'HS101').evidence).toContain(
+      'namespace shop has no Services',
+    );
   });
 
   it.each<[string, Case]>([
     ['a Service selects the pod', {}],
-    ['the pod lists no readiness gate', { services: [], slices: [], pods: [...oldPods(), withSpec(newPod(), { readinessGates: [] })] }],
-    ['its containers are not ready yet', { services: [], slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: notReady(2) })] }],
-    ['the gate is already True', { services: [], slices: [], pods: [...oldPods(), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })] }],
+    [
+      'the pod lists no readiness gate',
+      { services: [], slices: [], pods: [...oldPods(), withSpec(newPod(), { readinessGates: [] })] },
+    ],
+    [
+      'its containers are not ready yet',
+      { services: [], slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: notReady(2) })] },
+    ],
+    [
+      'the gate is already True',
+      {
+        services: [],
+        slices: [],
+        pods: [...oldPods(), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })],
+      },
+    ],
   ])('HS101 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS101'));
 
   // What the real EndpointSlice controller does with a named targetPort the pod lacks: it lists the pod, in a
   // slice with `ports: null`, so HAPTIC has no port to route it to.
   const namedService = (targetPorts: (string | number)[]): Service => ({
     metadata: { name: 'web', namespace: 'shop' },
-    spec: { selector: { app: 'web' }, ports: targetPorts.map((targetPort, i) => ({ name: `p${i}`, port: 80 + i, targetPort })) },
+    spec: {
+      selector: { app: 'web' },
+      ports: targetPorts.map((targetPort, i) => ({ name: `p${i}`, port: 80 + i, targetPort })),
+    },
   });
-  const withHttpPort = (p: Pod) => withSpec(p, { containers: [{ name: 'app', image: 'web:2', ports: [{ name: 'http', containerPort: 8080 }] }] });
+  const withHttpPort = (p: Pod) =>
+    withSpec(p, { containers: [{ name: 'app', image: 'web:2', ports: [{ name: 'http', containerPort: 8080 }] }] });
   const portless = (): EndpointSlice => ({ ...listed(), ports: null });
 
   it('HS102: selected but in no EndpointSlice', () => {
@@ -200,67 +472,148 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     expect(ids(c)).toEqual(['HS102']);
     const f = only(c, 'HS102');
     expect(f.title).toBe('pod web-new-1 is selected by web but no EndpointSlice lists it');
-    expect(f.evidence).toEqual(['service/web selector app=web, ports 80→80: no endpoint for web-new-1 (10.0.0.3)', 'pod container ports: none']);
-    expect(f.fix).toBe('kubectl -n shop get endpointslices -l kubernetes.io/service-name=web -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)');
+    expect(f.evidence).toEqual([
+      'service/web selector app=web, ports 80→80: no endpoint for web-new-1 (10.0.0.3)',
+      'pod container ports: none',
+    ]);
+    expect(f.fix).toBe(
+      'kubectl -n shop get endpointslices -l kubernetes.io/service-name=web -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)',
+    );
   });
 
   it('HS102: selected by an ExternalName Service, which never gets EndpointSlices', () => {
-    const external: Service = { metadata: { name: 'web', namespace: 'shop' }, spec: { type: 'ExternalName', selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } };
-    const f = only({ services: [external], slices: [], pods: [...oldPods(), withHttpPort(newPod())], haptic: {} }, 'HS102');
+    const external: Service = {
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { type: 'ExternalName', selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+    };
+    const f = only(
+      { services: [external], slices: [], pods: [...oldPods(), withHttpPort(newPod())], haptic: {} },
+      'HS102',
+    );
     expect(f.title).toBe('pod web-new-1 is selected by web but no EndpointSlice lists it');
-    expect(f.evidence).toEqual(['service/web selector app=web, ports 80→http: no endpoint for web-new-1 (10.0.0.3) (type ExternalName: the EndpointSlice controller makes no slices for it)', 'pod container ports: http:8080']);
-    expect(f.fix).toBe('an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate web -n shop');
+    expect(f.evidence).toEqual([
+      'service/web selector app=web, ports 80→http: no endpoint for web-new-1 (10.0.0.3) (type ExternalName: the EndpointSlice controller makes no slices for it)',
+      'pod container ports: http:8080',
+    ]);
+    expect(f.fix).toBe(
+      'an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate web -n shop',
+    );
   });
 
   it('HS102: selected and listed, but without a port (named targetPort the pod lacks)', () => {
-    const f = only({ services: [namedService(['web'])], slices: [portless()], pods: [...oldPods(), withHttpPort(newPod())], haptic: {} }, 'HS102');
-    expect(f.title).toBe('pod web-new-1 is selected by web but no EndpointSlice lists it with a port, so HAProxy has nothing to route to');
+    const f = only(
+      {
+        services: [namedService(['web'])],
+        slices: [portless()],
+        pods: [...oldPods(), withHttpPort(newPod())],
+        haptic: {},
+      },
+      'HS102',
+    );
+    expect(f.title).toBe(
+      'pod web-new-1 is selected by web but no EndpointSlice lists it with a port, so HAProxy has nothing to route to',
+    );
     expect(f.evidence).toEqual([
       'service/web selector app=web, ports 80→web: EndpointSlice web-abc lists web-new-1 (10.0.0.3) without a port, since the pod has no container port named "web"',
       'pod container ports: http:8080',
     ]);
-    expect(f.fix).toBe('make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it without a port)');
+    expect(f.fix).toBe(
+      'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it without a port)',
+    );
   });
 
   it.each<[string, Case]>([
     ['the pod is listed', {}],
-    ['the named targetPort is a port of the pod', { services: [namedService(['http'])], pods: [...oldPods(), withHttpPort(newPod())] }],
-    ['one of two named targetPorts resolves', { services: [namedService(['web', 'http'])], pods: [...oldPods(), withHttpPort(newPod())] }],
+    [
+      'the named targetPort is a port of the pod',
+      { services: [namedService(['http'])], pods: [...oldPods(), withHttpPort(newPod())] },
+    ],
+    [
+      'one of two named targetPorts resolves',
+      { services: [namedService(['web', 'http'])], pods: [...oldPods(), withHttpPort(newPod())] },
+    ],
     ['the targetPort is a number', { services: [namedService([8080])] }],
-    ['the pod waits for its containers, not the gate', { slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: notReady(2) })] }],
+    [
+      'the pod waits for its containers, not the gate',
+      { slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: notReady(2) })] },
+    ],
     [
       'its containers got ready a moment ago (the EndpointSlice controller has not listed it yet)',
-      { slices: [], pods: [...oldPods(), withStatus(newPod(), { conditions: [{ type: 'ContainersReady', status: 'True', lastTransitionTime: at(2) }, { type: 'Ready', status: 'False', lastTransitionTime: at(2) }] })] },
+      {
+        slices: [],
+        pods: [
+          ...oldPods(),
+          withStatus(newPod(), {
+            conditions: [
+              { type: 'ContainersReady', status: 'True', lastTransitionTime: at(2) },
+              { type: 'Ready', status: 'False', lastTransitionTime: at(2) },
+            ],
+          }),
+        ],
+      },
     ],
   ])('HS102 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS102'));
 
   // HAPTIC renders backends only for Services its routes name (model/haptic/routes.ts)
-  const gateway = (name: string, cls: string): Gateway => ({ metadata: { name, namespace: 'shop' }, spec: { gatewayClassName: cls } });
-  const httpRoute = (parent: string, port = 80): GatewayRoute => ({ metadata: { name: 'web', namespace: 'shop' }, spec: { parentRefs: [{ name: parent }], rules: [{ backendRefs: [{ name: 'web', port }] }] } });
+  const gateway = (name: string, cls: string): Gateway => ({
+    metadata: { name, namespace: 'shop' },
+    spec: { gatewayClassName: cls },
+  });
+  const httpRoute = (parent: string, port = 80): GatewayRoute => ({
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: { parentRefs: [{ name: parent }], rules: [{ backendRefs: [{ name: 'web', port }] }] },
+  });
 
   it('HS113: a Service selects the pod, but its only Ingress is of another class: the near miss named, the fix an Ingress of class haproxy', () => {
     const c: Case = { haptic: { ingresses: [ingress('web', 'nginx')] } };
     expect(ids(c)[0]).toBe('HS113');
     const f = only(c, 'HS113');
-    expect(f.title).toBe(`web-new-1: no route that HAPTIC renders reaches service/web, so HAPTIC never routes this gated pod and never sets ${GATE}`);
+    expect(f.title).toBe(
+      `web-new-1: no route that HAPTIC renders reaches service/web, so HAPTIC never routes this gated pod and never sets ${GATE}`,
+    );
     expect(f.evidence).toEqual([
       'ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
       'HAPTIC haptic/haptic-config renders Ingresses with spec.ingressClassName=haproxy, and HTTPRoutes and GRPCRoutes on Gateways with spec.gatewayClassName=haproxy',
     ]);
-    expect(f.fix).toBe("fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'");
+    expect(f.fix).toBe(
+      "fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'",
+    );
   });
 
   it.each([
     ['no route at all', { ingresses: [] }, 'service/web: no Ingress, HTTPRoute or GRPCRoute names it'],
-    ['an Ingress without a class (the old annotation is not read)', { ingresses: [{ ...ingress('web', null), metadata: { name: 'web', namespace: 'shop', annotations: { 'kubernetes.io/ingress.class': 'haproxy' } } }] },
-      'ingress shop/web → service/web:80: has no ingressClassName (the kubernetes.io/ingress.class: haproxy annotation is not read); HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy'],
-    ['an Ingress to a port the Service lacks', { ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] },
-      'ingress shop/web → service/web:8080: service/web has no port 8080 (its ports: 80), so HAPTIC renders no server for it'],
-    ['an Ingress to a port name the Service lacks', { ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] },
-      'ingress shop/web → service/web:http: service/web has no port http (its ports: 80), so HAPTIC renders no server for it'],
-    ['an HTTPRoute on a Gateway of another class', { ingresses: [], gateways: [gateway('public', 'istio')], httpRoutes: [httpRoute('public')] },
-      'httproute shop/web → service/web:80: its parent gateway shop/public has gatewayClassName istio; HAPTIC haptic/haptic-config watches Gateways with spec.gatewayClassName=haproxy'],
-    ['an HTTPRoute whose Gateway does not exist', { ingresses: [], httpRoutes: [httpRoute('missing')] }, 'httproute shop/web → service/web:80: its parent gateway shop/missing does not exist'],
+    [
+      'an Ingress without a class (the old annotation is not read)',
+      {
+        ingresses: [
+          {
+            ...ingress('web', null),
+            metadata: { name: 'web', namespace: 'shop', annotations: { 'kubernetes.io/ingress.class': 'haproxy' } },
+          },
+        ],
+      },
+      'ingress shop/web → service/web:80: has no ingressClassName (the kubernetes.io/ingress.class: haproxy annotation is not read); HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
+    ],
+    [
+      'an Ingress to a port the Service lacks',
+      { ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] },
+      'ingress shop/web → service/web:8080: service/web has no port 8080 (its ports: 80), so HAPTIC renders no server for it',
+    ],
+    [
+      'an Ingress to a port name the Service lacks',
+      { ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] },
+      'ingress shop/web → service/web:http: service/web has no port http (its ports: 80), so HAPTIC renders no server for it',
+    ],
+    [
+      'an HTTPRoute on a Gateway of another class',
+      { ingresses: [], gateways: [gateway('public', 'istio')], httpRoutes: [httpRoute('public')] },
+      'httproute shop/web → service/web:80: its parent gateway shop/public has gatewayClassName istio; HAPTIC haptic/haptic-config watches Gateways with spec.gatewayClassName=haproxy',
+    ],
+    [
+      'an HTTPRoute whose Gateway does not exist',
+      { ingresses: [], httpRoutes: [httpRoute('missing')] },
+      'httproute shop/web → service/web:80: its parent gateway shop/missing does not exist',
+    ],
   ] satisfies [string, HapticOptions, string][])('HS113 with %s', (_, haptic, line) => {
     const f = only({ haptic }, 'HS113');
     expect(f.evidence[0]).toBe(line);
@@ -275,17 +628,34 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
 
   it.each([
     ['an Ingress of class haproxy routes it', {}],
-    ['an HTTPRoute on a Gateway of class haproxy routes it', { ingresses: [], gateways: [gateway('public', 'haproxy')], httpRoutes: [httpRoute('public')] }],
+    [
+      'an HTTPRoute on a Gateway of class haproxy routes it',
+      { ingresses: [], gateways: [gateway('public', 'haproxy')], httpRoutes: [httpRoute('public')] },
+    ],
     ['one route of two routes it', { ingresses: [ingress('web', 'nginx'), ingress('web-2')] }],
-  ] satisfies [string, HapticOptions][])('HS113 does not fire when %s', (_, haptic) => expect(ids({ haptic })).not.toContain('HS113'));
+  ] satisfies [string, HapticOptions][])('HS113 does not fire when %s', (_, haptic) =>
+    expect(ids({ haptic })).not.toContain('HS113'),
+  );
 
   it('HS113 does not fire when the routes could not be read: that is not "no route"', () => {
-    const inputs = { ...hapticInputs({ ingresses: [] }), ingresses: { items: [], error: { kind: 'Forbidden', message: 'ingresses.networking.k8s.io is forbidden: User "dev" cannot list resource "ingresses"' } } };
+    const inputs = {
+      ...hapticInputs({ ingresses: [] }),
+      ingresses: {
+        items: [],
+        error: {
+          kind: 'Forbidden',
+          message: 'ingresses.networking.k8s.io is forbidden: User "dev" cannot list resource "ingresses"',
+        },
+      },
+    };
     expect(ids({ inputs })).not.toContain('HS113');
   });
 
   it('a cluster without the Gateway API serves no HTTPRoute: a Service without an Ingress is unrouted all the same', () => {
-    const absent = { items: [], error: { kind: 'NotFound', message: 'the server could not find the requested resource' } };
+    const absent = {
+      items: [],
+      error: { kind: 'NotFound', message: 'the server could not find the requested resource' },
+    };
     const inputs = { ...hapticInputs({ ingresses: [] }), gateways: absent, httpRoutes: absent, grpcRoutes: absent };
     const f = only({ inputs }, 'HS113');
     expect(f.evidence).toContain('the cluster serves no httproutes.gateway.networking.k8s.io (no such API)');
@@ -295,87 +665,176 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     const c: Case = { haptic: { leaseRenewedSecondsAgo: 40 } };
     expect(ids(c)).toEqual(['HS103']);
     const f = only(c, 'HS103');
-    expect(f.title).toBe('HAPTIC haptic/haptic-config has no controller leader, so nothing renders, deploys or sets the gate');
-    expect(f.evidence).toEqual(['lease haptic/haptic: holder haptic-controller-1, renewed 40s ago, leaseDurationSeconds 15 (stale)', 'controller pod haptic-controller-1: Running, ready']);
+    expect(f.title).toBe(
+      'HAPTIC haptic/haptic-config has no controller leader, so nothing renders, deploys or sets the gate',
+    );
+    expect(f.evidence).toEqual([
+      'lease haptic/haptic: holder haptic-controller-1, renewed 40s ago, leaseDurationSeconds 15 (stale)',
+      'controller pod haptic-controller-1: Running, ready',
+    ]);
     expect(f.fix).toBe('kubectl -n haptic logs -l app.kubernetes.io/component=controller --tail=50');
-    expect(only({ haptic: { holder: 'haptic-controller-9' } }, 'HS103').evidence).toContain('holder pod haptic-controller-9 does not exist');
+    expect(only({ haptic: { holder: 'haptic-controller-9' } }, 'HS103').evidence).toContain(
+      'holder pod haptic-controller-9 does not exist',
+    );
   });
 
   it.each<[string, Case]>([
     ['the Lease was renewed 2 s ago', { haptic: midway }],
     ['the holder carries a suffix after the pod name', { haptic: { ...midway, holder: 'haptic-controller-1_6f1c' } }],
-    ['the Lease is stale but no pod waits for the gate', { haptic: { leaseRenewedSecondsAgo: 40 }, pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy] }],
+    [
+      'the Lease is stale but no pod waits for the gate',
+      { haptic: { leaseRenewedSecondsAgo: 40 }, pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy] },
+    ],
   ])('HS103 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS103'));
 
   it('HS104: HAPTIC not installed (no CRD, or no HAProxyTemplateConfig)', () => {
-    const notFound = new ApiError('NotFound', 'the server could not find the requested resource', { verb: 'list', resource: 'haproxytemplateconfigs.haproxy-haptic.org' }, 404);
+    const notFound = new ApiError(
+      'NotFound',
+      'the server could not find the requested resource',
+      { verb: 'list', resource: 'haproxytemplateconfigs.haproxy-haptic.org' },
+      404,
+    );
     const f = only({ inputs: { ...hapticInputs(), templateConfigs: { items: [], error: notFound } } }, 'HS104');
     expect(f.title).toBe(`no HAPTIC installation found, so nothing sets ${GATE} on web-new-1`);
-    expect(f.evidence).toEqual(['HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist']);
-    expect(f.fix).toBe('install HAPTIC with controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true, or remove the gate: kubectl haptic disable-gate web -n shop');
-    expect(only({ inputs: { ...hapticInputs(), templateConfigs: { items: [] } } }, 'HS104').evidence).toEqual(['no HAProxyTemplateConfig exists in any namespace']);
+    expect(f.evidence).toEqual([
+      'HAPTIC is not installed: the HAProxyTemplateConfig CRD (haproxytemplateconfigs.haproxy-haptic.org) does not exist',
+    ]);
+    expect(f.fix).toBe(
+      'install HAPTIC with controller.templateLibraries.kubernetesBackends.podReadinessGate.enabled=true, or remove the gate: kubectl haptic disable-gate web -n shop',
+    );
+    expect(only({ inputs: { ...hapticInputs(), templateConfigs: { items: [] } } }, 'HS104').evidence).toEqual([
+      'no HAProxyTemplateConfig exists in any namespace',
+    ]);
   });
 
   it('HS104: HAPTIC unreadable (forbidden) says so instead of "install HAPTIC"', () => {
-    const forbidden = new ApiError('Forbidden', 'forbidden: cannot list haproxytemplateconfigs.haproxy-haptic.org', { verb: 'list', resource: 'haproxytemplateconfigs.haproxy-haptic.org' }, 403);
+    const forbidden = new ApiError(
+      'Forbidden',
+      'forbidden: cannot list haproxytemplateconfigs.haproxy-haptic.org',
+      { verb: 'list', resource: 'haproxytemplateconfigs.haproxy-haptic.org' },
+      403,
+    );
     const f = only({ inputs: { ...hapticInputs(), templateConfigs: { items: [], error: forbidden } } }, 'HS104');
-    expect(f.title).toBe(`no HAPTIC installation could be read, so nothing explains why ${GATE} is not set on web-new-1`);
-    expect(f.evidence).toEqual(['cannot read HAProxyTemplateConfigs: forbidden: cannot list haproxytemplateconfigs.haproxy-haptic.org']);
+    expect(f.title).toBe(
+      `no HAPTIC installation could be read, so nothing explains why ${GATE} is not set on web-new-1`,
+    );
+    expect(f.evidence).toEqual([
+      'cannot read HAProxyTemplateConfigs: forbidden: cannot list haproxytemplateconfigs.haproxy-haptic.org',
+    ]);
     expect(f.fix).toMatch(/^ask for cluster-wide read access to haproxytemplateconfigs/);
   });
 
   it.each<[string, Case]>([
     ['an installation exists', {}],
-    ['no Service selects the pod (HS101 explains it)', { services: [], slices: [], inputs: { ...hapticInputs(), templateConfigs: { items: [] } } }],
+    [
+      'no Service selects the pod (HS101 explains it)',
+      { services: [], slices: [], inputs: { ...hapticInputs(), templateConfigs: { items: [] } } },
+    ],
   ])('HS104 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS104'));
 
   it('HS105: the controller may not patch pods/status', () => {
     const c: Case = { haptic: { gateFeature: false, servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] } };
     expect(ids(c)).toEqual(['HS105']);
     const f = only(c, 'HS105');
-    expect(f.title).toBe('HAPTIC haptic/haptic-config has the readiness-gate feature off: it may not patch pods/status');
+    expect(f.title).toBe(
+      'HAPTIC haptic/haptic-config has the readiness-gate feature off: it may not patch pods/status',
+    );
     expect(f.evidence).toEqual(['ClusterRoles bound to the controller: haptic; none allows patch on pods/status']);
   });
 
   it.each<[string, Case]>([
     ['the feature is on', {}],
-    ['RBAC cannot be read (unknown is not off)', { inputs: { ...hapticInputs(midway), clusterRoles: { items: [], error: new ApiError('Forbidden', 'forbidden', { verb: 'list', resource: 'clusterroles' }, 403) } } }],
+    [
+      'RBAC cannot be read (unknown is not off)',
+      {
+        inputs: {
+          ...hapticInputs(midway),
+          clusterRoles: {
+            items: [],
+            error: new ApiError('Forbidden', 'forbidden', { verb: 'list', resource: 'clusterroles' }, 403),
+          },
+        },
+      },
+    ],
   ])('HS105 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS105'));
 
-  const syncError = 'failed to sync configuration to pod haptic-haproxy-b: dataplane API: POST /v3/services/haproxy/configuration/raw: 503 Service Unavailable: agent not reachable';
+  const syncError =
+    'failed to sync configuration to pod haptic-haproxy-b: dataplane API: POST /v3/services/haproxy/configuration/raw: 503 Service Unavailable: agent not reachable';
 
   it('HS106: a HAProxy pod whose deploys fail, or that was never deployed to', () => {
-    const c: Case = { haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old', lastError: syncError }] } };
+    const c: Case = {
+      haptic: {
+        ...midway,
+        fleet: [
+          { name: 'haptic-haproxy-a', runs: 'current' },
+          { name: 'haptic-haproxy-b', runs: 'old', lastError: syncError },
+        ],
+      },
+    };
     expect(ids(c)).toEqual(['HS106']);
     const f = only(c, 'HS106');
-    expect(f.title).toBe("HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate");
-    expect(f.evidence).toEqual([`haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.old}, live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`]);
+    expect(f.title).toBe(
+      "HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate",
+    );
+    expect(f.evidence).toEqual([
+      `haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.old}, live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`,
+    ]);
     expect(f.fix).toBe('kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
-    const never = only({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'none' }] } }, 'HS106');
-    expect(never.evidence).toEqual(['haptic-haproxy-b: no entry in haproxycfg haptic/haptic-config-haproxycfg status.deployedToPods (never deployed to)']);
+    const never = only(
+      {
+        haptic: {
+          ...midway,
+          fleet: [
+            { name: 'haptic-haproxy-a', runs: 'current' },
+            { name: 'haptic-haproxy-b', runs: 'none' },
+          ],
+        },
+      },
+      'HS106',
+    );
+    expect(never.evidence).toEqual([
+      'haptic-haproxy-b: no entry in haproxycfg haptic/haptic-config-haproxycfg status.deployedToPods (never deployed to)',
+    ]);
   });
 
-  it.each<[string, Case]>([
-    ['a HAProxy pod is still catching up, without an error', { haptic: midway }],
-  ])('HS106 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS106'));
+  it.each<[string, Case]>([['a HAProxy pod is still catching up, without an error', { haptic: midway }]])(
+    'HS106 does not fire when %s',
+    (_, c) => expect(ids(c)).not.toContain('HS106'),
+  );
 
   it('HS106: an error beside the live checksum is a deploy of the live config that failed, not a pod that runs it', () => {
     // the dataplane generation records the checksum it tried (deployer/component.go, publisher.go); the agent
     // generation's confirmsOutput rejects any entry with lastError; HAPTIC clears lastError on success
-    const c: Case = { haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'current', lastError: syncError }] } };
+    const c: Case = {
+      haptic: {
+        ...midway,
+        fleet: [
+          { name: 'haptic-haproxy-a', runs: 'current' },
+          { name: 'haptic-haproxy-b', runs: 'current', lastError: syncError },
+        ],
+      },
+    };
     const f = only(c, 'HS106');
-    expect(f.evidence).toEqual([`haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.current}, live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`]);
+    expect(f.evidence).toEqual([
+      `haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.current}, live config ${CHECKSUM.current}); lastError: ${syncError}; consecutiveErrors 3`,
+    ]);
     expect(f.fix).toBe('kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
     // the gate waits: the pod counts as one of two, not both
-    const model = buildRollout(snapshot({ pods: [...oldPods(), newPod()], slices: [listed()], haptic: hapticInputs(c.haptic) }), NOW, { gateType: GATE });
+    const model = buildRollout(
+      snapshot({ pods: [...oldPods(), newPod()], slices: [listed()], haptic: hapticInputs(c.haptic) }),
+      NOW,
+      { gateType: GATE },
+    );
     expect(model.newPods[0]!.haproxy[0]).toMatchObject({ runningOn: 1, of: 2 });
   });
 
-  it('HS107: HAProxy refused the render, with both custom resources\' conditions', () => {
+  it("HS107: HAProxy refused the render, with both custom resources' conditions", () => {
     const c: Case = { haptic: { refused: true } };
     expect(ids(c)).toEqual(['HS107']);
     const f = only(c, 'HS107');
-    expect(f.title).toBe("HAProxy refused HAPTIC haptic/haptic-config's rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods");
+    expect(f.title).toBe(
+      "HAProxy refused HAPTIC haptic/haptic-config's rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
+    );
     expect(f.evidence).toEqual([
       "haproxycfg haptic/haptic-config-haproxycfg: ConfigValidated=False reason HAProxyRefused: [ALERT] parsing [haproxy.cfg:12]: unknown keyword 'servr'",
       'haproxycfg haptic/haptic-config-haproxycfg: ConfigPinned=True (renders are held)',
@@ -383,41 +842,85 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     ]);
   });
 
-  it('HS107 does not fire when HAProxy accepts the render', () => expect(ids({ haptic: midway })).not.toContain('HS107'));
+  it('HS107 does not fire when HAProxy accepts the render', () =>
+    expect(ids({ haptic: midway })).not.toContain('HS107'));
 
   const typo = 'haproxy-haptic.org/load-balancer-readyy';
 
-  it('HS108: a gate type in HAPTIC\'s domain that HAPTIC does not write', () => {
-    const c: Case = { ...withGates([typo]), haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] } };
+  it("HS108: a gate type in HAPTIC's domain that HAPTIC does not write", () => {
+    const c: Case = {
+      ...withGates([typo]),
+      haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] },
+    };
     const d = run(c);
     expect(d.findings.map((f) => f.id)).toEqual(['HS108']);
     expect(d.stalled).toBe(true);
     const f = only(c, 'HS108');
     expect(f.title).toBe(`readiness gate "${typo}" is in HAPTIC's domain but HAPTIC writes "${GATE}"`);
-    expect(f.evidence).toEqual([`spec.template.spec.readinessGates: ${typo}`, `no pod has a condition of type ${typo}`]);
-    expect(f.fix).toBe(`kubectl haptic disable-gate web -n shop --condition-type ${typo} && kubectl haptic enable-gate web -n shop`);
+    expect(f.evidence).toEqual([
+      `spec.template.spec.readinessGates: ${typo}`,
+      `no pod has a condition of type ${typo}`,
+    ]);
+    expect(f.fix).toBe(
+      `kubectl haptic disable-gate web -n shop --condition-type ${typo} && kubectl haptic enable-gate web -n shop`,
+    );
   });
 
   it.each<[string, Case]>([
     ['the gate is the known type', {}],
     ['the gate is in another domain', withGates(['example.com/other'])],
-    ['the pod waits for its containers', (() => { const c = withGates([typo]); c.pods[2] = withStatus(c.pods[2]!, { conditions: notReady(2) }); return c; })()],
-    ['something sets the typo condition True', (() => { const c = withGates([typo]); c.pods[2] = withStatus(c.pods[2]!, { conditions: [cond('ContainersReady', 'True', 20), cond(typo, 'True', 5), cond('Ready', 'False', 20)] }); return c; })()],
+    [
+      'the pod waits for its containers',
+      (() => {
+        const c = withGates([typo]);
+        c.pods[2] = withStatus(c.pods[2]!, { conditions: notReady(2) });
+        return c;
+      })(),
+    ],
+    [
+      'something sets the typo condition True',
+      (() => {
+        const c = withGates([typo]);
+        c.pods[2] = withStatus(c.pods[2]!, {
+          conditions: [cond('ContainersReady', 'True', 20), cond(typo, 'True', 5), cond('Ready', 'False', 20)],
+        });
+        return c;
+      })(),
+    ],
   ])('HS108 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS108'));
 
   it('HS109: two installations route the pod, with the condition they fight over', () => {
     const c: Case = { inputs: mergeHapticInputs(hapticInputs(midway), second(true)) };
     expect(ids(c)).toEqual(['HS109']);
     const f = only(c, 'HS109');
-    expect(f.title).toBe('2 HAPTIC installations route web-new-1; they write the same condition and overwrite each other');
-    expect(f.evidence).toEqual(['installation haptic/haptic-config has servers for these pods', 'installation haptic-2/haptic-config has servers for these pods']);
-    const fought = withStatus(newPod(), { conditions: [cond('ContainersReady', 'True', 20), cond(GATE, 'True', 1, { reason: 'RoutedByAllHAProxyPods', message: 'every HAProxy pod of haptic-2/haptic-config runs a configuration that routes to this pod' }), cond('Ready', 'True', 1)] });
-    expect(only({ ...c, pods: [...oldPods(), fought] }, 'HS109').evidence).toContain(`condition ${GATE}: True (every HAProxy pod of haptic-2/haptic-config runs a configuration that routes to this pod)`);
+    expect(f.title).toBe(
+      '2 HAPTIC installations route web-new-1; they write the same condition and overwrite each other',
+    );
+    expect(f.evidence).toEqual([
+      'installation haptic/haptic-config has servers for these pods',
+      'installation haptic-2/haptic-config has servers for these pods',
+    ]);
+    const fought = withStatus(newPod(), {
+      conditions: [
+        cond('ContainersReady', 'True', 20),
+        cond(GATE, 'True', 1, {
+          reason: 'RoutedByAllHAProxyPods',
+          message: 'every HAProxy pod of haptic-2/haptic-config runs a configuration that routes to this pod',
+        }),
+        cond('Ready', 'True', 1),
+      ],
+    });
+    expect(only({ ...c, pods: [...oldPods(), fought] }, 'HS109').evidence).toContain(
+      `condition ${GATE}: True (every HAProxy pod of haptic-2/haptic-config runs a configuration that routes to this pod)`,
+    );
   });
 
   it.each<[string, Case]>([
     ['one installation', {}],
-    ['the second installation does not route the pod', { inputs: mergeHapticInputs(hapticInputs(midway), second(false)) }],
+    [
+      'the second installation does not route the pod',
+      { inputs: mergeHapticInputs(hapticInputs(midway), second(false)) },
+    ],
   ])('HS109 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS109'));
 
   it('HS110: every HAProxy pod routes the pod for 45 s and the condition is still missing (a warning)', () => {
@@ -426,48 +929,116 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     expect(d.findings.map((f) => f.id)).toEqual(['HS110', 'HS901']);
     expect(d.stalled).toBe(false);
     const f = only(c, 'HS110');
-    expect(f).toMatchObject({ severity: 'warning', title: `every HAProxy pod routes to web-new-1, yet HAPTIC haptic/haptic-config has not set ${GATE} (containers ready for 45s)` });
-    expect(f.evidence).toEqual([`haproxycfg haptic/haptic-config-haproxycfg (${CHECKSUM.current}) runs on 2/2 HAProxy pods with the server enabled`, 'gate feature: allowed']);
+    expect(f).toMatchObject({
+      severity: 'warning',
+      title: `every HAProxy pod routes to web-new-1, yet HAPTIC haptic/haptic-config has not set ${GATE} (containers ready for 45s)`,
+    });
+    expect(f.evidence).toEqual([
+      `haproxycfg haptic/haptic-config-haproxycfg (${CHECKSUM.current}) runs on 2/2 HAProxy pods with the server enabled`,
+      'gate feature: allowed',
+    ]);
   });
 
   it.each<[string, Case]>([
     ['containers are ready for only 20 s', { haptic: routedEverywhere }],
-    ['one of two HAProxy pods still catches up', { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: midway }],
-    ['the server is disabled', { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] } }],
+    [
+      'one of two HAProxy pods still catches up',
+      { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: midway },
+    ],
+    [
+      'the server is disabled',
+      {
+        pods: [...oldPods(), containersReadyFor(newPod(), 45)],
+        haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] },
+      },
+    ],
   ])('HS110 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS110'));
 });
 
 describe('HAPTIC as its releases write it', () => {
   it('leader election off: no "no leader" finding while its one controller runs; HS111 once it does not', () => {
     expect(ids({ inputs: hapticInputs({ ...midway, leaderElectionOff: true }) })).toEqual(['HS901']);
-    const f = only({ inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') }, 'HS111');
-    expect(f.title).toBe('HAPTIC haptic/haptic-config runs one controller without leader election, and it is not running, so nothing renders, deploys or sets the gate');
-    expect(f.evidence).toEqual(['haproxytemplateconfig haptic/haptic-config: spec.controller.leaderElection.enabled: false (one controller, no Lease)', 'controller pod haptic-controller-1: Pending, not ready']);
+    const f = only(
+      { inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') },
+      'HS111',
+    );
+    expect(f.title).toBe(
+      'HAPTIC haptic/haptic-config runs one controller without leader election, and it is not running, so nothing renders, deploys or sets the gate',
+    );
+    expect(f.evidence).toEqual([
+      'haproxytemplateconfig haptic/haptic-config: spec.controller.leaderElection.enabled: false (one controller, no Lease)',
+      'controller pod haptic-controller-1: Pending, not ready',
+    ]);
     expect(f.fix).toBe('kubectl -n haptic describe pod haptic-controller-1');
-    expect(ids({ inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') })).not.toContain('HS103');
+    expect(
+      ids({ inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') }),
+    ).not.toContain('HS103');
   });
 
   it('HS106 tells a rejected plan, a stale entry and the dataplane fields apart', () => {
-    const rejected = only({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained', mode: 'rejected', reasons: ['haproxy -c: unknown keyword'] }] } }, 'HS106');
-    expect(rejected.evidence).toEqual([`haptic-haproxy-b: runs ${CHECKSUM.old} (live config ${CHECKSUM.current}); mode rejected (haproxy -c: unknown keyword)`]);
+    const rejected = only(
+      {
+        haptic: {
+          ...midway,
+          fleet: [
+            { name: 'haptic-haproxy-a', runs: 'current' },
+            { name: 'haptic-haproxy-b', runs: 'retained', mode: 'rejected', reasons: ['haproxy -c: unknown keyword'] },
+          ],
+        },
+      },
+      'HS106',
+    );
+    expect(rejected.evidence).toEqual([
+      `haptic-haproxy-b: runs ${CHECKSUM.old} (live config ${CHECKSUM.current}); mode rejected (haproxy -c: unknown keyword)`,
+    ]);
     const inputs = hapticInputs(midway);
     inputs.pods.items.find((p) => p.metadata.name === 'haptic-haproxy-b')!.metadata.uid = 'uid-new-b';
-    expect(only({ inputs }, 'HS106').evidence).toEqual(['haptic-haproxy-b: no deploy status of this pod in haproxycfg haptic/haptic-config-haproxycfg: the deployedToPods entry under its name is of an earlier pod (podUID uid-haptic-haproxy-b, this pod is uid-new-b)']);
-    const old = dataplane(hapticInputs({ ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained', lastError: 'dataplane API: 503' }] }));
-    expect(only({ inputs: old }, 'HS106').evidence).toEqual([`haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.old}, live config ${CHECKSUM.current}); lastError: dataplane API: 503; consecutiveErrors 3 (last at 2026-11-29T11:59:57Z); last deployed at 2026-11-29T11:59:30Z`]);
+    expect(only({ inputs }, 'HS106').evidence).toEqual([
+      'haptic-haproxy-b: no deploy status of this pod in haproxycfg haptic/haptic-config-haproxycfg: the deployedToPods entry under its name is of an earlier pod (podUID uid-haptic-haproxy-b, this pod is uid-new-b)',
+    ]);
+    const old = dataplane(
+      hapticInputs({
+        ...midway,
+        fleet: [
+          { name: 'haptic-haproxy-a', runs: 'current' },
+          { name: 'haptic-haproxy-b', runs: 'retained', lastError: 'dataplane API: 503' },
+        ],
+      }),
+    );
+    expect(only({ inputs: old }, 'HS106').evidence).toEqual([
+      `haptic-haproxy-b: its last deploy failed (entry checksum ${CHECKSUM.old}, live config ${CHECKSUM.current}); lastError: dataplane API: 503; consecutiveErrors 3 (last at 2026-11-29T11:59:57Z); last deployed at 2026-11-29T11:59:30Z`,
+    ]);
     // the dataplane generation deploys through its dataplane container
     expect(only({ inputs: old }, 'HS106').fix).toBe('kubectl -n haptic logs haptic-haproxy-b -c dataplane --tail=50');
   });
 
   it('a reload still pending is progress, not a failed deploy', () => {
-    const d = run({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'current', reloadPending: true }] } });
+    const d = run({
+      haptic: {
+        ...midway,
+        fleet: [
+          { name: 'haptic-haproxy-a', runs: 'current' },
+          { name: 'haptic-haproxy-b', runs: 'current', reloadPending: true },
+        ],
+      },
+    });
     expect(d.findings.map((f) => f.id)).toEqual(['HS901']);
     // what the unsettled HAProxy pod waits for is said, so a reload that never finishes is visible
-    expect(d.findings[0]!.evidence[0]).toBe('pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago); haptic-haproxy-b: reload pending: running plan plan-6, applied plan plan-7');
+    expect(d.findings[0]!.evidence[0]).toBe(
+      'pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago); haptic-haproxy-b: reload pending: running plan plan-6, applied plan plan-7',
+    );
   });
 
   it('an older config nobody keeps is said to be unknown, never counted as routing', () => {
-    const d = run({ haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'old' }] } });
+    const d = run({
+      haptic: {
+        ...midway,
+        fleet: [
+          { name: 'haptic-haproxy-a', runs: 'current' },
+          { name: 'haptic-haproxy-b', runs: 'old' },
+        ],
+      },
+    });
     expect(d.findings.map((f) => f.id)).toEqual(['HS901']);
     expect(d.findings[0]!.evidence.slice(0, 2)).toEqual([
       'pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)',
@@ -476,12 +1047,42 @@ describe('HAPTIC as its releases write it', () => {
   });
 
   it.each<[string, (i: HapticInputs) => HapticInputs, string, string]>([
-    ['HAProxy refused the render (the gate release\'s conditions)', (i) => i, 'HAProxy refused HAPTIC', 'fix the template or the Ingress/annotation'],
-    ['the render gate is unavailable', (i) => withCfgCondition(i, 'GateUnavailable'), 'could not validate its rendered configuration', 'kubectl -n haptic logs -l app.kubernetes.io/component=controller --tail=100 (why'],
-    ['the template config is invalid (agent: Validated=False ConfigInvalid)', (i) => withValidated(noCfgConditions(i), 'ConfigInvalid', ['template "backends": undefined variable "svc"']), "template config is invalid", 'fix the template or test named in validationErrors'],
-    ['new controller pods fail the load gate', (i) => withValidated(noCfgConditions(i), 'LoadGateFailed', []), 'refuse the configuration at start-up', 'roll back the config change'],
-    ['the dataplane generation: HAProxy validation failed', (i) => dataplaneInvalid(i, 'HAProxy configuration validation failed'), 'HAProxy refused HAPTIC', 'fix the template or the Ingress/annotation'],
-    ['the dataplane generation: template errors', (i) => dataplaneInvalid(i, '2 validation error(s)'), 'template config is invalid', 'fix the template or test named in validationErrors'],
+    [
+      "HAProxy refused the render (the gate release's conditions)",
+      (i) => i,
+      'HAProxy refused HAPTIC',
+      'fix the template or the Ingress/annotation',
+    ],
+    [
+      'the render gate is unavailable',
+      (i) => withCfgCondition(i, 'GateUnavailable'),
+      'could not validate its rendered configuration',
+      'kubectl -n haptic logs -l app.kubernetes.io/component=controller --tail=100 (why',
+    ],
+    [
+      'the template config is invalid (agent: Validated=False ConfigInvalid)',
+      (i) => withValidated(noCfgConditions(i), 'ConfigInvalid', ['template "backends": undefined variable "svc"']),
+      'template config is invalid',
+      'fix the template or test named in validationErrors',
+    ],
+    [
+      'new controller pods fail the load gate',
+      (i) => withValidated(noCfgConditions(i), 'LoadGateFailed', []),
+      'refuse the configuration at start-up',
+      'roll back the config change',
+    ],
+    [
+      'the dataplane generation: HAProxy validation failed',
+      (i) => dataplaneInvalid(i, 'HAProxy configuration validation failed'),
+      'HAProxy refused HAPTIC',
+      'fix the template or the Ingress/annotation',
+    ],
+    [
+      'the dataplane generation: template errors',
+      (i) => dataplaneInvalid(i, '2 validation error(s)'),
+      'template config is invalid',
+      'fix the template or test named in validationErrors',
+    ],
   ])('HS107 when %s', (_, change, title, fix) => {
     const f = only({ inputs: change(hapticInputs({ refused: true })) }, 'HS107');
     expect(f.title).toContain(title);
@@ -489,23 +1090,52 @@ describe('HAPTIC as its releases write it', () => {
   });
 
   it('HS105 on the dataplane generation says the release has no readiness gate', () => {
-    const f = only({ inputs: dataplane(hapticInputs({ gateFeature: false, servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] })) }, 'HS105');
+    const f = only(
+      {
+        inputs: dataplane(
+          hapticInputs({ gateFeature: false, servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] }),
+        ),
+      },
+      'HS105',
+    );
     expect(f.title).toBe(`HAPTIC haptic/haptic-config is a release without the readiness gate: nothing sets ${GATE}`);
-    expect(f.evidence[1]).toBe('haproxycfg haptic/haptic-config-haproxycfg: deploy statuses of the dataplane-API generation (deployedAt, no podUID): a HAPTIC release from before the readiness gate');
+    expect(f.evidence[1]).toBe(
+      'haproxycfg haptic/haptic-config-haproxycfg: deploy statuses of the dataplane-API generation (deployedAt, no podUID): a HAPTIC release from before the readiness gate',
+    );
   });
 
   it('HS112: the controller has not processed the latest edit of its template config', () => {
     const f = only({ inputs: unobserved(hapticInputs(midway)) }, 'HS112');
-    expect(f).toMatchObject({ severity: 'warning', title: 'HAPTIC haptic/haptic-config has not processed the latest edit of its template config (generation 4, observed 3)' });
+    expect(f).toMatchObject({
+      severity: 'warning',
+      title:
+        'HAPTIC haptic/haptic-config has not processed the latest edit of its template config (generation 4, observed 3)',
+    });
   });
 
-  it('HS209: HAPTIC\'s gate is True, another readiness gate nobody sets holds the pod', () => {
-    const held = withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/traffic-ready']) }), { conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 45), cond('Ready', 'False', 60, { reason: 'ReadinessGatesNotReady', message: 'corresponding condition of pod readiness gate "example.com/traffic-ready" does not exist.' })] });
+  it("HS209: HAPTIC's gate is True, another readiness gate nobody sets holds the pod", () => {
+    const held = withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/traffic-ready']) }), {
+      conditions: [
+        cond('ContainersReady', 'True', 60),
+        cond(GATE, 'True', 45),
+        cond('Ready', 'False', 60, {
+          reason: 'ReadinessGatesNotReady',
+          message: 'corresponding condition of pod readiness gate "example.com/traffic-ready" does not exist.',
+        }),
+      ],
+    });
     const f = only({ ...withGates([GATE, 'example.com/traffic-ready']), pods: [...oldPods(), held] }, 'HS209');
-    expect(f.title).toBe(`pod web-new-1: ${GATE} is True, but the pod waits for readiness gate example.com/traffic-ready, which is missing 60s after its containers got ready`);
-    expect(f.evidence).toEqual([`readinessGates: ${GATE}=True, example.com/traffic-ready=missing`, 'Ready=False: corresponding condition of pod readiness gate "example.com/traffic-ready" does not exist.']);
+    expect(f.title).toBe(
+      `pod web-new-1: ${GATE} is True, but the pod waits for readiness gate example.com/traffic-ready, which is missing 60s after its containers got ready`,
+    );
+    expect(f.evidence).toEqual([
+      `readinessGates: ${GATE}=True, example.com/traffic-ready=missing`,
+      'Ready=False: corresponding condition of pod readiness gate "example.com/traffic-ready" does not exist.',
+    ]);
     // within the grace after HAPTIC's gate, it is progress
-    const fresh = withStatus(held, { conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 5), cond('Ready', 'False', 60)] });
+    const fresh = withStatus(held, {
+      conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 5), cond('Ready', 'False', 60)],
+    });
     expect(ids({ ...withGates([GATE, 'example.com/traffic-ready']), pods: [...oldPods(), fresh] })).toEqual(['HS901']);
   });
 
@@ -519,7 +1149,9 @@ describe('HAPTIC as its releases write it', () => {
       'no Unhealthy event: the kubelet reported no probe failure',
     ]);
     // within the probes' budget (and its slack), it is still starting
-    expect(ids({ pods: [...oldPods(), withStatus(probeFailing(newPod()), { conditions: notReady(10) })], haptic: {} })).toEqual(['HS901']);
+    expect(
+      ids({ pods: [...oldPods(), withStatus(probeFailing(newPod()), { conditions: notReady(10) })], haptic: {} }),
+    ).toEqual(['HS901']);
   });
 });
 
@@ -528,19 +1160,40 @@ describe('generic rollout rules (HS2xx)', () => {
     const c: Case = { pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy], haptic: {} };
     expect(ids(c)).toEqual(['HS201']);
     const f = only(c, 'HS201');
-    expect(f.title).toBe('pod web-new-1: readiness probe fails, so its containers never become ready (the gate is not the blocker)');
+    expect(f.title).toBe(
+      'pod web-new-1: readiness probe fails, so its containers never become ready (the gate is not the blocker)',
+    );
     expect(f.evidence).toEqual([
       'ContainersReady False for 20s',
       'container app: readinessProbe httpGet HTTP :8080/healthz (period 5s, failureThreshold 3)',
       'event Unhealthy (x4): Readiness probe failed: HTTP probe failed with statuscode: 503',
     ]);
-    expect(f.fix).toBe('check what the probe calls: kubectl -n shop logs web-new-1 -c app; fix the application or the probe');
+    expect(f.fix).toBe(
+      'check what the probe calls: kubectl -n shop logs web-new-1 -c app; fix the application or the probe',
+    );
   });
 
   it.each<[string, Case]>([
-    ['the containers are still starting (no Unhealthy event)', { pods: [...oldPods(), probeFailing(newPod())], haptic: {} }],
-    ['only a liveness probe fails', { pods: [...oldPods(), probeFailing(newPod())], events: [podEvent('web-new-1', 'Unhealthy', 'Liveness probe failed: HTTP probe failed with statuscode: 500')], haptic: {} }],
-    ['the event is about another pod', { pods: [...oldPods(), probeFailing(newPod())], events: [podEvent('web-new-9', 'Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 503')], haptic: {} }],
+    [
+      'the containers are still starting (no Unhealthy event)',
+      { pods: [...oldPods(), probeFailing(newPod())], haptic: {} },
+    ],
+    [
+      'only a liveness probe fails',
+      {
+        pods: [...oldPods(), probeFailing(newPod())],
+        events: [podEvent('web-new-1', 'Unhealthy', 'Liveness probe failed: HTTP probe failed with statuscode: 500')],
+        haptic: {},
+      },
+    ],
+    [
+      'the event is about another pod',
+      {
+        pods: [...oldPods(), probeFailing(newPod())],
+        events: [podEvent('web-new-9', 'Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 503')],
+        haptic: {},
+      },
+    ],
   ])('HS201 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS201'));
 
   it('HS202: a crash loop, waiting in CrashLoopBackOff or running between crashes', () => {
@@ -548,19 +1201,67 @@ describe('generic rollout rules (HS2xx)', () => {
     expect(ids(c)).toEqual(['HS202']);
     const f = only(c, 'HS202');
     expect(f.title).toBe('pod web-new-1: container app is crash-looping');
-    expect(f.evidence).toEqual(['restarts 3; last exit code 1 (Error); waiting CrashLoopBackOff', 'event BackOff (x5): Back-off restarting failed container app in pod web-new-1_shop(uid-web-new-1)']);
+    expect(f.evidence).toEqual([
+      'restarts 3; last exit code 1 (Error); waiting CrashLoopBackOff',
+      'event BackOff (x5): Back-off restarting failed container app in pod web-new-1_shop(uid-web-new-1)',
+    ]);
     expect(f.fix).toBe('kubectl -n shop logs web-new-1 -c app --previous');
-    const between = withStatus(crashLooping(newPod()), { containerStatuses: [{ name: 'app', ready: false, started: true, restartCount: 2, state: { running: { startedAt: at(1) } }, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }] });
-    expect(only({ pods: [...oldPods(), between], haptic: {} }, 'HS202').evidence).toEqual(['restarts 2; last exit code 137 (OOMKilled); waiting NotReady']);
+    const between = withStatus(crashLooping(newPod()), {
+      containerStatuses: [
+        {
+          name: 'app',
+          ready: false,
+          started: true,
+          restartCount: 2,
+          state: { running: { startedAt: at(1) } },
+          lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+        },
+      ],
+    });
+    expect(only({ pods: [...oldPods(), between], haptic: {} }, 'HS202').evidence).toEqual([
+      'restarts 2; last exit code 137 (OOMKilled); waiting NotReady',
+    ]);
   });
 
   it.each<[string, Case]>([
-    ['a container restarted once and is ready now', { pods: [...oldPods(), withStatus(newPod(), { containerStatuses: [{ name: 'app', ready: true, restartCount: 1, state: { running: {} }, lastState: { terminated: { exitCode: 1, reason: 'Error' } } }] })] }],
-    ['an old pod crash-loops (it does not hold the rollout)', { pods: [crashLooping(pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' })), newPod()] }],
+    [
+      'a container restarted once and is ready now',
+      {
+        pods: [
+          ...oldPods(),
+          withStatus(newPod(), {
+            containerStatuses: [
+              {
+                name: 'app',
+                ready: true,
+                restartCount: 1,
+                state: { running: {} },
+                lastState: { terminated: { exitCode: 1, reason: 'Error' } },
+              },
+            ],
+          }),
+        ],
+      },
+    ],
+    [
+      'an old pod crash-loops (it does not hold the rollout)',
+      { pods: [crashLooping(pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' })), newPod()] },
+    ],
   ])('HS202 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS202'));
 
   it('HS203: an image that cannot be pulled', () => {
-    const c: Case = { pods: [...oldPods(), imagePull(newPod())], events: [podEvent('web-new-1', 'Failed', 'Failed to pull image "web:2": rpc error: code = NotFound desc = failed to resolve reference "docker.io/library/web:2": not found', { count: 2 })], haptic: {} };
+    const c: Case = {
+      pods: [...oldPods(), imagePull(newPod())],
+      events: [
+        podEvent(
+          'web-new-1',
+          'Failed',
+          'Failed to pull image "web:2": rpc error: code = NotFound desc = failed to resolve reference "docker.io/library/web:2": not found',
+          { count: 2 },
+        ),
+      ],
+      haptic: {},
+    };
     expect(ids(c)).toEqual(['HS203']);
     const f = only(c, 'HS203');
     expect(f.title).toBe('pod web-new-1: image web:2 cannot be pulled');
@@ -571,7 +1272,11 @@ describe('generic rollout rules (HS2xx)', () => {
   });
 
   it('HS203 does not fire while the container is being created', () => {
-    const creating = withStatus(imagePull(newPod()), { containerStatuses: [{ name: 'app', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] });
+    const creating = withStatus(imagePull(newPod()), {
+      containerStatuses: [
+        { name: 'app', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } },
+      ],
+    });
     expect(ids({ pods: [...oldPods(), creating], haptic: {} })).not.toContain('HS203');
   });
 
@@ -585,32 +1290,87 @@ describe('generic rollout rules (HS2xx)', () => {
 
   it.each<[string, Case]>([
     ['the pod was just created (no FailedScheduling yet)', { pods: [...oldPods(), unschedulable(newPod())] }],
-    ['the pod has a node by now (an old FailedScheduling event stays)', { pods: [...oldPods(), withStatus(newPod(), { phase: 'Pending', conditions: notReady(1) })], events: [failedScheduling] }],
+    [
+      'the pod has a node by now (an old FailedScheduling event stays)',
+      {
+        pods: [...oldPods(), withStatus(newPod(), { phase: 'Pending', conditions: notReady(1) })],
+        events: [failedScheduling],
+      },
+    ],
   ])('HS204 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS204'));
 
   it('HS205: the new ReplicaSet cannot create pods (quota)', () => {
-    const c: Case = { deployment: quotaRefused(), pods: oldPods(), events: [replicaSetEvent('web-rs2', 'FailedCreate', `Error creating: ${quotaMessage}`, 3)] };
+    const c: Case = {
+      deployment: quotaRefused(),
+      pods: oldPods(),
+      events: [replicaSetEvent('web-rs2', 'FailedCreate', `Error creating: ${quotaMessage}`, 3)],
+    };
     expect(ids(c)).toEqual(['HS205']);
     const f = only(c, 'HS205');
     expect(f.title).toBe('replicaset/web-rs2 cannot create pods');
-    expect(f.evidence).toEqual([`condition ReplicaFailure=True reason FailedCreate: ${quotaMessage}`, `event FailedCreate (x3): Error creating: ${quotaMessage}`]);
-    expect(f.fix).toBe('raise the ResourceQuota in namespace shop (kubectl -n shop describe resourcequota) or lower the pods\' requests/maxSurge');
-    const webhook = only({ pods: oldPods(), events: [replicaSetEvent('web-rs2', 'FailedCreate', 'Error creating: admission webhook "policy.example.com" denied the request: no latest tag')] }, 'HS205');
-    expect(webhook.evidence).toEqual(['event FailedCreate (x1): Error creating: admission webhook "policy.example.com" denied the request: no latest tag']);
+    expect(f.evidence).toEqual([
+      `condition ReplicaFailure=True reason FailedCreate: ${quotaMessage}`,
+      `event FailedCreate (x3): Error creating: ${quotaMessage}`,
+    ]);
+    expect(f.fix).toBe(
+      "raise the ResourceQuota in namespace shop (kubectl -n shop describe resourcequota) or lower the pods' requests/maxSurge",
+    );
+    const webhook = only(
+      {
+        pods: oldPods(),
+        events: [
+          replicaSetEvent(
+            'web-rs2',
+            'FailedCreate',
+            'Error creating: admission webhook "policy.example.com" denied the request: no latest tag',
+          ),
+        ],
+      },
+      'HS205',
+    );
+    expect(webhook.evidence).toEqual([
+      'event FailedCreate (x1): Error creating: admission webhook "policy.example.com" denied the request: no latest tag',
+    ]);
     expect(webhook.fix).toBe('fix what the API server refused (message above)');
   });
 
   it.each<[string, Case]>([
-    ['the rollout is complete (an old FailedCreate event stays)', { deployment: complete(), pods: newPodsReady(), events: [replicaSetEvent('web-rs2', 'FailedCreate', `Error creating: ${quotaMessage}`)] }],
-    ['the event is about an old ReplicaSet', { events: [replicaSetEvent('web-rs1', 'FailedCreate', `Error creating: ${quotaMessage}`)] }],
+    [
+      'the rollout is complete (an old FailedCreate event stays)',
+      {
+        deployment: complete(),
+        pods: newPodsReady(),
+        events: [replicaSetEvent('web-rs2', 'FailedCreate', `Error creating: ${quotaMessage}`)],
+      },
+    ],
+    [
+      'the event is about an old ReplicaSet',
+      { events: [replicaSetEvent('web-rs1', 'FailedCreate', `Error creating: ${quotaMessage}`)] },
+    ],
   ])('HS205 does not fire when %s', (_, c) => expect(ids(c)).not.toContain('HS205'));
 
   it('HS206: a paused Deployment mid-rollout (a warning; the note says paused)', () => {
-    const d = run({ deployment: deployment({ paused: true, status: { observedGeneration: 2, replicas: 2, updatedReplicas: 0, readyReplicas: 2, availableReplicas: 2 } }), pods: oldPods() });
-    expect(d.findings.map((f) => [f.id, f.severity])).toEqual([['HS206', 'warning'], ['HS901', 'info']]);
+    const d = run({
+      deployment: deployment({
+        paused: true,
+        status: { observedGeneration: 2, replicas: 2, updatedReplicas: 0, readyReplicas: 2, availableReplicas: 2 },
+      }),
+      pods: oldPods(),
+    });
+    expect(d.findings.map((f) => [f.id, f.severity])).toEqual([
+      ['HS206', 'warning'],
+      ['HS901', 'info'],
+    ]);
     expect(d.stalled).toBe(false);
-    expect(d.findings[0]).toMatchObject({ title: 'deployment web is paused: the rollout does not progress until it is resumed', evidence: ['spec.paused: true'], fix: 'kubectl -n shop rollout resume deployment/web' });
-    expect(d.findings[1]).toMatchObject({ title: 'deployment web is paused, not stalled', evidence: ['2 new pods not created yet (maxSurge 1, maxUnavailable 0)'] });
+    expect(d.findings[0]).toMatchObject({
+      title: 'deployment web is paused: the rollout does not progress until it is resumed',
+      evidence: ['spec.paused: true'],
+      fix: 'kubectl -n shop rollout resume deployment/web',
+    });
+    expect(d.findings[1]).toMatchObject({
+      title: 'deployment web is paused, not stalled',
+      evidence: ['2 new pods not created yet (maxSurge 1, maxUnavailable 0)'],
+    });
   });
 
   it('HS206 does not fire for a paused Deployment that is rolled out', () => {
@@ -620,11 +1380,19 @@ describe('generic rollout rules (HS2xx)', () => {
   });
 
   it('HS207: the progress deadline, after its cause', () => {
-    const d = run({ deployment: deadlineExceeded(), pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} });
+    const d = run({
+      deployment: deadlineExceeded(),
+      pods: [...oldPods(), crashLooping(newPod())],
+      events: [backOff],
+      haptic: {},
+    });
     expect(d.findings.map((f) => f.id)).toEqual(['HS202', 'HS207']);
     expect(d.findings.at(-1)).toMatchObject({
       title: 'deployment web exceeded its progress deadline (600s); the cause is above',
-      evidence: ['condition Progressing=False reason ProgressDeadlineExceeded: ReplicaSet "web-rs2" has timed out progressing.', 'the Deployment controller only reports this; the rollout resumes by itself once the cause is fixed'],
+      evidence: [
+        'condition Progressing=False reason ProgressDeadlineExceeded: ReplicaSet "web-rs2" has timed out progressing.',
+        'the Deployment controller only reports this; the rollout resumes by itself once the cause is fixed',
+      ],
     });
     const alone = run({ deployment: deadlineExceeded() });
     expect(alone.findings.map((f) => f.id)).toEqual(['HS207']);
@@ -635,9 +1403,18 @@ describe('generic rollout rules (HS2xx)', () => {
   it('HS207 does not fire while the Deployment is within its deadline', () => expect(ids({})).not.toContain('HS207'));
 
   it('HS208: an old pod terminating past its grace period, held by a finalizer or not (a warning)', () => {
-    const stuck = pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40, finalizers: ['example.com/cleanup'] });
+    const stuck = pod({
+      name: 'web-old-1',
+      rs: '1',
+      ip: '10.0.0.1',
+      terminatingDeadlineIn: -40,
+      finalizers: ['example.com/cleanup'],
+    });
     const d = run({ deployment: complete(), pods: [stuck, ...newPodsReady()] });
-    expect(d.findings.map((f) => [f.id, f.severity])).toEqual([['HS208', 'warning'], ['HS902', 'ok']]);
+    expect(d.findings.map((f) => [f.id, f.severity])).toEqual([
+      ['HS208', 'warning'],
+      ['HS902', 'ok'],
+    ]);
     expect(d.stalled).toBe(false);
     expect(d.findings[0]).toMatchObject({
       title: 'pod web-old-1 is still terminating 40s past its grace period',
@@ -645,16 +1422,41 @@ describe('generic rollout rules (HS2xx)', () => {
       fix: 'find the controller that owns the finalizer; as a last resort: kubectl -n shop patch pod web-old-1 --type=merge -p \'{"metadata":{"finalizers":null}}\'',
     });
     expect(d.findings[1]).toMatchObject({ title: 'deployment web is rolled out; 1 old pod still draining' });
-    const gone = run({ deployment: complete(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 }), ...newPodsReady()] }).findings[0]!;
-    expect(gone).toMatchObject({ id: 'HS208', evidence: ['deletionTimestamp 2026-11-29T11:59:20Z', 'no finalizers: the node may be unreachable'], fix: 'kubectl -n shop delete pod web-old-1 --grace-period=0 --force' });
+    const gone = run({
+      deployment: complete(),
+      pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 }), ...newPodsReady()],
+    }).findings[0]!;
+    expect(gone).toMatchObject({
+      id: 'HS208',
+      evidence: ['deletionTimestamp 2026-11-29T11:59:20Z', 'no finalizers: the node may be unreachable'],
+      fix: 'kubectl -n shop delete pod web-old-1 --grace-period=0 --force',
+    });
   });
 
   it('HS208 does not fire while an old pod is within its grace period', () => {
-    expect(ids({ deployment: complete(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: 12, finalizers: ['example.com/cleanup'] }), ...newPodsReady()] })).toEqual(['HS902']);
+    expect(
+      ids({
+        deployment: complete(),
+        pods: [
+          pod({
+            name: 'web-old-1',
+            rs: '1',
+            ip: '10.0.0.1',
+            terminatingDeadlineIn: 12,
+            finalizers: ['example.com/cleanup'],
+          }),
+          ...newPodsReady(),
+        ],
+      }),
+    ).toEqual(['HS902']);
   });
 
   it('HS208 waits out the seconds a kubelet takes to kill a pod and have it deleted after its deadline', () => {
-    const at = (s: number) => ids({ deployment: complete(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: s }), ...newPodsReady()] });
+    const at = (s: number) =>
+      ids({
+        deployment: complete(),
+        pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: s }), ...newPodsReady()],
+      });
     expect(at(0)).toEqual(['HS902']);
     expect(at(-14)).toEqual(['HS902']);
     expect(at(-16)).toEqual(['HS208', 'HS902']);
@@ -668,19 +1470,75 @@ describe('progress notes (HS9xx): no false alarms', () => {
     const d = run();
     expect(d.stalled).toBe(false);
     expect(d.top).toBeUndefined();
-    expect(d.findings).toEqual([{
-      id: 'HS901', severity: 'info', title: 'deployment web is progressing, not stalled', fix: undefined,
-      evidence: ['pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)', '1 new pod not created yet (maxSurge 1, maxUnavailable 0)'],
-      docs: 'docs/checks.md#hs901',
-    }]);
+    expect(d.findings).toEqual([
+      {
+        id: 'HS901',
+        severity: 'info',
+        title: 'deployment web is progressing, not stalled',
+        fix: undefined,
+        evidence: [
+          'pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)',
+          '1 new pod not created yet (maxSurge 1, maxUnavailable 0)',
+        ],
+        docs: 'docs/checks.md#hs901',
+      },
+    ]);
   });
 
   it.each<[string, Case, string]>([
-    ['not rendered yet', { haptic: {} }, 'pod web-new-1: waiting for HAPTIC to render a config routing to it (containers ready 20s ago)'],
-    ['still Pending', { pods: [...oldPods(), withStatus(newPod(), { phase: 'Pending', conditions: notReady(1) })] }, 'pod web-new-1: Pending (being scheduled or started)'],
-    ['containers starting', { pods: [...oldPods(), withStatus(newPod(), { conditions: notReady(1) })] }, 'pod web-new-1: containers starting (not ready yet)'],
-    ['gate just set', { pods: [...oldPods(), withStatus(newPod(), { conditions: [cond('ContainersReady', 'True', 20), cond(GATE, 'True', 0), cond('Ready', 'False', 20, { reason: 'ReadinessGatesNotReady', message: `corresponding condition of pod readiness gate "${GATE}" does not exist.` })] })] }, 'pod web-new-1: Ready soon (gate set)'],
-    ['gate set but another gate holds the pod', { pods: [...oldPods(), withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/other']) }), { conditions: [cond('ContainersReady', 'True', 20), cond(GATE, 'True', 15), cond('Ready', 'False', 20, { reason: 'ReadinessGatesNotReady', message: 'corresponding condition of pod readiness gate "example.com/other" does not exist.' })] })] }, 'pod web-new-1: gate set, but Ready=False: corresponding condition of pod readiness gate "example.com/other" does not exist.'],
+    [
+      'not rendered yet',
+      { haptic: {} },
+      'pod web-new-1: waiting for HAPTIC to render a config routing to it (containers ready 20s ago)',
+    ],
+    [
+      'still Pending',
+      { pods: [...oldPods(), withStatus(newPod(), { phase: 'Pending', conditions: notReady(1) })] },
+      'pod web-new-1: Pending (being scheduled or started)',
+    ],
+    [
+      'containers starting',
+      { pods: [...oldPods(), withStatus(newPod(), { conditions: notReady(1) })] },
+      'pod web-new-1: containers starting (not ready yet)',
+    ],
+    [
+      'gate just set',
+      {
+        pods: [
+          ...oldPods(),
+          withStatus(newPod(), {
+            conditions: [
+              cond('ContainersReady', 'True', 20),
+              cond(GATE, 'True', 0),
+              cond('Ready', 'False', 20, {
+                reason: 'ReadinessGatesNotReady',
+                message: `corresponding condition of pod readiness gate "${GATE}" does not exist.`,
+              }),
+            ],
+          }),
+        ],
+      },
+      'pod web-new-1: Ready soon (gate set)',
+    ],
+    [
+      'gate set but another gate holds the pod',
+      {
+        pods: [
+          ...oldPods(),
+          withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/other']) }), {
+            conditions: [
+              cond('ContainersReady', 'True', 20),
+              cond(GATE, 'True', 15),
+              cond('Ready', 'False', 20, {
+                reason: 'ReadinessGatesNotReady',
+                message: 'corresponding condition of pod readiness gate "example.com/other" does not exist.',
+              }),
+            ],
+          }),
+        ],
+      },
+      'pod web-new-1: gate set, but Ready=False: corresponding condition of pod readiness gate "example.com/other" does not exist.',
+    ],
   ])('HS901 when %s', (_, c, line) => {
     const d = run(c);
     expect(d.findings.map((f) => f.id)).toEqual(['HS901']);
@@ -690,17 +1548,60 @@ describe('progress notes (HS9xx): no false alarms', () => {
   it('HS902: a complete rollout says so and is not a stall', () => {
     const d = run({ deployment: complete(), pods: newPodsReady() });
     expect(d.stalled).toBe(false);
-    expect(d.findings).toEqual([{ id: 'HS902', severity: 'ok', title: 'deployment web is rolled out', evidence: ['deployment "web" successfully rolled out'], fix: undefined, docs: 'docs/checks.md#hs902' }]);
+    expect(d.findings).toEqual([
+      {
+        id: 'HS902',
+        severity: 'ok',
+        title: 'deployment web is rolled out',
+        evidence: ['deployment "web" successfully rolled out'],
+        fix: undefined,
+        docs: 'docs/checks.md#hs902',
+      },
+    ]);
   });
 });
 
 describe('rule order and what counts as a stall', () => {
   it.each<[string, Case, string[]]>([
-    ['crash loop past the deadline: the cause first, the deadline last', { deployment: deadlineExceeded(), pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} }, ['HS202', 'HS207']],
-    ['ReplicaSet failure before container problems', { deployment: quotaRefused(), pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} }, ['HS205', 'HS202']],
-    ['routing before HAPTIC itself', { slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }])], haptic: { leaseRenewedSecondsAgo: 40 } }, ['HS102', 'HS103']],
-    ['HAPTIC itself before two installations', { inputs: mergeHapticInputs(hapticInputs({ ...midway, refused: true }), second(true)) }, ['HS107', 'HS109']],
-    ['drains after causes, before the deadline', { deployment: deadlineExceeded(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40, finalizers: ['example.com/cleanup'] }), crashLooping(newPod())], events: [backOff], haptic: {} }, ['HS202', 'HS208', 'HS207']],
+    [
+      'crash loop past the deadline: the cause first, the deadline last',
+      { deployment: deadlineExceeded(), pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} },
+      ['HS202', 'HS207'],
+    ],
+    [
+      'ReplicaSet failure before container problems',
+      { deployment: quotaRefused(), pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} },
+      ['HS205', 'HS202'],
+    ],
+    [
+      'routing before HAPTIC itself',
+      { slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }])], haptic: { leaseRenewedSecondsAgo: 40 } },
+      ['HS102', 'HS103'],
+    ],
+    [
+      'HAPTIC itself before two installations',
+      { inputs: mergeHapticInputs(hapticInputs({ ...midway, refused: true }), second(true)) },
+      ['HS107', 'HS109'],
+    ],
+    [
+      'drains after causes, before the deadline',
+      {
+        deployment: deadlineExceeded(),
+        pods: [
+          pod({
+            name: 'web-old-1',
+            rs: '1',
+            ip: '10.0.0.1',
+            terminatingDeadlineIn: -40,
+            finalizers: ['example.com/cleanup'],
+          }),
+          crashLooping(newPod()),
+        ],
+        events: [backOff],
+        haptic: {},
+      },
+      ['HS202', 'HS208', 'HS207'],
+    ],
   ])('%s', (_, c, order) => {
     const d = run(c);
     expect(d.findings.map((f) => f.id)).toEqual(order);
@@ -727,14 +1628,19 @@ describe('rule order and what counts as a stall', () => {
 
 describe('the catalogue', () => {
   const dir = join(import.meta.dirname, '../../../src/diagnose');
-  const sources = ['progress.ts', ...readdirSync(join(dir, 'rules')).map((f) => `rules/${f}`)].map((f) => readFileSync(join(dir, f), 'utf8'));
-  const used = new Set(sources.flatMap((s) => [...s.matchAll(/finding\('(H[SG]\d{3})'/g)].map((m) => m[1]!)));
+  const sources = ['progress.ts', ...readdirSync(join(dir, 'rules')).map((f) => `rules/${f}`)].map((f) =>
+    readFileSync(join(dir, f), 'utf8'),
+  );
+  const used = new Set(sources.flatMap((s) => [...s.matchAll(/finding\(\s*'(H[SG]\d{3})'/g)].map((m) => m[1]!)));
   const hs = Object.keys(CATALOGUE).filter((id) => id.startsWith('HS'));
 
   it('has every id the rules use, and no HS id that no rule produces', () => {
     expect(used.size).toBeGreaterThan(15);
     for (const id of used) expect(Object.keys(CATALOGUE), id).toContain(id);
-    expect(hs.filter((id) => !used.has(id)), 'catalogue ids no rule produces').toEqual([]);
+    expect(
+      hs.filter((id) => !used.has(id)),
+      'catalogue ids no rule produces',
+    ).toEqual([]);
   });
 
   /** One case per id, where that id fires: the table must name every HS id of the catalogue. */
@@ -744,12 +1650,35 @@ describe('the catalogue', () => {
     ['HS103', { haptic: { leaseRenewedSecondsAgo: 40 } }],
     ['HS104', { inputs: { ...hapticInputs(), templateConfigs: { items: [] } } }],
     ['HS105', { haptic: { gateFeature: false, servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] } }],
-    ['HS106', { haptic: { ...midway, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'none' }] } }],
+    [
+      'HS106',
+      {
+        haptic: {
+          ...midway,
+          fleet: [
+            { name: 'haptic-haproxy-a', runs: 'current' },
+            { name: 'haptic-haproxy-b', runs: 'none' },
+          ],
+        },
+      },
+    ],
     ['HS107', { haptic: { refused: true } }],
-    ['HS108', { ...withGates(['haproxy-haptic.org/load-balancer-readyy']), haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] } }],
+    [
+      'HS108',
+      {
+        ...withGates(['haproxy-haptic.org/load-balancer-readyy']),
+        haptic: { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: true }] },
+      },
+    ],
     ['HS109', { inputs: mergeHapticInputs(hapticInputs(midway), second(true)) }],
     ['HS110', { pods: [...oldPods(), containersReadyFor(newPod(), 45)], haptic: routedEverywhere }],
-    ['HS111', { haptic: { ...midway, leaderElectionOff: true }, inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending') }],
+    [
+      'HS111',
+      {
+        haptic: { ...midway, leaderElectionOff: true },
+        inputs: withController(hapticInputs({ ...midway, leaderElectionOff: true }), 'Pending'),
+      },
+    ],
     ['HS112', { inputs: unobserved(hapticInputs(midway)) }],
     ['HS113', { haptic: { ingresses: [] } }],
     ['HS201', { pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy], haptic: {} }],
@@ -759,9 +1688,26 @@ describe('the catalogue', () => {
     ['HS205', { deployment: quotaRefused(), pods: oldPods() }],
     ['HS206', { deployment: deployment({ paused: true }), pods: oldPods() }],
     ['HS207', { deployment: deadlineExceeded() }],
-    ['HS209', { ...withGates([GATE, 'example.com/traffic-ready']), pods: [...oldPods(), withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/traffic-ready']) }), { conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 45), cond('Ready', 'False', 60)] })] }],
+    [
+      'HS209',
+      {
+        ...withGates([GATE, 'example.com/traffic-ready']),
+        pods: [
+          ...oldPods(),
+          withStatus(withSpec(newPod(), { readinessGates: gates([GATE, 'example.com/traffic-ready']) }), {
+            conditions: [cond('ContainersReady', 'True', 60), cond(GATE, 'True', 45), cond('Ready', 'False', 60)],
+          }),
+        ],
+      },
+    ],
     ['HS210', { pods: [...oldPods(), withStatus(probeFailing(newPod()), { conditions: notReady(90) })], haptic: {} }],
-    ['HS208', { deployment: complete(), pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 }), ...newPodsReady()] }],
+    [
+      'HS208',
+      {
+        deployment: complete(),
+        pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 }), ...newPodsReady()],
+      },
+    ],
     ['HS901', {}],
     ['HS902', { deployment: complete(), pods: newPodsReady() }],
   ];

@@ -26,7 +26,11 @@ export interface FakeApiServer {
 }
 
 /** A kubeconfig file for `server` with a bearer token `t` (or the given user), in a fresh temporary folder. */
-export function kubeconfigFor(server: string, user: Record<string, unknown> = { token: 't' }, cluster: Record<string, unknown> = {}): string {
+export function kubeconfigFor(
+  server: string,
+  user: Record<string, unknown> = { token: 't' },
+  cluster: Record<string, unknown> = {},
+): string {
   const dir = mkdtempSync(join(tmpdir(), 'kh-fake-'));
   const path = join(dir, 'config');
   writeFileSync(
@@ -43,7 +47,10 @@ export function kubeconfigFor(server: string, user: Record<string, unknown> = { 
   return path;
 }
 
-export async function fakeApiServer(handler: Handler, options: Omit<ConnectionOptions, 'kubeconfig'> = {}): Promise<FakeApiServer> {
+export async function fakeApiServer(
+  handler: Handler,
+  options: Omit<ConnectionOptions, 'kubeconfig'> = {},
+): Promise<FakeApiServer> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';

@@ -12,8 +12,18 @@ describe('API errors', () => {
   it.each([
     [404, 'NotFound', ExitCode.usage, 'deployments.apps "web" in namespace "shop" not found'],
     [403, 'Forbidden', ExitCode.cluster, 'forbidden: cannot patch deployments.apps in namespace "shop" (denied)'],
-    [401, 'Unauthorized', ExitCode.cluster, 'unauthorized: the API server at https://k:6443 rejected the credentials of the current context; log in again or check --kubeconfig/--context'],
-    [409, 'Conflict', ExitCode.cluster, 'conflict: deployments.apps "web" in namespace "shop" was changed by someone else while this command ran (denied)'],
+    [
+      401,
+      'Unauthorized',
+      ExitCode.cluster,
+      'unauthorized: the API server at https://k:6443 rejected the credentials of the current context; log in again or check --kubeconfig/--context',
+    ],
+    [
+      409,
+      'Conflict',
+      ExitCode.cluster,
+      'conflict: deployments.apps "web" in namespace "shop" was changed by someone else while this command ran (denied)',
+    ],
     [422, 'Invalid', ExitCode.usage, 'denied'],
   ])('maps HTTP %i to %s with exit %i', (status, kind, exit, message) => {
     const err = apiErrorFromStatus(status, { kind: 'Status', message: 'denied' }, target, 'https://k:6443');
@@ -23,7 +33,9 @@ describe('API errors', () => {
   });
 
   it('names the server and the network reason when unreachable', () => {
-    const cause = Object.assign(new Error('fetch failed'), { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
+    const cause = Object.assign(new Error('fetch failed'), {
+      cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }),
+    });
     expect(unreachable('https://127.0.0.1:1', target, cause).message).toBe(
       'cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED); check --context/--kubeconfig and that the cluster is running',
     );
@@ -44,10 +56,15 @@ describe('durations and ages', () => {
   ])('parses %s', (text, ms) => expect(parseDuration(text, '--timeout')).toBe(ms));
 
   it('refuses what Go cannot hold', () => {
-    expect(() => parseDuration('2562048h', '--timeout')).toThrow('invalid --timeout "2562048h": longer than the longest duration kubectl accepts (about 292 years)');
+    expect(() => parseDuration('2562048h', '--timeout')).toThrow(
+      'invalid --timeout "2562048h": longer than the longest duration kubectl accepts (about 292 years)',
+    );
     expect(() => parseDuration('-1s', '--timeout')).toThrow('invalid --timeout "-1s"');
   });
-  it('rejects junk with the flag name', () => expect(() => parseDuration('soon', '--timeout')).toThrow('invalid --timeout "soon": use a duration such as 30s, 5m or 1h'));
+  it('rejects junk with the flag name', () =>
+    expect(() => parseDuration('soon', '--timeout')).toThrow(
+      'invalid --timeout "soon": use a duration such as 30s, 5m or 1h',
+    ));
   it.each([
     [5_000, '5s'],
     [125_000, '2m5s'],
@@ -59,10 +76,16 @@ describe('durations and ages', () => {
 
 describe('resources', () => {
   it('builds REST paths', () => {
-    expect(resourcePath(R.deployments, { namespace: 'shop', name: 'web' })).toBe('/apis/apps/v1/namespaces/shop/deployments/web');
-    expect(resourcePath(R.pods, { namespace: 'shop', name: 'p', subresource: 'status' })).toBe('/api/v1/namespaces/shop/pods/p/status');
+    expect(resourcePath(R.deployments, { namespace: 'shop', name: 'web' })).toBe(
+      '/apis/apps/v1/namespaces/shop/deployments/web',
+    );
+    expect(resourcePath(R.pods, { namespace: 'shop', name: 'p', subresource: 'status' })).toBe(
+      '/api/v1/namespaces/shop/pods/p/status',
+    );
     expect(resourcePath(R.haproxycfgs)).toBe('/apis/haproxy-haptic.org/v1alpha1/haproxycfgs');
-    expect(resourcePath(R.clusterroles, { namespace: 'ignored' })).toBe('/apis/rbac.authorization.k8s.io/v1/clusterroles');
+    expect(resourcePath(R.clusterroles, { namespace: 'ignored' })).toBe(
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+    );
   });
   it.each([
     ['web', 'deployment', 'web'],

@@ -1,7 +1,13 @@
 // HTTP/2 to the API server (src/kube/h2.ts) against a local node:http2 server: every request on one connection,
 // a new connection once the server sends GOAWAY, refused streams sent again, HTTP/1.1 servers told apart by ALPN,
 // and cancelled or aborted streams that let the process exit.
-import { constants, createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import {
+  constants,
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2Session,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,7 +26,15 @@ async function listen<S extends Http2SecureServer | Server>(server: S): Promise<
 }
 
 const tls = () => ({ ca: Buffer.from(testPki().caCert), rejectUnauthorized: true });
-const exchange = (signal = new AbortController().signal) => ({ method: 'GET', headers: [['Accept', 'application/json'], ['Impersonate-Group', 'a'], ['Impersonate-Group', 'b']] as [string, string][], signal });
+const exchange = (signal = new AbortController().signal) => ({
+  method: 'GET',
+  headers: [
+    ['Accept', 'application/json'],
+    ['Impersonate-Group', 'a'],
+    ['Impersonate-Group', 'b'],
+  ] as [string, string][],
+  signal,
+});
 
 async function text(answer: Answer): Promise<string> {
   const chunks: Uint8Array[] = [];
@@ -40,7 +54,9 @@ describe('H2Origin', () => {
     });
     const origin = await listen(server);
     const h2 = new H2Origin(origin, tls());
-    const answers = await Promise.all(['/a', '/b?x=1', '/c'].map((path) => h2.request(new URL(path, origin), exchange())));
+    const answers = await Promise.all(
+      ['/a', '/b?x=1', '/c'].map((path) => h2.request(new URL(path, origin), exchange())),
+    );
     expect(answers.map((a) => a?.header('X-Path'))).toEqual(['/a', '/b?x=1', '/c']);
     const bodies = await Promise.all(answers.map((a) => text(a!)));
     expect(JSON.parse(bodies[0]!)).toEqual({ groups: ['a', 'b'], accept: 'application/json' });
@@ -68,7 +84,7 @@ describe('H2Origin', () => {
     h2.close();
   });
 
-  it("sends refused streams again on a new connection, as kube-apiserver refuses them when it drops a client it could not authenticate", async () => {
+  it('sends refused streams again on a new connection, as kube-apiserver refuses them when it drops a client it could not authenticate', async () => {
     // kube-apiserver: the first stream of a connection gets its 401, the connection a GOAWAY, every other stream
     // REFUSED_STREAM (not processed: safe to send again, RFC 9113 §8.7)
     const sessions = new Set<Http2Session>();
@@ -88,12 +104,18 @@ describe('H2Origin', () => {
     const origin = await listen(server);
     const h2 = new H2Origin(origin, tls());
     // each body read as it arrives, as the client reads it
-    const answers = await Promise.all(['/a', '/b', '/c'].map(async (path) => {
-      const answer = (await h2.request(new URL(path, origin), exchange()))!;
-      return [answer.status, answer.header('x-path'), await text(answer)];
-    }));
+    const answers = await Promise.all(
+      ['/a', '/b', '/c'].map(async (path) => {
+        const answer = (await h2.request(new URL(path, origin), exchange()))!;
+        return [answer.status, answer.header('x-path'), await text(answer)];
+      }),
+    );
     const status = '{"kind":"Status","code":401}';
-    expect(answers).toEqual([[401, '/a', status], [401, '/b', status], [401, '/c', status]]);
+    expect(answers).toEqual([
+      [401, '/a', status],
+      [401, '/b', status],
+      [401, '/c', status],
+    ]);
     expect(sessions.size).toBe(3);
     h2.close();
   });
@@ -108,7 +130,9 @@ describe('H2Origin', () => {
     });
     const origin = await listen(server);
     const h2 = new H2Origin(origin, tls());
-    await expect(h2.request(new URL('/', origin), exchange())).rejects.toMatchObject({ code: 'ERR_HTTP2_STREAM_ERROR' });
+    await expect(h2.request(new URL('/', origin), exchange())).rejects.toMatchObject({
+      code: 'ERR_HTTP2_STREAM_ERROR',
+    });
     expect(streams).toBe(3);
     h2.close();
   });
@@ -137,7 +161,9 @@ describe('H2Origin', () => {
     setTimeout(() => controller.abort(new Error('deadline')), 50);
     await expect(pending).rejects.toThrow('deadline');
     const stranger = new H2Origin(origin, { ca: Buffer.from(testPki().otherCaCert), rejectUnauthorized: true });
-    await expect(stranger.request(new URL('/', origin), exchange())).rejects.toMatchObject({ code: expect.stringMatching(/^[A-Z_]+$/) });
+    await expect(stranger.request(new URL('/', origin), exchange())).rejects.toMatchObject({
+      code: expect.stringMatching(/^[A-Z_]+$/),
+    });
     h2.close();
   });
 
@@ -150,7 +176,11 @@ describe('H2Origin', () => {
     const h2 = new H2Origin(origin, tls());
     const answer = (await h2.request(new URL('/', origin), exchange()))!;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const closed = new Promise((resolve) => (answer.body as NodeJS.ReadableStream & { once(e: 'close', f: () => void): void }).once('close', () => resolve(true)));
+    const closed = new Promise((resolve) =>
+      (answer.body as NodeJS.ReadableStream & { once(e: 'close', f: () => void): void }).once('close', () =>
+        resolve(true),
+      ),
+    );
     answer.cancel();
     await expect(closed).resolves.toBe(true);
     h2.close();

@@ -3,7 +3,16 @@ import type { ApiError } from '../../../src/kube/errors.ts';
 import { Informer } from '../../../src/kube/informer.ts';
 import { R } from '../../../src/kube/resources.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
-import { answer, fakeApiServer, pod, statusBody, stream, until, type FakeApiServer, type Received } from './api-server.ts';
+import {
+  answer,
+  fakeApiServer,
+  pod,
+  statusBody,
+  stream,
+  until,
+  type FakeApiServer,
+  type Received,
+} from './api-server.ts';
 
 // The real API server's watch cache makes a 410 Gone hard to provoke on demand, and errors harder still, so these
 // protocol-level tests play the server: lists, watch streams, ERROR events and Status answers, in a scripted order.
@@ -28,39 +37,72 @@ describe('Informer', () => {
         const items = lists === 1 ? [pod('a', '10')] : [pod('a', '10'), pod('b', '20')];
         answer(res, { metadata: { resourceVersion: lists === 1 ? '10' : '20' }, items });
       } else if (req.query.get('resourceVersion') === '10') {
-        stream(res, [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (15)' } }], true);
+        stream(
+          res,
+          [
+            {
+              type: 'ERROR',
+              object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (15)' },
+            },
+          ],
+          true,
+        );
       } else {
-        stream(res, [{ type: 'ADDED', object: pod('c', '21') }, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '22' } } }]);
+        stream(res, [
+          { type: 'ADDED', object: pod('c', '21') },
+          { type: 'BOOKMARK', object: { metadata: { resourceVersion: '22' } } },
+        ]);
       }
     });
     informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, {}, { backoffMs: () => 10 });
     informer.start();
     await until(() => informer!.items().length === 3, 'three pods');
-    expect(informer.items().map((p) => p.metadata.name).sort()).toEqual(['a', 'b', 'c']);
+    expect(
+      informer
+        .items()
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'b', 'c']);
     expect(informer.lists).toBe(2);
     expect(informer.error).toBeUndefined();
-    expect(api.received.slice(0, 4).map(describeRequest)).toEqual(['list rv=', 'watch rv=10', 'list rv=', 'watch rv=20']);
+    expect(api.received.slice(0, 4).map(describeRequest)).toEqual([
+      'list rv=',
+      'watch rv=10',
+      'list rv=',
+      'watch rv=20',
+    ]);
   });
 
   it('relists at once when the watch request itself answers 410 Gone: no error, no back-off', async () => {
     let lists = 0;
     api = await fakeApiServer((req, res) => {
       if (!isWatch(req)) answer(res, { metadata: { resourceVersion: String(++lists * 10) }, items: [pod('a', '5')] });
-      else if (req.query.get('resourceVersion') === '10') answer(res, statusBody(410, 'Expired', 'too old resource version: 10 (12)'), 410);
+      else if (req.query.get('resourceVersion') === '10')
+        answer(res, statusBody(410, 'Expired', 'too old resource version: 10 (12)'), 410);
       else stream(res, []);
     });
     const backoffs: number[] = [];
     const errors: unknown[] = [];
-    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, { onError: (e) => errors.push(e) }, {
-      backoffMs: (n) => {
-        backoffs.push(n);
-        return 10;
+    informer = new Informer(
+      api.client,
+      { resource: R.pods, namespace: 'ns' },
+      { onError: (e) => errors.push(e) },
+      {
+        backoffMs: (n) => {
+          backoffs.push(n);
+          return 10;
+        },
       },
-    });
+    );
     informer.start();
     await until(() => api!.received.length === 4, 'the second watch');
     expect(api.received.map(describeRequest)).toEqual(['list rv=', 'watch rv=10', 'list rv=', 'watch rv=20']);
-    expect({ lists: informer.lists, backoffs, errors, error: informer.error }).toEqual({ lists: 2, backoffs: [], errors: [], error: undefined });
+    expect({ lists: informer.lists, backoffs, errors, error: informer.error }).toEqual({
+      lists: 2,
+      backoffs: [],
+      errors: [],
+      error: undefined,
+    });
   });
 
   it('backs off by attempt after other errors, reports each, and clears the error on the next list', async () => {
@@ -73,24 +115,38 @@ describe('Informer', () => {
         return answer(res, { metadata: { resourceVersion: String(lists * 10) }, items: [pod('a', '5')] });
       }
       watches++;
-      if (watches === 1) stream(res, [{ type: 'ERROR', object: statusBody(500, 'InternalError', 'watch chan error') }], true);
-      else if (watches === 2) stream(res, [], true); // the server's timeoutSeconds: a clean end
-      else if (watches === 3) answer(res, statusBody(403, 'Forbidden', 'pods is forbidden: User "u" cannot watch resource "pods"'), 403);
+      if (watches === 1)
+        stream(res, [{ type: 'ERROR', object: statusBody(500, 'InternalError', 'watch chan error') }], true);
+      else if (watches === 2)
+        stream(res, [], true); // the server's timeoutSeconds: a clean end
+      else if (watches === 3)
+        answer(res, statusBody(403, 'Forbidden', 'pods is forbidden: User "u" cannot watch resource "pods"'), 403);
       else stream(res, []);
     });
     const seen: { attempt: number; reason: unknown; kind: string; retryInMs: number; synced: boolean }[] = [];
     let attempt = -1;
-    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, {
-      onError: (e, retryInMs) => {
-        const err = e as ApiError;
-        seen.push({ attempt, reason: (err.body as { reason?: string }).reason, kind: err.kind, retryInMs, synced: informer!.synced });
+    informer = new Informer(
+      api.client,
+      { resource: R.pods, namespace: 'ns' },
+      {
+        onError: (e, retryInMs) => {
+          const err = e as ApiError;
+          seen.push({
+            attempt,
+            reason: (err.body as { reason?: string }).reason,
+            kind: err.kind,
+            retryInMs,
+            synced: informer!.synced,
+          });
+        },
       },
-    }, {
-      backoffMs: (n) => {
-        attempt = n;
-        return 5 + n;
+      {
+        backoffMs: (n) => {
+          attempt = n;
+          return 5 + n;
+        },
       },
-    });
+    );
     informer.start();
     await until(() => watches === 4, 'the fourth watch');
     expect(seen).toEqual([
@@ -101,7 +157,15 @@ describe('Informer', () => {
       { attempt: 0, reason: 'Forbidden', kind: 'Forbidden', retryInMs: 5, synced: true },
     ]);
     expect(api.received.map(describeRequest)).toEqual([
-      'list rv=', 'list rv=', 'list rv=', 'watch rv=30', 'list rv=', 'watch rv=40', 'watch rv=40', 'list rv=', 'watch rv=50',
+      'list rv=',
+      'list rv=',
+      'list rv=',
+      'watch rv=30',
+      'list rv=',
+      'watch rv=40',
+      'watch rv=40',
+      'list rv=',
+      'watch rv=50',
     ]);
     expect(informer.error).toBeUndefined();
     expect(informer.lists).toBe(3);
@@ -112,25 +176,41 @@ describe('Informer', () => {
     api = await fakeApiServer((req, res) => {
       if (!isWatch(req)) {
         lists++;
-        if (lists === 1) return answer(res, { metadata: { resourceVersion: '3' }, items: [pod('a', '1'), pod('b', '2'), pod('c', '3')] });
-        return answer(res, { metadata: { resourceVersion: '6' }, items: [pod('a', '1'), pod('b', '5'), pod('d', '6')] });
+        if (lists === 1)
+          return answer(res, {
+            metadata: { resourceVersion: '3' },
+            items: [pod('a', '1'), pod('b', '2'), pod('c', '3')],
+          });
+        return answer(res, {
+          metadata: { resourceVersion: '6' },
+          items: [pod('a', '1'), pod('b', '5'), pod('d', '6')],
+        });
       }
-      if (req.query.get('resourceVersion') === '3') stream(res, [{ type: 'ERROR', object: statusBody(410, 'Expired', 'too old') }], true);
+      if (req.query.get('resourceVersion') === '3')
+        stream(res, [{ type: 'ERROR', object: statusBody(410, 'Expired', 'too old') }], true);
       else stream(res, []);
     });
     const notified: string[] = [];
     let changes = 0;
     let atSync = -1;
-    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' }, {
-      onObject: (key, object) => notified.push(`${key} ${rvOf(object)} (cache has ${informer!.items().length})`),
-      onChange: () => changes++,
-    });
+    informer = new Informer(
+      api.client,
+      { resource: R.pods, namespace: 'ns' },
+      {
+        onObject: (key, object) => notified.push(`${key} ${rvOf(object)} (cache has ${informer!.items().length})`),
+        onChange: () => changes++,
+      },
+    );
     void informer.whenSynced.then(() => (atSync = notified.length));
     informer.start();
     await until(() => api!.received.length === 4, 'the watch after the relist');
     expect(notified).toEqual([
-      'ns/a 1 (cache has 3)', 'ns/b 2 (cache has 3)', 'ns/c 3 (cache has 3)',
-      'ns/b 5 (cache has 3)', 'ns/d 6 (cache has 3)', 'ns/c deleted (cache has 3)',
+      'ns/a 1 (cache has 3)',
+      'ns/b 2 (cache has 3)',
+      'ns/c 3 (cache has 3)',
+      'ns/b 5 (cache has 3)',
+      'ns/d 6 (cache has 3)',
+      'ns/c deleted (cache has 3)',
     ]);
     expect(atSync).toBe(3);
     expect(changes).toBe(2);
@@ -143,28 +223,47 @@ describe('Informer', () => {
     api = await fakeApiServer((req, res) => {
       if (!isWatch(req)) return answer(res, { metadata: { resourceVersion: '1' }, items: [pod('a', '1')] });
       if (++watches === 1) {
-        stream(res, [
-          { type: 'ADDED', object: pod('b', '2') },
-          { type: 'MODIFIED', object: pod('a', '3') },
-          { type: 'DELETED', object: pod('b', '4') },
-          { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '9' } } },
-        ], true);
+        stream(
+          res,
+          [
+            { type: 'ADDED', object: pod('b', '2') },
+            { type: 'MODIFIED', object: pod('a', '3') },
+            { type: 'DELETED', object: pod('b', '4') },
+            { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '9' } } },
+          ],
+          true,
+        );
       } else {
         stream(res, [{ type: 'ADDED', object: pod('c', '10') }]);
       }
     });
     const notified: string[] = [];
-    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns', labelSelector: 'app=web' }, {
-      onObject: (key, object) => notified.push(`${key} ${rvOf(object)}`),
-    });
+    informer = new Informer(
+      api.client,
+      { resource: R.pods, namespace: 'ns', labelSelector: 'app=web' },
+      {
+        onObject: (key, object) => notified.push(`${key} ${rvOf(object)}`),
+      },
+    );
     informer.start();
     await until(() => notified.length === 5, 'five notifications');
     expect(notified).toEqual(['ns/a 1', 'ns/b 2', 'ns/a 3', 'ns/b deleted', 'ns/c 10']);
-    expect(informer.items().map((p) => `${p.metadata.name} ${p.metadata.resourceVersion}`).sort()).toEqual(['a 3', 'c 10']);
+    expect(
+      informer
+        .items()
+        .map((p) => `${p.metadata.name} ${p.metadata.resourceVersion}`)
+        .sort(),
+    ).toEqual(['a 3', 'c 10']);
     expect(informer.lists).toBe(1);
     expect(api.received.map(describeRequest)).toEqual(['list rv=', 'watch rv=1', 'watch rv=9']);
     const watch = api.received[1]!.query;
-    expect(Object.fromEntries(watch)).toEqual({ watch: 'true', resourceVersion: '1', allowWatchBookmarks: 'true', labelSelector: 'app=web', timeoutSeconds: '300' });
+    expect(Object.fromEntries(watch)).toEqual({
+      watch: 'true',
+      resourceVersion: '1',
+      allowWatchBookmarks: 'true',
+      labelSelector: 'app=web',
+      timeoutSeconds: '300',
+    });
     expect(api.received[0]!.query.get('labelSelector')).toBe('app=web');
   });
 

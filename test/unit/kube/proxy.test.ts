@@ -10,7 +10,8 @@ afterEach(() => {
 });
 
 function env(vars: Record<string, string>) {
-  for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[k];
+  for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
+    delete process.env[k];
   Object.assign(process.env, vars);
 }
 
@@ -25,7 +26,8 @@ describe('proxy from the environment, as Go decides it', () => {
 
   it('never proxies localhost or loopback', () => {
     env({ HTTPS_PROXY: 'http://p:1' });
-    for (const u of ['https://localhost:6443', 'https://127.0.0.1:6443', 'https://127.1.2.3', 'https://[::1]:6443']) expect(proxyFor(new URL(u)), u).toBeUndefined();
+    for (const u of ['https://localhost:6443', 'https://127.0.0.1:6443', 'https://127.1.2.3', 'https://[::1]:6443'])
+      expect(proxyFor(new URL(u)), u).toBeUndefined();
   });
 
   it.each([

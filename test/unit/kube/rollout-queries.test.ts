@@ -11,7 +11,10 @@ import { hapticInputs } from '../fixtures/rollout.ts';
 
 const deploy = (name: string, namespace: string, selector: LabelSelector): Deployment => ({
   metadata: { name, namespace, uid: `d-${namespace}-${name}` },
-  spec: { selector, template: { metadata: { labels: selector.matchLabels ?? {} }, spec: { containers: [{ name: 'app' }] } } },
+  spec: {
+    selector,
+    template: { metadata: { labels: selector.matchLabels ?? {} }, spec: { containers: [{ name: 'app' }] } },
+  },
 });
 
 /** The API server's reading of the set-based forms a cover is made of: `k in (a,b)`, `k`, `k=v`, ANDed. */
@@ -28,21 +31,64 @@ function serverMatches(query: string | undefined, labels: Record<string, string>
 
 describe('unionSelector', () => {
   it('sends one selector as it is, negative requirements included', () => {
-    const s: LabelSelector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }, { key: 'legacy', operator: 'DoesNotExist' }] };
+    const s: LabelSelector = {
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'NotIn', values: ['db'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+      ],
+    };
     expect(unionSelector([s])).toBe('app=web,tier notin (db),!legacy');
     expect(unionSelector([s, structuredClone(s)])).toBe(labelSelectorQuery(s));
     expect(unionSelector([{}])).toBeUndefined();
   });
 
   it.each<[string, LabelSelector[], string | undefined]>([
-    ['one key, several values', [{ matchLabels: { app: 'web' } }, { matchLabels: { app: 'api' } }, { matchLabels: { app: 'web', tier: 'x' } }], 'app in (api,web)'],
-    ['In and matchLabels on the same key', [{ matchLabels: { app: 'web' } }, { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }] }], 'app in (a,b,web)'],
-    ['Exists widens the key to any value', [{ matchLabels: { app: 'web', team: 'x' } }, { matchLabels: { app: 'api' }, matchExpressions: [{ key: 'team', operator: 'Exists' }] }], 'app in (api,web),team'],
-    ['keys not shared by all are left to the filter', [{ matchLabels: { app: 'web', tier: 'front' } }, { matchLabels: { app: 'api' } }], 'app in (api,web)'],
-    ['NotIn and DoesNotExist are left to the filter', [{ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'x', operator: 'NotIn', values: ['1'] }] }, { matchLabels: { app: 'api' }, matchExpressions: [{ key: 'y', operator: 'DoesNotExist' }] }], 'app in (api,web)'],
-    ['no shared key: no cover, list everything', [{ matchLabels: { app: 'web' } }, { matchLabels: { name: 'api' } }], undefined],
+    [
+      'one key, several values',
+      [{ matchLabels: { app: 'web' } }, { matchLabels: { app: 'api' } }, { matchLabels: { app: 'web', tier: 'x' } }],
+      'app in (api,web)',
+    ],
+    [
+      'In and matchLabels on the same key',
+      [{ matchLabels: { app: 'web' } }, { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }] }],
+      'app in (a,b,web)',
+    ],
+    [
+      'Exists widens the key to any value',
+      [
+        { matchLabels: { app: 'web', team: 'x' } },
+        { matchLabels: { app: 'api' }, matchExpressions: [{ key: 'team', operator: 'Exists' }] },
+      ],
+      'app in (api,web),team',
+    ],
+    [
+      'keys not shared by all are left to the filter',
+      [{ matchLabels: { app: 'web', tier: 'front' } }, { matchLabels: { app: 'api' } }],
+      'app in (api,web)',
+    ],
+    [
+      'NotIn and DoesNotExist are left to the filter',
+      [
+        { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'x', operator: 'NotIn', values: ['1'] }] },
+        { matchLabels: { app: 'api' }, matchExpressions: [{ key: 'y', operator: 'DoesNotExist' }] },
+      ],
+      'app in (api,web)',
+    ],
+    [
+      'no shared key: no cover, list everything',
+      [{ matchLabels: { app: 'web' } }, { matchLabels: { name: 'api' } }],
+      undefined,
+    ],
     ['an empty selector selects everything', [{ matchLabels: { app: 'web' } }, {}], undefined],
-    ['selectors that select nothing add no value', [{ matchLabels: { app: 'web' } }, { matchLabels: { app: 'api' }, matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] }], 'app in (web)'],
+    [
+      'selectors that select nothing add no value',
+      [
+        { matchLabels: { app: 'web' } },
+        { matchLabels: { app: 'api' }, matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] },
+      ],
+      'app in (web)',
+    ],
   ])('%s', (_, selectors, expected) => {
     expect(unionSelector(selectors)).toBe(expected);
   });
@@ -51,18 +97,28 @@ describe('unionSelector', () => {
     const selectors: LabelSelector[] = [
       { matchLabels: { app: 'web', tier: 'front' } },
       { matchLabels: { app: 'api' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['back', 'mid'] }] },
-      { matchExpressions: [{ key: 'app', operator: 'In', values: ['batch'] }, { key: 'tier', operator: 'Exists' }, { key: 'canary', operator: 'DoesNotExist' }] },
+      {
+        matchExpressions: [
+          { key: 'app', operator: 'In', values: ['batch'] },
+          { key: 'tier', operator: 'Exists' },
+          { key: 'canary', operator: 'DoesNotExist' },
+        ],
+      },
     ];
     const cover = unionSelector(selectors);
     expect(cover).toBe('app in (api,batch,web),tier');
     const values = { app: ['web', 'api', 'batch', 'db'], tier: ['front', 'back', 'mid', 'x'], canary: ['true'] };
     let selected = 0;
-    for (const app of [...values.app, undefined]) for (const tier of [...values.tier, undefined]) for (const canary of [...values.canary, undefined]) {
-      const labels = Object.fromEntries(Object.entries({ app, tier, canary }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-      if (!selectors.some((s) => selectorMatches(s, labels))) continue;
-      selected++;
-      expect(serverMatches(cover, labels), JSON.stringify(labels)).toBe(true);
-    }
+    for (const app of [...values.app, undefined])
+      for (const tier of [...values.tier, undefined])
+        for (const canary of [...values.canary, undefined]) {
+          const labels = Object.fromEntries(
+            Object.entries({ app, tier, canary }).filter(([, v]) => v !== undefined),
+          ) as Record<string, string>;
+          if (!selectors.some((s) => selectorMatches(s, labels))) continue;
+          selected++;
+          expect(serverMatches(cover, labels), JSON.stringify(labels)).toBe(true);
+        }
     expect(selected).toBeGreaterThan(5);
     // and it is narrower than everything
     expect(serverMatches(cover, { app: 'db', tier: 'x' })).toBe(false);
@@ -77,9 +133,17 @@ describe('unionSelector', () => {
 
 describe('rolloutQueries', () => {
   it('one Deployment: its namespace, its selector, its own events and the warnings, each with its trimmer', () => {
-    const d = deploy('web', 'shop', { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'track', operator: 'In', values: ['stable', 'canary'] }] });
+    const d = deploy('web', 'shop', {
+      matchLabels: { app: 'web' },
+      matchExpressions: [{ key: 'track', operator: 'In', values: ['stable', 'canary'] }],
+    });
     const q = rolloutQueries([d]);
-    const view = Object.fromEntries(Object.entries(q).map(([k, v]) => [k, [v.resource.plural, v.namespace, v.labelSelector, v.fieldSelector, !!v.optional]]));
+    const view = Object.fromEntries(
+      Object.entries(q).map(([k, v]) => [
+        k,
+        [v.resource.plural, v.namespace, v.labelSelector, v.fieldSelector, !!v.optional],
+      ]),
+    );
     expect(view).toEqual({
       deployments: ['deployments', 'shop', undefined, 'metadata.name=web', false],
       replicaSets: ['replicasets', 'shop', 'app=web,track in (stable,canary)', undefined, false],
@@ -87,16 +151,41 @@ describe('rolloutQueries', () => {
       services: ['services', 'shop', undefined, undefined, false],
       slices: ['endpointslices', 'shop', undefined, undefined, false],
       warnings: ['events', 'shop', undefined, 'type=Warning', true],
-      deploymentEvents: ['events', 'shop', undefined, 'type=Normal,involvedObject.kind=Deployment,involvedObject.name=web', true],
+      deploymentEvents: [
+        'events',
+        'shop',
+        undefined,
+        'type=Normal,involvedObject.kind=Deployment,involvedObject.name=web',
+        true,
+      ],
     });
-    expect([q.deployments.trim, q.replicaSets.trim, q.pods.trim, q.services.trim, q.slices.trim, q.warnings.trim, q.deploymentEvents.trim]).toEqual([trimObject, trimObject, trimPod, trimObject, trimSlice, trimEvent, trimEvent]);
+    expect([
+      q.deployments.trim,
+      q.replicaSets.trim,
+      q.pods.trim,
+      q.services.trim,
+      q.slices.trim,
+      q.warnings.trim,
+      q.deploymentEvents.trim,
+    ]).toEqual([trimObject, trimObject, trimPod, trimObject, trimSlice, trimEvent, trimEvent]);
   });
 
   it('several Deployments: the same number of queries, a union selector, cluster-wide across namespaces', () => {
-    const inShop = [deploy('web', 'shop', { matchLabels: { app: 'web' } }), deploy('api', 'shop', { matchLabels: { app: 'api' } })];
+    const inShop = [
+      deploy('web', 'shop', { matchLabels: { app: 'web' } }),
+      deploy('api', 'shop', { matchLabels: { app: 'api' } }),
+    ];
     const one = rolloutQueries(inShop, 'tier=front');
-    expect([one.pods.namespace, one.pods.labelSelector, one.deployments.labelSelector, one.deployments.fieldSelector, one.deploymentEvents.fieldSelector]).toEqual(['shop', 'app in (api,web)', 'tier=front', undefined, 'type=Normal,involvedObject.kind=Deployment']);
-    const spread = Array.from({ length: 200 }, (_, i) => deploy(`web-${i % 5}`, `ns-${Math.floor(i / 5)}`, { matchLabels: { app: `web-${i % 5}` } }));
+    expect([
+      one.pods.namespace,
+      one.pods.labelSelector,
+      one.deployments.labelSelector,
+      one.deployments.fieldSelector,
+      one.deploymentEvents.fieldSelector,
+    ]).toEqual(['shop', 'app in (api,web)', 'tier=front', undefined, 'type=Normal,involvedObject.kind=Deployment']);
+    const spread = Array.from({ length: 200 }, (_, i) =>
+      deploy(`web-${i % 5}`, `ns-${Math.floor(i / 5)}`, { matchLabels: { app: `web-${i % 5}` } }),
+    );
     const all = rolloutQueries(spread);
     expect(Object.keys(all)).toEqual(Object.keys(one));
     expect(Object.values(all).map((v) => v.namespace)).toEqual(Object.values(all).map(() => undefined));
@@ -106,18 +195,47 @@ describe('rolloutQueries', () => {
 
 describe('splitRollouts', () => {
   it('gives each Deployment what its own selector in its own namespace would have listed', () => {
-    const web = deploy('web', 'shop', { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'track', operator: 'NotIn', values: ['canary'] }] });
+    const web = deploy('web', 'shop', {
+      matchLabels: { app: 'web' },
+      matchExpressions: [{ key: 'track', operator: 'NotIn', values: ['canary'] }],
+    });
     const api = deploy('api', 'shop', { matchLabels: { app: 'api' } });
     const webElsewhere = deploy('web', 'other', { matchLabels: { app: 'web' } });
-    const obj = (kind: string, name: string, namespace: string, labels: Record<string, string> = {}) => ({ kind, metadata: { name, namespace, labels } }) as KubeObject;
-    const pods = [obj('Pod', 'web-1', 'shop', { app: 'web' }), obj('Pod', 'web-c', 'shop', { app: 'web', track: 'canary' }), obj('Pod', 'api-1', 'shop', { app: 'api' }), obj('Pod', 'web-o', 'other', { app: 'web' }), obj('Pod', 'batch', 'shop', { app: 'batch' })];
-    const replicaSets = [obj('ReplicaSet', 'web-rs', 'shop', { app: 'web' }), obj('ReplicaSet', 'api-rs', 'shop', { app: 'api' }), obj('ReplicaSet', 'web-rs', 'other', { app: 'web' })];
+    const obj = (kind: string, name: string, namespace: string, labels: Record<string, string> = {}) =>
+      ({ kind, metadata: { name, namespace, labels } }) as KubeObject;
+    const pods = [
+      obj('Pod', 'web-1', 'shop', { app: 'web' }),
+      obj('Pod', 'web-c', 'shop', { app: 'web', track: 'canary' }),
+      obj('Pod', 'api-1', 'shop', { app: 'api' }),
+      obj('Pod', 'web-o', 'other', { app: 'web' }),
+      obj('Pod', 'batch', 'shop', { app: 'batch' }),
+    ];
+    const replicaSets = [
+      obj('ReplicaSet', 'web-rs', 'shop', { app: 'web' }),
+      obj('ReplicaSet', 'api-rs', 'shop', { app: 'api' }),
+      obj('ReplicaSet', 'web-rs', 'other', { app: 'web' }),
+    ];
     const services = [obj('Service', 's', 'shop'), obj('Service', 's', 'other')];
-    const [w, a, o] = splitRollouts([web, api, webElsewhere], { replicaSets, pods, services, slices: [], events: [], haptic: hapticInputs({ servers: [] }) } as never);
+    const [w, a, o] = splitRollouts([web, api, webElsewhere], {
+      replicaSets,
+      pods,
+      services,
+      slices: [],
+      events: [],
+      haptic: hapticInputs({ servers: [] }),
+    } as never);
     const names = (items: KubeObject[]) => items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
-    expect([names(w!.pods), names(w!.replicaSets), names(w!.services)]).toEqual([['shop/web-1'], ['shop/web-rs'], ['shop/s']]);
+    expect([names(w!.pods), names(w!.replicaSets), names(w!.services)]).toEqual([
+      ['shop/web-1'],
+      ['shop/web-rs'],
+      ['shop/s'],
+    ]);
     expect([names(a!.pods), names(a!.replicaSets)]).toEqual([['shop/api-1'], ['shop/api-rs']]);
-    expect([names(o!.pods), names(o!.replicaSets), names(o!.services)]).toEqual([['other/web-o'], ['other/web-rs'], ['other/s']]);
+    expect([names(o!.pods), names(o!.replicaSets), names(o!.services)]).toEqual([
+      ['other/web-o'],
+      ['other/web-rs'],
+      ['other/s'],
+    ]);
     expect(w!.deployment).toBe(web);
   });
 });

@@ -34,8 +34,14 @@ function outputs(snapshot: RolloutSnapshot) {
 /** The snapshot as status reads it: every object through the trimmer of its query. */
 function trimmed(s: RolloutSnapshot): RolloutSnapshot {
   const q = rolloutQueries([s.deployment]);
-  const each = <T>(query: { trim?(item: KubeObject): KubeObject }, items: T[]) => items.map((i) => query.trim!(structuredClone(i) as KubeObject) as T);
-  const haptic = Object.fromEntries(Object.entries(s.haptic).map(([k, read]) => [k, { ...read, items: read.items.map((i: KubeObject) => trimObject(structuredClone(i))) }])) as unknown as HapticInputs;
+  const each = <T>(query: { trim?(item: KubeObject): KubeObject }, items: T[]) =>
+    items.map((i) => query.trim!(structuredClone(i) as KubeObject) as T);
+  const haptic = Object.fromEntries(
+    Object.entries(s.haptic).map(([k, read]) => [
+      k,
+      { ...read, items: read.items.map((i: KubeObject) => trimObject(structuredClone(i))) },
+    ]),
+  ) as unknown as HapticInputs;
   return {
     deployment: q.deployments.trim!(structuredClone(s.deployment)) as Deployment,
     replicaSets: each(q.replicaSets, s.replicaSets),
@@ -47,8 +53,21 @@ function trimmed(s: RolloutSnapshot): RolloutSnapshot {
   };
 }
 
-const managed = (manager: string) => ({ manager, operation: 'Update', apiVersion: 'v1', time: '2026-11-29T11:59:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {} } } });
-const lastApplied = (o: KubeObject) => ({ 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name } }) });
+const managed = (manager: string) => ({
+  manager,
+  operation: 'Update',
+  apiVersion: 'v1',
+  time: '2026-11-29T11:59:00Z',
+  fieldsType: 'FieldsV1',
+  fieldsV1: { 'f:status': { 'f:conditions': {} } },
+});
+const lastApplied = (o: KubeObject) => ({
+  'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: { name: o.metadata.name },
+  }),
+});
 
 /** What the API server and the kubelet add to objects that no reader of a rollout looks at. */
 function noisy<T extends KubeObject>(object: T): T {
@@ -57,17 +76,34 @@ function noisy<T extends KubeObject>(object: T): T {
   o.metadata.annotations = { ...o.metadata.annotations, ...lastApplied(o) };
   if (o.kind === 'Pod') {
     o.metadata.generateName = `${o.metadata.name}-`;
-    o.spec.volumes = [{ name: 'kube-api-access', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3607 } }, { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }] } }];
-    o.spec.tolerations = [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }];
+    o.spec.volumes = [
+      {
+        name: 'kube-api-access',
+        projected: {
+          sources: [
+            { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
+            { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+          ],
+        },
+      },
+    ];
+    o.spec.tolerations = [
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ];
     o.spec.dnsPolicy = 'ClusterFirst';
     o.spec.schedulerName = 'default-scheduler';
     o.spec.securityContext = {};
     o.spec.serviceAccountName = 'default';
     o.spec.initContainers = [{ name: 'init', image: 'busybox', command: ['true'] }];
     for (const c of o.spec.containers) {
-      c.env = [{ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }, { name: 'MODE', value: 'prod' }];
+      c.env = [
+        { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+        { name: 'MODE', value: 'prod' },
+      ];
       c.resources = { requests: { cpu: '100m', memory: '64Mi' } };
-      c.volumeMounts = [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }];
+      c.volumeMounts = [
+        { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+      ];
       c.terminationMessagePath = '/dev/termination-log';
       c.imagePullPolicy = 'IfNotPresent';
       c.lifecycle = { preStop: { sleep: { seconds: 5 } } };
@@ -83,61 +119,158 @@ function noisy<T extends KubeObject>(object: T): T {
         s.imageID = 'docker.io/library/web@sha256:0123';
         s.containerID = 'containerd://0123abcd';
         s.started = true;
-        s.volumeMounts = [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true, recursiveReadOnly: 'Disabled' }];
+        s.volumeMounts = [
+          {
+            name: 'kube-api-access',
+            mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+            readOnly: true,
+            recursiveReadOnly: 'Disabled',
+          },
+        ];
         s.resources = { requests: { cpu: '100m' } };
       }
     }
   }
-  if (o.kind === 'EndpointSlice') for (const e of o.endpoints ?? []) Object.assign(e, { zone: 'zone-a', hints: { forZones: [{ name: 'zone-a' }] } });
-  if (o.kind === 'Event') Object.assign(o, { source: { component: 'kubelet', host: 'node-1' }, reportingComponent: 'kubelet', reportingInstance: 'node-1', action: '' });
+  if (o.kind === 'EndpointSlice')
+    for (const e of o.endpoints ?? []) Object.assign(e, { zone: 'zone-a', hints: { forZones: [{ name: 'zone-a' }] } });
+  if (o.kind === 'Event')
+    Object.assign(o, {
+      source: { component: 'kubelet', host: 'node-1' },
+      reportingComponent: 'kubelet',
+      reportingInstance: 'node-1',
+      action: '',
+    });
   return o;
 }
 
 function noisySnapshot(s: RolloutSnapshot): RolloutSnapshot {
-  const haptic = Object.fromEntries(Object.entries(s.haptic).map(([k, read]) => [k, { ...read, items: read.items.map((i: KubeObject) => ({ ...structuredClone(i), metadata: { ...structuredClone(i.metadata), managedFields: [managed('haptic')] } })) }])) as unknown as HapticInputs;
-  return { deployment: noisy(s.deployment), replicaSets: s.replicaSets.map(noisy), pods: s.pods.map(noisy), services: s.services.map(noisy), slices: s.slices.map(noisy), events: s.events.map(noisy), haptic };
+  const haptic = Object.fromEntries(
+    Object.entries(s.haptic).map(([k, read]) => [
+      k,
+      {
+        ...read,
+        items: read.items.map((i: KubeObject) => ({
+          ...structuredClone(i),
+          metadata: { ...structuredClone(i.metadata), managedFields: [managed('haptic')] },
+        })),
+      },
+    ]),
+  ) as unknown as HapticInputs;
+  return {
+    deployment: noisy(s.deployment),
+    replicaSets: s.replicaSets.map(noisy),
+    pods: s.pods.map(noisy),
+    services: s.services.map(noisy),
+    slices: s.slices.map(noisy),
+    events: s.events.map(noisy),
+    haptic,
+  };
 }
 
 const scenarioSnapshot = (name: string) => snapshotOf(loadScenario(name), 'web');
 
 describe('trimming keeps what the model reads', () => {
-  it.each(scenarios())('%s: the same model, findings and output, trimmed or whole, with or without what nobody reads', (name) => {
-    const whole = scenarioSnapshot(name);
-    const expected = outputs(whole);
-    expect(outputs(trimmed(whole))).toEqual(expected);
-    const noise = noisySnapshot(whole);
-    expect(outputs(noise)).toEqual(expected);
-    const cut = trimmed(noise);
-    expect(outputs(cut)).toEqual(expected);
-    // and the noise is gone
-    const text = JSON.stringify(cut);
-    for (const dropped of ['managedFields', 'last-applied-configuration', 'DB_PASSWORD', 'kube-api-access', 'tolerations', 'imageID', 'qosClass', 'zone-a', 'reportingInstance', 'initContainers', 'containerID', 'podIPs', 'startTime']) {
-      expect(text, dropped).not.toContain(dropped);
-    }
-    expect(text.length).toBeLessThan(JSON.stringify(noise).length);
-  });
+  it.each(scenarios())(
+    '%s: the same model, findings and output, trimmed or whole, with or without what nobody reads',
+    (name) => {
+      const whole = scenarioSnapshot(name);
+      const expected = outputs(whole);
+      expect(outputs(trimmed(whole))).toEqual(expected);
+      const noise = noisySnapshot(whole);
+      expect(outputs(noise)).toEqual(expected);
+      const cut = trimmed(noise);
+      expect(outputs(cut)).toEqual(expected);
+      // and the noise is gone
+      const text = JSON.stringify(cut);
+      for (const dropped of [
+        'managedFields',
+        'last-applied-configuration',
+        'DB_PASSWORD',
+        'kube-api-access',
+        'tolerations',
+        'imageID',
+        'qosClass',
+        'zone-a',
+        'reportingInstance',
+        'initContainers',
+        'containerID',
+        'podIPs',
+        'startTime',
+      ]) {
+        expect(text, dropped).not.toContain(dropped);
+      }
+      expect(text.length).toBeLessThan(JSON.stringify(noise).length);
+    },
+  );
 
   it('a pod keeps its identity, lifecycle, gates, containers as rules quote them, and status; nothing else', () => {
     const [pod] = noisySnapshot(scenarioSnapshot('hs201-readiness-probe')).pods;
     const t = trimPod(pod!);
-    expect(Object.keys(t.metadata).sort()).toEqual(['creationTimestamp', 'labels', 'name', 'namespace', 'ownerReferences', 'uid'].filter((k) => k in pod!.metadata).sort());
-    expect(Object.keys(t.spec).sort()).toEqual(['containers', 'nodeName', 'readinessGates', 'terminationGracePeriodSeconds'].filter((k) => k in pod!.spec).sort());
-    expect(t.spec.containers.map((c) => Object.keys(c).sort())).toEqual(pod!.spec.containers.map((c) => ['image', 'name', 'ports', 'readinessProbe', 'startupProbe'].filter((k) => k in c).sort()));
+    expect(Object.keys(t.metadata).sort()).toEqual(
+      ['creationTimestamp', 'labels', 'name', 'namespace', 'ownerReferences', 'uid']
+        .filter((k) => k in pod!.metadata)
+        .sort(),
+    );
+    expect(Object.keys(t.spec).sort()).toEqual(
+      ['containers', 'nodeName', 'readinessGates', 'terminationGracePeriodSeconds']
+        .filter((k) => k in pod!.spec)
+        .sort(),
+    );
+    expect(t.spec.containers.map((c) => Object.keys(c).sort())).toEqual(
+      pod!.spec.containers.map((c) =>
+        ['image', 'name', 'ports', 'readinessProbe', 'startupProbe'].filter((k) => k in c).sort(),
+      ),
+    );
     expect(t.status?.conditions).toBe(pod!.status?.conditions);
     expect(Object.keys(t.status?.containerStatuses?.[0] ?? {})).not.toContain('imageID');
   });
 
   it('an object without anything to drop is passed on as it is; the others are not changed in place', () => {
-    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' } } };
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { selector: { app: 'web' } },
+    };
     expect(trimObject(svc)).toBe(svc);
     const withFields = noisy(svc);
     const before = JSON.stringify(withFields);
     expect(trimObject(withFields).metadata).toEqual({ name: 'web', namespace: 'shop', annotations: {} });
     expect(JSON.stringify(withFields)).toBe(before);
-    const slice = noisy({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: null, ports: null } as KubeObject);
-    expect(trimSlice(slice as never)).toEqual({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: null, ports: null });
-    const event = noisy({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'shop' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'BackOff', type: 'Warning', count: 3 } as KubeObject);
-    expect(trimEvent(event as never)).toEqual({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'shop' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'BackOff', type: 'Warning', count: 3 });
+    const slice = noisy({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 's', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      endpoints: null,
+      ports: null,
+    } as KubeObject);
+    expect(trimSlice(slice as never)).toEqual({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 's', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      endpoints: null,
+      ports: null,
+    });
+    const event = noisy({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e', namespace: 'shop' },
+      involvedObject: { kind: 'Pod', name: 'p' },
+      reason: 'BackOff',
+      type: 'Warning',
+      count: 3,
+    } as KubeObject);
+    expect(trimEvent(event as never)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e', namespace: 'shop' },
+      involvedObject: { kind: 'Pod', name: 'p' },
+      reason: 'BackOff',
+      type: 'Warning',
+      count: 3,
+    });
   });
 });
 
@@ -188,7 +321,11 @@ function valuesAt(object: unknown, path: string): unknown[] {
 /** Fields read of pods, EndpointSlices and events that `cut` lacks where the whole snapshot has them. */
 function lostReads(noise: RolloutSnapshot, cut: RolloutSnapshot): string[] {
   const lost = new Set<string>();
-  const pairs = { Pod: [noise.pods, cut.pods], EndpointSlice: [noise.slices, cut.slices], Event: [noise.events, cut.events] } as const;
+  const pairs = {
+    Pod: [noise.pods, cut.pods],
+    EndpointSlice: [noise.slices, cut.slices],
+    Event: [noise.events, cut.events],
+  } as const;
   for (const read of readsOf(noise)) {
     const [kind, ...rest] = read.split('.');
     const path = `.${rest.join('.')}`;
@@ -202,12 +339,18 @@ function lostReads(noise: RolloutSnapshot, cut: RolloutSnapshot): string[] {
 }
 
 describe('a reader of a field the trimmers drop is caught', () => {
-  it.each(scenarios())('%s: every field of a pod, an EndpointSlice or an event that is read survives trimming', (name) => {
-    const noise = noisySnapshot(scenarioSnapshot(name));
-    expect(lostReads(noise, trimmed(noise)), 'read by the model or a rule, but dropped by src/kube/trim.ts: keep it there').toEqual([]);
-  });
+  it.each(scenarios())(
+    '%s: every field of a pod, an EndpointSlice or an event that is read survives trimming',
+    (name) => {
+      const noise = noisySnapshot(scenarioSnapshot(name));
+      expect(
+        lostReads(noise, trimmed(noise)),
+        'read by the model or a rule, but dropped by src/kube/trim.ts: keep it there',
+      ).toEqual([]);
+    },
+  );
 
-  it('catches a trimmer that drops a field the model reads (here the pods\' readinessGates)', () => {
+  it("catches a trimmer that drops a field the model reads (here the pods' readinessGates)", () => {
     const noise = noisySnapshot(scenarioSnapshot('hs901-progressing'));
     const cut = trimmed(noise);
     const weaker = { ...cut, pods: cut.pods.map((p) => ({ ...p, spec: { ...p.spec, readinessGates: undefined } })) };

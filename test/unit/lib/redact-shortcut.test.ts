@@ -33,7 +33,10 @@ describe('redact() shortcut', () => {
       const text = readFileSync(file, 'utf8');
       const lines = [text, ...text.split('\n')];
       try {
-        return [...lines, ...strings(file.endsWith('.json') ? JSON.parse(text) : /\.ya?ml$/.test(file) ? loadAll(text) : [])];
+        return [
+          ...lines,
+          ...strings(file.endsWith('.json') ? JSON.parse(text) : /\.ya?ml$/.test(file) ? loadAll(text) : []),
+        ];
       } catch {
         return lines; // not one document (JSON lines, a hostile fixture): its text and lines
       }
@@ -45,25 +48,58 @@ describe('redact() shortcut', () => {
   it('answers as every pattern would around each trigger, in any case', () => {
     const triggers = [
       ...Array.from({ length: 0xa0 }, (_, c) => String.fromCharCode(c)),
-      '\u001b[31m', '\u001b]0;t\u0007', '\u009b2J',
-      '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', '-----begin x-----',
-      'Bearer abcdefgh12345678', 'bAsIc dXNlcjpwYXNzd29yZA==', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln', 'EYJ',
-      'https://admin:pw@host', 'a://b@c', 'token: abcdef', 'ID-TOKEN=x', 'access_token = y', 'Password: "p"', 'passwd=q',
-      'secret: s', 'client-key-data: k', 'clientCertificateData: c', 'A'.repeat(119), 'A'.repeat(120), `${'a/+'.repeat(50)}==`,
+      '\u001b[31m',
+      '\u001b]0;t\u0007',
+      '\u009b2J',
+      '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
+      '-----begin x-----',
+      'Bearer abcdefgh12345678',
+      'bAsIc dXNlcjpwYXNzd29yZA==',
+      'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln',
+      'EYJ',
+      'https://admin:pw@host',
+      'a://b@c',
+      'token: abcdef',
+      'ID-TOKEN=x',
+      'access_token = y',
+      'Password: "p"',
+      'passwd=q',
+      'secret: s',
+      'client-key-data: k',
+      'clientCertificateData: c',
+      'A'.repeat(119),
+      'A'.repeat(120),
+      `${'a/+'.repeat(50)}==`,
     ];
-    for (const t of triggers) for (const s of [t, `x ${t} y`, `${t}${t}`, t.toUpperCase(), t.toLowerCase()]) expect(redact(s), JSON.stringify(s)).toBe(redactEveryPattern(s));
+    for (const t of triggers)
+      for (const s of [t, `x ${t} y`, `${t}${t}`, t.toUpperCase(), t.toLowerCase()])
+        expect(redact(s), JSON.stringify(s)).toBe(redactEveryPattern(s));
   });
 
   it('answers as every pattern would once secrets are remembered, where a secret is in the text or cut by control characters', () => {
     rememberSecret('hunter2-the-secret');
     rememberSecret(`line-one-of-a-key\nline-two-of-a-key`);
-    for (const s of ['x hunter2-the-secret y', 'hunter2-the-\u001b[0msecret', 'line-two-of-a-key', 'line-one-of-a-ke', 'nothing here', 'web-7f5f5b8fd6-dl48n']) {
+    for (const s of [
+      'x hunter2-the-secret y',
+      'hunter2-the-\u001b[0msecret',
+      'line-two-of-a-key',
+      'line-one-of-a-ke',
+      'nothing here',
+      'web-7f5f5b8fd6-dl48n',
+    ]) {
       expect(redact(s), JSON.stringify(s)).toBe(redactEveryPattern(s));
     }
     expect(redact('x hunter2-the-secret y')).toBe('x [REDACTED] y');
   });
 
   it('leaves plain text as it is', () => {
-    for (const s of ['web-7f5f5b8fd6-dl48n', 'enabled 2/2', 'haproxy-haptic.org/load-balancer-ready', '✓ 0s (+1s)', 'tab\tand\nnewline']) expect(redact(s)).toBe(s);
+    for (const s of [
+      'web-7f5f5b8fd6-dl48n',
+      'enabled 2/2',
+      'haproxy-haptic.org/load-balancer-ready',
+      '✓ 0s (+1s)',
+      'tab\tand\nnewline',
+    ])
+      expect(redact(s)).toBe(s);
   });
 });

@@ -5,7 +5,8 @@ import { vi } from 'vitest';
 
 describe('redact', () => {
   it('strips CSI, OSC (title, clipboard, hyperlink), 8-bit C1, C0 but newline and tab, DEL and carriage return', () => {
-    const hostile = 'a\u001b[31mred\u001b[0m b\u001b]0;title\u0007 c\u001b]52;c;cm0gLXJmIH4=\u001b\\ d\u001b]8;;http://x\u0007link\u001b]8;;\u0007 e\u009b2J f\u0007\u0000\u007f g\r\nh\ti\u001bc';
+    const hostile =
+      'a\u001b[31mred\u001b[0m b\u001b]0;title\u0007 c\u001b]52;c;cm0gLXJmIH4=\u001b\\ d\u001b]8;;http://x\u0007link\u001b]8;;\u0007 e\u009b2J f\u0007\u0000\u007f g\r\nh\ti\u001bc';
     expect(stripControl(hostile)).toBe('ared b c dlink e f g\nh\ti');
     expect(redact('unterminated \u001b]0;title that never ends')).toBe('unterminated ');
   });
@@ -13,7 +14,8 @@ describe('redact', () => {
   it('masks remembered secrets, line by line and as decoded base64 PEM', () => {
     rememberSecret('s3cr3t-value-1');
     rememberSecret('abc'); // too short to mask everywhere
-    const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
+    const pem =
+      '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
     rememberSecret(Buffer.from(pem).toString('base64'));
     expect(redact('x s3cr3t-value-1 y abc')).toBe('x [REDACTED] y abc');
     expect(redact('line MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg')).toBe('line [REDACTED]');
@@ -22,13 +24,19 @@ describe('redact', () => {
   it('masks what looks like a credential whoever printed it', () => {
     expect(redact('Authorization: Bearer abcdefgh12345678')).toBe('Authorization: Bearer [REDACTED]');
     expect(redact('Basic auth is off')).toBe('Basic auth is off');
-    expect(redact('https://admin:pw@host:6443/x and ftp://u@h')).toBe('https://[REDACTED]@host:6443/x and ftp://[REDACTED]@h');
-    expect(redact('token: abcdef, "password":"hunter22" id-token=xyz')).toBe('token: [REDACTED], "password":"[REDACTED]" id-token=[REDACTED]');
+    expect(redact('https://admin:pw@host:6443/x and ftp://u@h')).toBe(
+      'https://[REDACTED]@host:6443/x and ftp://[REDACTED]@h',
+    );
+    expect(redact('token: abcdef, "password":"hunter22" id-token=xyz')).toBe(
+      'token: [REDACTED], "password":"[REDACTED]" id-token=[REDACTED]',
+    );
     expect(redact('open /x/no-such-token: no such file')).toBe('open /x/no-such-token: no such file');
     expect(redact('jwt eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln ok')).toBe('jwt [REDACTED TOKEN] ok');
     expect(redact('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE----- after')).toBe('[REDACTED PEM] after');
     expect(redact(`data ${'A'.repeat(200)}`)).toBe('data [REDACTED DATA]');
-    expect(redact('sha256:2a923b9eb3f6 web-7f5f5b8fd6-dl48n 10.0.0.3')).toBe('sha256:2a923b9eb3f6 web-7f5f5b8fd6-dl48n 10.0.0.3');
+    expect(redact('sha256:2a923b9eb3f6 web-7f5f5b8fd6-dl48n 10.0.0.3')).toBe(
+      'sha256:2a923b9eb3f6 web-7f5f5b8fd6-dl48n 10.0.0.3',
+    );
   });
 
   it('redactDeep maps every string of plain data and leaves other objects alone', () => {

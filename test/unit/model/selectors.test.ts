@@ -19,8 +19,22 @@ describe('selectorMatches', () => {
     ['Exists on a missing key', { matchExpressions: [{ key: 'zone', operator: 'Exists' }] }, false],
     ['DoesNotExist', { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }, true],
     ['DoesNotExist on a present key', { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, false],
-    ['labels and expressions together', { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['front'] }, { key: 'zone', operator: 'DoesNotExist' }] }, true],
-    ['an unknown operator selects nothing', { matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] }, false],
+    [
+      'labels and expressions together',
+      {
+        matchLabels: { app: 'web' },
+        matchExpressions: [
+          { key: 'tier', operator: 'In', values: ['front'] },
+          { key: 'zone', operator: 'DoesNotExist' },
+        ],
+      },
+      true,
+    ],
+    [
+      'an unknown operator selects nothing',
+      { matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] },
+      false,
+    ],
     ['the empty selector selects everything', {}, true],
   ])('%s', (_, selector, want) => expect(selectorMatches(selector, labels)).toBe(want));
 
@@ -33,7 +47,14 @@ describe('selectorMatches', () => {
   });
 
   it('prints like kubectl and queries like the API', () => {
-    const selector: LabelSelector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db', 'cache'] }, { key: 'canary', operator: 'Exists' }, { key: 'zone', operator: 'DoesNotExist' }] };
+    const selector: LabelSelector = {
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'NotIn', values: ['db', 'cache'] },
+        { key: 'canary', operator: 'Exists' },
+        { key: 'zone', operator: 'DoesNotExist' },
+      ],
+    };
     expect(formatSelector(selector)).toBe('app=web,tier notin (db,cache),canary,!zone');
     expect(labelSelectorQuery(selector)).toBe('app=web,tier notin (db,cache),canary,!zone');
     expect(labelSelectorQuery({})).toBeUndefined();

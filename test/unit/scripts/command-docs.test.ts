@@ -3,7 +3,15 @@
 import { readdirSync } from 'node:fs';
 import type { Command, Interfaces } from '@oclif/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS_DIR, commandDocs, commandManifest, commandPage, HAND_WRITTEN, publicCommands, readCommandDoc } from '../../../scripts/command-docs.ts';
+import {
+  COMMANDS_DIR,
+  commandDocs,
+  commandManifest,
+  commandPage,
+  HAND_WRITTEN,
+  publicCommands,
+  readCommandDoc,
+} from '../../../scripts/command-docs.ts';
 
 let manifest: Interfaces.Manifest;
 // the manifest as the build embeds it: the command table bundled and loaded by oclif (several seconds)
@@ -16,14 +24,17 @@ describe('docs/commands/ (npm run docs)', () => {
     const expected = commandDocs(manifest, readCommandDoc);
     expect(publicCommands(manifest).map((c) => c.id)).not.toContain('__complete');
     expect(readdirSync(COMMANDS_DIR).sort()).toEqual([...expected.keys()].sort());
-    for (const [name, text] of expected) expect(readCommandDoc(name), `docs/commands/${name} is stale: run npm run docs`).toBe(text);
+    for (const [name, text] of expected)
+      expect(readCommandDoc(name), `docs/commands/${name} is stale: run npm run docs`).toBe(text);
   });
 
   it("holds each command's usage, flags with their short form, values and default, examples and exit codes", () => {
     const page = readCommandDoc('status.md')!;
     expect(page).toContain('kubectl haptic status [NAME] [flags]');
     expect(page).toContain('| `-o`, `--output` | `json`, `yaml` |  | Output format. |');
-    expect(page).toContain('| `--condition-type` | value | `haproxy-haptic.org/load-balancer-ready` | Readiness gate condition type. |');
+    expect(page).toContain(
+      '| `--condition-type` | value | `haproxy-haptic.org/load-balancer-ready` | Readiness gate condition type. |',
+    );
     expect(page).toContain('```bash\nkubectl haptic status web --wait --drained --timeout 5m\n```');
     expect(page).toContain('| 130 | --watch stopped with q or Ctrl-C |');
     expect(readCommandDoc('enable-gate.md')).toContain('kubectl haptic enable-gate [TARGETS...] [flags]');
@@ -34,10 +45,20 @@ describe('docs/commands/ (npm run docs)', () => {
     const command: Command.Cached = {
       id: 'demo',
       summary: 'Show a demo.',
-      description: 'First line of a <demo> with a_b.\n\nChecks:\n  X1  one\n  X2  two\n\nExit codes:\n  0  success\n  3  usage error',
+      description:
+        'First line of a <demo> with a_b.\n\nChecks:\n  X1  one\n  X2  two\n\nExit codes:\n  0  success\n  3  usage error',
       examples: [{ description: 'Run it', command: 'kubectl haptic demo web' }],
       args: { name: { name: 'name', description: 'Deployment.', required: false } },
-      flags: { out: { name: 'out', char: 'o', type: 'option', options: ['json', 'yaml'], summary: 'Output | format.', multiple: false } },
+      flags: {
+        out: {
+          name: 'out',
+          char: 'o',
+          type: 'option',
+          options: ['json', 'yaml'],
+          summary: 'Output | format.',
+          multiple: false,
+        },
+      },
       aliases: [],
       hidden: false,
       hiddenAliases: [],
@@ -55,7 +76,15 @@ describe('docs/commands/ (npm run docs)', () => {
 
   it('refuses a description without its exit codes, or with a line it cannot read as one', () => {
     const base = { id: 'demo', summary: 'S.', args: {}, flags: {}, aliases: [], hidden: false, hiddenAliases: [] };
-    expect(() => commandPage({ ...base, description: 'No codes.' } as unknown as Command.Cached, undefined, 'k')).toThrow('demo: its description has no "Exit codes:" paragraph');
-    expect(() => commandPage({ ...base, description: 'Exit codes:\n  0  fine\nthen words' } as unknown as Command.Cached, undefined, 'k')).toThrow('demo: "then words" is not an exit code line');
+    expect(() =>
+      commandPage({ ...base, description: 'No codes.' } as unknown as Command.Cached, undefined, 'k'),
+    ).toThrow('demo: its description has no "Exit codes:" paragraph');
+    expect(() =>
+      commandPage(
+        { ...base, description: 'Exit codes:\n  0  fine\nthen words' } as unknown as Command.Cached,
+        undefined,
+        'k',
+      ),
+    ).toThrow('demo: "then words" is not an exit code line');
   });
 });

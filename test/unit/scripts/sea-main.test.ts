@@ -4,7 +4,10 @@
 import { describe, expect, it } from 'vitest';
 
 // scripts/ are plain JavaScript, without type declarations
-const { asciiOnly, eagerModules } = (await import('../../../scripts/build.js' as string)) as { asciiOnly: (text: string) => string; eagerModules: (text: string) => { text: string; made: number } };
+const { asciiOnly, eagerModules } = (await import('../../../scripts/build.js' as string)) as {
+  asciiOnly: (text: string) => string;
+  eagerModules: (text: string) => { text: string; made: number };
+};
 
 const program = `// the pod’s state
 const mark = '✓ ready · 2×';
@@ -29,9 +32,15 @@ const helpers = `var __getOwnPropNames = Object.getOwnPropertyNames;
 var __esm = (fn, res) => function() { return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res; };
 var __commonJS = (cb, mod) => function() { return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports; };
 `;
-const wrapper = (kind: string, key: string, params: string, body: string) => `var ${kind === 'esm' ? 'init' : 'require'}_${key.replace(/\W/g, '_')} = __${kind}({\n  "${key}"(${params}) {\n${body}  }\n});\n`;
+const wrapper = (kind: string, key: string, params: string, body: string) =>
+  `var ${kind === 'esm' ? 'init' : 'require'}_${key.replace(/\W/g, '_')} = __${kind}({\n  "${key}"(${params}) {\n${body}  }\n});\n`;
 const modules = [
-  wrapper('commonJS', 'node_modules/@oclif/core/lib/args.js', 'exports, module', '    "use strict";\n    exports.args = (n) => ({ n, self: typeof this });\n    module.exports.kind = "cjs";\n'),
+  wrapper(
+    'commonJS',
+    'node_modules/@oclif/core/lib/args.js',
+    'exports, module',
+    '    "use strict";\n    exports.args = (n) => ({ n, self: typeof this });\n    module.exports.kind = "cjs";\n',
+  ),
   wrapper('esm', 'src/model/pod.ts', '', '    ready = "ready";\n'),
   wrapper('esm', 'node_modules/wsl-utils/utilities.js', '', ''),
   wrapper('commonJS', 'node_modules/ink/build/index.js', 'exports', '    exports.render = () => "rendered";\n'),

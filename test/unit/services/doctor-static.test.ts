@@ -10,9 +10,15 @@ const DIR = 'test/fixtures/doctor/gated-web-before/manifests';
 describe('readManifestFiles', () => {
   it('reads the .yaml, .yml and .json files of a folder in name order, not what else it holds', async () => {
     const parsed = await readManifestFiles([DIR]);
-    expect(parsed.flatMap((p) => [...new Set(p.objects.map((o) => o.source.file))])).toEqual([`${DIR}/api.yaml`, `${DIR}/hpa.json`, `${DIR}/web.yaml`]);
+    expect(parsed.flatMap((p) => [...new Set(p.objects.map((o) => o.source.file))])).toEqual([
+      `${DIR}/api.yaml`,
+      `${DIR}/hpa.json`,
+      `${DIR}/web.yaml`,
+    ]);
     // a folder's subfolders are not read (kubectl apply -f without -R), and golden files are not manifests
-    await expect(readManifestFiles(['test/fixtures/doctor/gated-web-before'])).rejects.toThrow('no .yaml, .yml or .json files in "test/fixtures/doctor/gated-web-before"');
+    await expect(readManifestFiles(['test/fixtures/doctor/gated-web-before'])).rejects.toThrow(
+      'no .yaml, .yml or .json files in "test/fixtures/doctor/gated-web-before"',
+    );
   });
 
   it('reads - from standard input, once per -', async () => {
@@ -22,28 +28,45 @@ describe('readManifestFiles', () => {
   });
 
   it('a path that does not exist is an input error (exit 3)', async () => {
-    await expect(readManifestFiles(['no/such/file.yaml'])).rejects.toThrow(new UserError('the path "no/such/file.yaml" does not exist'));
+    await expect(readManifestFiles(['no/such/file.yaml'])).rejects.toThrow(
+      new UserError('the path "no/such/file.yaml" does not exist'),
+    );
   });
 });
 
 describe('doctorStatic targets', () => {
   it('every Deployment, or the one named, or those -l selects; a name that is not there is an input error', async () => {
-    const names = async (o: { name?: string; selector?: string }) => (await doctorStatic({ paths: [DIR], namespace: 'default', ...o })).subjects.map((s) => s.ref.name);
+    const names = async (o: { name?: string; selector?: string }) =>
+      (await doctorStatic({ paths: [DIR], namespace: 'default', ...o })).subjects.map((s) => s.ref.name);
     expect(await names({})).toEqual(['api', 'web']);
     expect(await names({ name: 'web' })).toEqual(['web']);
     expect(await names({ selector: 'app.kubernetes.io/name=web' })).toEqual(['web']);
     expect(await names({ selector: 'app.kubernetes.io/name!=web' })).toEqual(['api']);
-    await expect(doctorStatic({ paths: [DIR], namespace: 'default', name: 'cart' })).rejects.toThrow('deployment "cart" is not in the manifests given with -f');
+    await expect(doctorStatic({ paths: [DIR], namespace: 'default', name: 'cart' })).rejects.toThrow(
+      'deployment "cart" is not in the manifests given with -f',
+    );
   });
 
   it.each([
-    ['a=b,c!=d,e,!f', { matchLabels: { a: 'b' }, matchExpressions: [{ key: 'c', operator: 'NotIn', values: ['d'] }, { key: 'e', operator: 'Exists' }, { key: 'f', operator: 'DoesNotExist' }] }],
+    [
+      'a=b,c!=d,e,!f',
+      {
+        matchLabels: { a: 'b' },
+        matchExpressions: [
+          { key: 'c', operator: 'NotIn', values: ['d'] },
+          { key: 'e', operator: 'Exists' },
+          { key: 'f', operator: 'DoesNotExist' },
+        ],
+      },
+    ],
     ['a==b', { matchLabels: { a: 'b' }, matchExpressions: [] }],
   ])('-l %s', (text, selector) => {
     expect(parseLabelSelector(text)).toEqual(selector);
   });
 
   it('-l with set forms is refused with the forms that work', () => {
-    expect(() => parseLabelSelector('env in (a,b)')).toThrow('-l env in (a,b): with -f, use key=value, key!=value, key or !key');
+    expect(() => parseLabelSelector('env in (a,b)')).toThrow(
+      '-l env in (a,b): with -f, use key=value, key!=value, key or !key',
+    );
   });
 });

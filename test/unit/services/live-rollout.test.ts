@@ -46,7 +46,8 @@ class FakeStore implements Store {
   }
 }
 
-const key = (q: Query) => `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}${q.fieldSelector ? `#${q.fieldSelector}` : ''}`;
+const key = (q: Query) =>
+  `${q.resource.plural}${q.namespace ? `@${q.namespace}` : ''}${q.labelSelector ? `?${q.labelSelector}` : ''}${q.fieldSelector ? `#${q.fieldSelector}` : ''}`;
 
 /** HAPTIC's stores list what its fixture installation holds. */
 function listHaptic(get: (key: string) => FakeStore, inputs: ReturnType<typeof hapticInputs>): void {
@@ -65,11 +66,23 @@ function harness(debounceMs = 100) {
   const stores = new Map<string, FakeStore>();
   const updates: RolloutUpdate[] = [];
   const fatal: unknown[] = [];
-  const stream = new RolloutStream((query, onChange) => {
-    const store = new FakeStore(query, onChange);
-    stores.set(key(query), store);
-    return store;
-  }, deployment(), { conditionType: GATE, drained: false, onUpdate: (u) => updates.push(u), onFatal: (e) => fatal.push(e), debounceMs, tickMs: 60_000, now: () => NOW });
+  const stream = new RolloutStream(
+    (query, onChange) => {
+      const store = new FakeStore(query, onChange);
+      stores.set(key(query), store);
+      return store;
+    },
+    deployment(),
+    {
+      conditionType: GATE,
+      drained: false,
+      onUpdate: (u) => updates.push(u),
+      onFatal: (e) => fatal.push(e),
+      debounceMs,
+      tickMs: 60_000,
+      now: () => NOW,
+    },
+  );
   const inputs = hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] });
   /** every store lists what a mid-rollout cluster holds */
   const listAll = () => {
@@ -80,9 +93,17 @@ function harness(debounceMs = 100) {
     };
     get('deployments@shop#metadata.name=web').list([deployment()]);
     get('replicasets@shop?app=web').list([replicaSet('1'), replicaSet('2')]);
-    get('pods@shop?app=web').list([pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })]);
+    get('pods@shop?app=web').list([
+      pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+      pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' }),
+    ]);
     get('services@shop').list([service()]);
-    get('endpointslices@shop').list([slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])]);
+    get('endpointslices@shop').list([
+      slice([
+        { pod: 'web-old-1', ip: '10.0.0.1', ready: true },
+        { pod: 'web-new-1', ip: '10.0.0.3', ready: false },
+      ]),
+    ]);
     get('events@shop#type=Warning').list([]);
     get('events@shop#type=Normal,involvedObject.kind=Deployment,involvedObject.name=web').list([]);
     listHaptic(get, inputs);
@@ -128,7 +149,14 @@ describe('RolloutStream', () => {
     for (const k of ['gateways', 'httproutes', 'grpcroutes']) {
       const store = h.stores.get(k)!;
       store.synced = false;
-      store.fail(new ApiError('NotFound', 'the server could not find the requested resource', { verb: 'list', resource: `${k}.gateway.networking.k8s.io` }, 404));
+      store.fail(
+        new ApiError(
+          'NotFound',
+          'the server could not find the requested resource',
+          { verb: 'list', resource: `${k}.gateway.networking.k8s.io` },
+          404,
+        ),
+      );
     }
     vi.advanceTimersByTime(150);
     h.stores.get('leases@haptic')!.list(h.leases());
@@ -154,12 +182,20 @@ describe('RolloutStream', () => {
     vi.advanceTimersByTime(150);
     expect(h.updates).toHaveLength(1);
 
-    h.stores.get('pods@shop?app=web')!.list([pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })]);
+    h.stores
+      .get('pods@shop?app=web')!
+      .list([
+        pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+        pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' }),
+      ]);
     vi.advanceTimersByTime(150);
     expect(h.updates).toHaveLength(2);
     expect(h.updates[1]!.model.newPods[0]!.gate.state).toBe('True');
 
-    const gone = Object.assign(new Error('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)'), { kind: 'Unreachable' });
+    const gone = Object.assign(
+      new Error('cannot reach the Kubernetes API server at https://127.0.0.1:1 (ECONNREFUSED)'),
+      { kind: 'Unreachable' },
+    );
     h.stores.get('events@shop#type=Warning')!.fail(gone);
     vi.advanceTimersByTime(150);
     expect(h.updates).toHaveLength(3);
@@ -181,7 +217,9 @@ describe('RolloutStream', () => {
     const pods = h.stores.get('pods@shop?app=web')!;
     pods.synced = false;
     pods.objects = [];
-    const unauthorized = Object.assign(new Error('unauthorized: the API server rejected the credentials'), { name: 'ApiError' });
+    const unauthorized = Object.assign(new Error('unauthorized: the API server rejected the credentials'), {
+      name: 'ApiError',
+    });
     pods.fail(unauthorized);
     vi.advanceTimersByTime(500);
     expect(h.updates).toHaveLength(0);
@@ -197,7 +235,12 @@ describe('RolloutStream', () => {
     h.stores.get('leases@haptic')!.list(h.leases());
     const pods = h.stores.get('pods@shop?app=web')!;
     pods.synced = false;
-    const forbidden = new ApiError('Forbidden', 'forbidden: cannot list pods in namespace "shop"', { verb: 'list', resource: 'pods', namespace: 'shop' }, 403);
+    const forbidden = new ApiError(
+      'Forbidden',
+      'forbidden: cannot list pods in namespace "shop"',
+      { verb: 'list', resource: 'pods', namespace: 'shop' },
+      403,
+    );
     pods.fail(forbidden);
     pods.fail(forbidden);
     vi.advanceTimersByTime(200);
@@ -212,7 +255,7 @@ describe('RolloutStream', () => {
     expect(h.fatal).toHaveLength(1);
   });
 
-  it('an optional read (HAPTIC\'s objects) refused still answers: the model says what it could not read', async () => {
+  it("an optional read (HAPTIC's objects) refused still answers: the model says what it could not read", async () => {
     const { ApiError } = await import('../../../src/kube/errors.ts');
     const h = harness();
     h.stream.start();
@@ -220,7 +263,15 @@ describe('RolloutStream', () => {
     const roles = h.stores.get('clusterroles')!;
     roles.synced = false;
     roles.objects = [];
-    for (let i = 0; i < 5; i++) roles.fail(new ApiError('Forbidden', 'forbidden: cannot list clusterroles.rbac.authorization.k8s.io', { verb: 'list', resource: 'clusterroles.rbac.authorization.k8s.io' }, 403));
+    for (let i = 0; i < 5; i++)
+      roles.fail(
+        new ApiError(
+          'Forbidden',
+          'forbidden: cannot list clusterroles.rbac.authorization.k8s.io',
+          { verb: 'list', resource: 'clusterroles.rbac.authorization.k8s.io' },
+          403,
+        ),
+      );
     vi.advanceTimersByTime(150);
     h.stores.get('leases@haptic')!.list(h.leases());
     vi.advanceTimersByTime(200);
@@ -236,21 +287,45 @@ describe('RolloutStream', () => {
       return store;
     });
     /** the same objects for Deployment api: its own names, labels and uids */
-    const twin = <T>(o: T): T => JSON.parse(JSON.stringify(o).replaceAll('web', 'api').replaceAll('"d-1"', '"d-2"').replaceAll('"rs-', '"ars-'));
+    const twin = <T>(o: T): T =>
+      JSON.parse(JSON.stringify(o).replaceAll('web', 'api').replaceAll('"d-1"', '"d-2"').replaceAll('"rs-', '"ars-'));
     const web = deployment();
     const api = twin(web);
     const updates: Record<string, RolloutUpdate[]> = { web: [], api: [] };
-    const streams = [web, api].map((d) => new RolloutStream(open, d, { conditionType: GATE, drained: false, onUpdate: (u) => updates[d.metadata.name]!.push(u), debounceMs: 100, tickMs: 60_000, now: () => NOW }, { deployments: [web, api] }));
+    const streams = [web, api].map(
+      (d) =>
+        new RolloutStream(
+          open,
+          d,
+          {
+            conditionType: GATE,
+            drained: false,
+            onUpdate: (u) => updates[d.metadata.name]!.push(u),
+            debounceMs: 100,
+            tickMs: 60_000,
+            now: () => NOW,
+          },
+          { deployments: [web, api] },
+        ),
+    );
     expect(created).toHaveLength(16);
     const byKey = new Map(created.map((s) => [key(s.query), s]));
     expect(byKey.size).toBe(16);
     for (const s of streams) s.start();
     expect(created.every((s) => s.started)).toBe(true);
     const get = (k: string) => byKey.get(k) ?? raise(`no store ${k}; have ${[...byKey.keys()].join(', ')}`);
-    const webPods = [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })];
+    const webPods = [
+      pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+      pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' }),
+    ];
     const inputs = hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] });
     get('deployments@shop').list([web, api]);
-    get('replicasets@shop?app in (api,web)').list([replicaSet('1'), replicaSet('2'), twin(replicaSet('1')), twin(replicaSet('2'))]);
+    get('replicasets@shop?app in (api,web)').list([
+      replicaSet('1'),
+      replicaSet('2'),
+      twin(replicaSet('1')),
+      twin(replicaSet('2')),
+    ]);
     get('pods@shop?app in (api,web)').list([...webPods, ...twin(webPods)]);
     get('services@shop').list([service(), twin(service())]);
     get('endpointslices@shop').list([]);
@@ -285,8 +360,18 @@ describe('sameJson', () => {
     ['different lengths', [1, 2], [1, 2, 3]],
     ['null against an object', { a: null }, { a: {} }],
   ])('%s: as JSON.stringify compares them', (_, a, b) => {
-    const sorted = (v: unknown): unknown => (Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v);
-    const asJson = JSON.stringify(sorted(JSON.parse(JSON.stringify(a)))) === JSON.stringify(sorted(JSON.parse(JSON.stringify(b))));
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sorted)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    const asJson =
+      JSON.stringify(sorted(JSON.parse(JSON.stringify(a)))) === JSON.stringify(sorted(JSON.parse(JSON.stringify(b))));
     expect(sameJson(a, b)).toBe(asJson);
     expect(sameJson(b, a)).toBe(asJson);
   });

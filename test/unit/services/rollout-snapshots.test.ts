@@ -10,7 +10,11 @@ const web = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name: 'web', namespace: 'ns', uid: 'u-web', labels: { app: 'web' }, resourceVersion: '7', generation: 1 },
-  spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+  },
   status: {},
 };
 const emptyList = { kind: 'List', metadata: { resourceVersion: '9' }, items: [] };
@@ -21,38 +25,61 @@ afterEach(async () => {
   api = undefined;
 });
 
-const request = (r: Received) => `${r.method} ${r.path}?${[...r.query].map(([k, v]) => `${k}=${v}`).sort().join('&')}`;
+const request = (r: Received) =>
+  `${r.method} ${r.path}?${[...r.query]
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join('&')}`;
 const isDeploymentRead = (r: Received) => r.path.startsWith('/apis/apps/v1/namespaces/ns/deployments');
 
 describe('rolloutSnapshots', () => {
   it('sends the lists that need no selector beside the GET of a named Deployment, and no other requests than a selection by label', async () => {
     const held: ServerResponse[] = [];
-    const early = ['/api/v1/namespaces/ns/services', '/apis/discovery.k8s.io/v1/namespaces/ns/endpointslices', '/api/v1/namespaces/ns/events', '/apis/haproxy-haptic.org/v1alpha1/haproxytemplateconfigs'];
+    const early = [
+      '/api/v1/namespaces/ns/services',
+      '/apis/discovery.k8s.io/v1/namespaces/ns/endpointslices',
+      '/api/v1/namespaces/ns/events',
+      '/apis/haproxy-haptic.org/v1alpha1/haproxytemplateconfigs',
+    ];
     api = await fakeApiServer((r, res) => {
       // the Deployment is answered only once the Services, EndpointSlices, events and HAPTIC's configs are asked
       // for: without the early lists its GET never gets an answer and the test times out
       if (r.path === '/apis/apps/v1/namespaces/ns/deployments/web') held.push(res);
       else if (r.path === '/apis/apps/v1/namespaces/ns/deployments') answer(res, { ...emptyList, items: [web] });
       else answer(res, emptyList);
-      if (early.every((path) => api!.received.some((x) => x.path === path))) for (const h of held.splice(0)) answer(h, web);
+      if (early.every((path) => api!.received.some((x) => x.path === path)))
+        for (const h of held.splice(0)) answer(h, web);
     });
     const [named] = await rolloutSnapshots(api.client, { namespace: 'ns', names: ['web'] });
     expect(named!.deployment.metadata.name).toBe('web');
-    const selectorRequests = api.received.filter((r) => /\/(replicasets|pods)$/.test(r.path) && r.query.get('labelSelector') === 'app=web');
+    const selectorRequests = api.received.filter(
+      (r) => /\/(replicasets|pods)$/.test(r.path) && r.query.get('labelSelector') === 'app=web',
+    );
     expect(selectorRequests).toHaveLength(2);
-    const namedRequests = api.received.filter((r) => !isDeploymentRead(r)).map(request).sort();
+    const namedRequests = api.received
+      .filter((r) => !isDeploymentRead(r))
+      .map(request)
+      .sort();
 
     api.received.length = 0;
     await rolloutSnapshots(api.client, { namespace: 'ns', names: [], selector: 'app=web' });
-    expect(api.received.filter((r) => !isDeploymentRead(r)).map(request).sort()).toEqual(namedRequests);
+    expect(
+      api.received
+        .filter((r) => !isDeploymentRead(r))
+        .map(request)
+        .sort(),
+    ).toEqual(namedRequests);
   });
 
   it('reports a missing named Deployment, not the failures of the lists sent beside its GET', async () => {
     api = await fakeApiServer((r, res) => {
-      if (r.path === '/apis/apps/v1/namespaces/ns/deployments/gone') return answer(res, statusBody(404, 'NotFound', 'deployments.apps "gone" not found'), 404);
+      if (r.path === '/apis/apps/v1/namespaces/ns/deployments/gone')
+        return answer(res, statusBody(404, 'NotFound', 'deployments.apps "gone" not found'), 404);
       if (r.path === '/api/v1/namespaces/ns') return answer(res, { kind: 'Namespace', metadata: { name: 'ns' } });
       answer(res, statusBody(403, 'Forbidden', 'services is forbidden'), 403);
     });
-    await expect(rolloutSnapshots(api.client, { namespace: 'ns', names: ['gone'] })).rejects.toThrow('deployments.apps "gone" not found in namespace "ns"');
+    await expect(rolloutSnapshots(api.client, { namespace: 'ns', names: ['gone'] })).rejects.toThrow(
+      'deployments.apps "gone" not found in namespace "ns"',
+    );
   });
 });

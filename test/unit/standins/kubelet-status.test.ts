@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Obj } from '../../cluster/standins/common.ts';
-import { goDuration, kubeletView, nextPodStatus, podTrace, terminatedView } from '../../cluster/standins/kubelet-status.ts';
+import {
+  goDuration,
+  kubeletView,
+  nextPodStatus,
+  podTrace,
+  terminatedView,
+} from '../../cluster/standins/kubelet-status.ts';
 
 const GATE = 'haproxy-haptic.org/load-balancer-ready';
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -9,17 +15,27 @@ function pod(annotations: Record<string, string> = {}, status: object = {}): Obj
   return {
     metadata: { name: 'web-1', namespace: 'ns', uid: 'u1', annotations },
     spec: { containers: [{ name: 'app', image: 'nginx:1.27' }], readinessGates: [{ conditionType: GATE }] },
-    status: { conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z', lastProbeTime: null }], ...status },
+    status: {
+      conditions: [
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z', lastProbeTime: null },
+      ],
+      ...status,
+    },
   };
 }
 const ctx = (now: number) => ({ now, seenAt: T0, hostIP: '172.18.0.2', podIP: '10.244.1.7' });
-const cond = (status: Record<string, any>, type: string) => status.conditions.find((c: { type: string }) => c.type === type);
+const cond = (status: Record<string, any>, type: string) =>
+  status.conditions.find((c: { type: string }) => c.type === type);
 
 describe('podTrace', () => {
   it.each([
     [{}, 'healthy', 300],
     [{ 'standin.kubectl-haptic.dev/containers-ready': 'false' }, 'unready', 300],
-    [{ 'standin.kubectl-haptic.dev/fail': 'crash-loop', 'standin.kubectl-haptic.dev/start-delay-ms': '50' }, 'crash-loop', 50],
+    [
+      { 'standin.kubectl-haptic.dev/fail': 'crash-loop', 'standin.kubectl-haptic.dev/start-delay-ms': '50' },
+      'crash-loop',
+      50,
+    ],
     [{ 'standin.kubectl-haptic.dev/fail': 'liveness-probe' }, 'liveness-probe', 300],
     [{ 'standin.kubectl-haptic.dev/fail': 'bogus' }, 'healthy', 300],
   ])('%o', (annotations, trace, startDelayMs) => {
@@ -40,11 +56,27 @@ describe('kubeletView + nextPodStatus', () => {
 
   it('is Running with ContainersReady and waits for the gate, keeping PodScheduled', () => {
     const status = nextPodStatus(pod(), kubeletView(pod(), ctx(T0 + 400)), T0 + 400);
-    expect(status).toMatchObject({ phase: 'Running', podIP: '10.244.1.7', hostIP: '172.18.0.2', startTime: '2026-01-01T00:00:00Z' });
-    expect(status.containerStatuses[0]).toMatchObject({ ready: true, started: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } });
+    expect(status).toMatchObject({
+      phase: 'Running',
+      podIP: '10.244.1.7',
+      hostIP: '172.18.0.2',
+      startTime: '2026-01-01T00:00:00Z',
+    });
+    expect(status.containerStatuses[0]).toMatchObject({
+      ready: true,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: '2026-01-01T00:00:00Z' } },
+    });
     expect(cond(status, 'ContainersReady').status).toBe('True');
     expect(cond(status, 'Ready')).toMatchObject({ status: 'False', reason: 'ReadinessGatesNotReady' });
-    expect(status.conditions.map((c: { type: string }) => c.type)).toEqual(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+    expect(status.conditions.map((c: { type: string }) => c.type)).toEqual([
+      'PodReadyToStartContainers',
+      'Initialized',
+      'Ready',
+      'ContainersReady',
+      'PodScheduled',
+    ]);
   });
 
   it('turns Ready once the gate condition is True, keeping lastTransitionTime of unchanged conditions', () => {
@@ -53,7 +85,12 @@ describe('kubeletView + nextPodStatus', () => {
     const gated = pod({}, first);
     const later = T0 + 7000;
     const status = nextPodStatus(gated, kubeletView(gated, ctx(later)), later);
-    expect(cond(status, 'Ready')).toEqual({ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-01-01T00:00:07Z' });
+    expect(cond(status, 'Ready')).toEqual({
+      type: 'Ready',
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: '2026-01-01T00:00:07Z',
+    });
     expect(cond(status, 'ContainersReady').lastTransitionTime).toBe('2026-01-01T00:00:00Z');
     expect(cond(status, GATE).status).toBe('True');
   });
@@ -66,51 +103,118 @@ describe('kubeletView + nextPodStatus', () => {
 
   it('fails the readiness probe with a repeating Unhealthy event', () => {
     const view = kubeletView(pod({ 'standin.kubectl-haptic.dev/fail': 'readiness-probe' }), ctx(T0 + 300 + 25_000));
-    expect(view.events).toEqual([{ type: 'Warning', reason: 'Unhealthy', count: 3, fieldPath: 'spec.containers{app}',
-      message: 'Readiness probe failed: HTTP probe failed with statuscode: 503' }]);
+    expect(view.events).toEqual([
+      {
+        type: 'Warning',
+        reason: 'Unhealthy',
+        count: 3,
+        fieldPath: 'spec.containers{app}',
+        message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
+      },
+    ]);
   });
 
   it('crash-loops with CrashLoopBackOff, lastState.terminated and a growing restart count', () => {
-    const p = pod({ 'standin.kubectl-haptic.dev/fail': 'crash-loop', 'standin.kubectl-haptic.dev/start-delay-ms': '0' });
+    const p = pod({
+      'standin.kubectl-haptic.dev/fail': 'crash-loop',
+      'standin.kubectl-haptic.dev/start-delay-ms': '0',
+    });
     const first = kubeletView(p, ctx(T0 + 2000));
-    expect(first.fields.containerStatuses).toMatchObject([{
-      restartCount: 1, ready: false, started: false,
-      state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=web-1_ns(u1)' } },
-      lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:00:01Z' } },
-    }]);
-    expect(first.events).toMatchObject([{ reason: 'BackOff', count: 1, message: 'Back-off restarting failed container app in pod web-1_ns(u1)' }]);
+    expect(first.fields.containerStatuses).toMatchObject([
+      {
+        restartCount: 1,
+        ready: false,
+        started: false,
+        state: {
+          waiting: {
+            reason: 'CrashLoopBackOff',
+            message: 'back-off 10s restarting failed container=app pod=web-1_ns(u1)',
+          },
+        },
+        lastState: {
+          terminated: {
+            exitCode: 1,
+            reason: 'Error',
+            startedAt: '2026-01-01T00:00:00Z',
+            finishedAt: '2026-01-01T00:00:01Z',
+          },
+        },
+      },
+    ]);
+    expect(first.events).toMatchObject([
+      { reason: 'BackOff', count: 1, message: 'Back-off restarting failed container app in pod web-1_ns(u1)' },
+    ]);
     const third = kubeletView(p, ctx(T0 + 22_000));
-    expect(third.fields.containerStatuses).toMatchObject([{ restartCount: 3, state: { waiting: { message: expect.stringMatching(/^back-off 40s /) } } }]);
+    expect(third.fields.containerStatuses).toMatchObject([
+      { restartCount: 3, state: { waiting: { message: expect.stringMatching(/^back-off 40s /) } } },
+    ]);
   });
 
   it('fails the liveness probe: Unhealthy per failed probe, Killing, a restart with exit 137, running again at once', () => {
-    const p = pod({ 'standin.kubectl-haptic.dev/fail': 'liveness-probe', 'standin.kubectl-haptic.dev/start-delay-ms': '0' });
+    const p = pod({
+      'standin.kubectl-haptic.dev/fail': 'liveness-probe',
+      'standin.kubectl-haptic.dev/start-delay-ms': '0',
+    });
     p.spec.containers[0].livenessProbe = { failureThreshold: 2 };
     const before = kubeletView(p, ctx(T0 + 5000));
     expect(before.events).toEqual([]);
-    expect(before.fields.containerStatuses).toMatchObject([{ restartCount: 0, ready: true, state: { running: { startedAt: '2026-01-01T00:00:00Z' } }, lastState: {} }]);
+    expect(before.fields.containerStatuses).toMatchObject([
+      { restartCount: 0, ready: true, state: { running: { startedAt: '2026-01-01T00:00:00Z' } }, lastState: {} },
+    ]);
     expect(before.wakeAt).toBe(T0 + 6000);
     const second = kubeletView(p, ctx(T0 + 17_000));
-    expect(second.fields.containerStatuses).toMatchObject([{
-      restartCount: 2, ready: true, started: true, state: { running: { startedAt: '2026-01-01T00:00:16Z' } },
-      lastState: { terminated: { exitCode: 137, reason: 'Error', startedAt: '2026-01-01T00:00:06Z', finishedAt: '2026-01-01T00:00:16Z' } },
-    }]);
+    expect(second.fields.containerStatuses).toMatchObject([
+      {
+        restartCount: 2,
+        ready: true,
+        started: true,
+        state: { running: { startedAt: '2026-01-01T00:00:16Z' } },
+        lastState: {
+          terminated: {
+            exitCode: 137,
+            reason: 'Error',
+            startedAt: '2026-01-01T00:00:06Z',
+            finishedAt: '2026-01-01T00:00:16Z',
+          },
+        },
+      },
+    ]);
     expect(second.events).toEqual([
-      { type: 'Warning', reason: 'Unhealthy', count: 4, fieldPath: 'spec.containers{app}', message: 'Liveness probe failed: HTTP probe failed with statuscode: 503' },
-      { type: 'Normal', reason: 'Killing', count: 2, fieldPath: 'spec.containers{app}', message: 'Container app failed liveness probe, will be restarted' },
+      {
+        type: 'Warning',
+        reason: 'Unhealthy',
+        count: 4,
+        fieldPath: 'spec.containers{app}',
+        message: 'Liveness probe failed: HTTP probe failed with statuscode: 503',
+      },
+      {
+        type: 'Normal',
+        reason: 'Killing',
+        count: 2,
+        fieldPath: 'spec.containers{app}',
+        message: 'Container app failed liveness probe, will be restarted',
+      },
     ]);
     expect(second.wakeAt).toBe(T0 + 26_000);
   });
 
   it('fails to pull the image: ErrImagePull, then ImagePullBackOff, Pending', () => {
-    const p = pod({ 'standin.kubectl-haptic.dev/fail': 'image-pull', 'standin.kubectl-haptic.dev/start-delay-ms': '0' });
+    const p = pod({
+      'standin.kubectl-haptic.dev/fail': 'image-pull',
+      'standin.kubectl-haptic.dev/start-delay-ms': '0',
+    });
     const pulling = kubeletView(p, ctx(T0 + 500));
     expect(pulling.fields.phase).toBe('Pending');
     expect(pulling.fields.containerStatuses).toMatchObject([{ state: { waiting: { reason: 'ErrImagePull' } } }]);
-    expect(pulling.events).toMatchObject([{ reason: 'Failed', message: expect.stringMatching(/^Failed to pull image "nginx:1.27": rpc error: /) }]);
+    expect(pulling.events).toMatchObject([
+      { reason: 'Failed', message: expect.stringMatching(/^Failed to pull image "nginx:1.27": rpc error: /) },
+    ]);
     const backingOff = kubeletView(p, ctx(T0 + 3000));
     expect(backingOff.fields.containerStatuses).toMatchObject([{ state: { waiting: { reason: 'ImagePullBackOff' } } }]);
-    expect(backingOff.events.map((e) => [e.reason, e.message])).toContainEqual(['BackOff', 'Back-off pulling image "nginx:1.27"']);
+    expect(backingOff.events.map((e) => [e.reason, e.message])).toContainEqual([
+      'BackOff',
+      'Back-off pulling image "nginx:1.27"',
+    ]);
   });
 
   it('ends terminal after the grace period (containers exited, PodCompleted)', () => {
@@ -118,7 +222,11 @@ describe('kubeletView + nextPodStatus', () => {
     const status = nextPodStatus(running, terminatedView(running, ctx(T0 + 60_000)), T0 + 60_000);
     expect(status.phase).toBe('Succeeded');
     expect(status.podIP).toBe('10.244.1.7');
-    expect(status.containerStatuses[0].state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed', startedAt: '2026-01-01T00:00:00Z' });
+    expect(status.containerStatuses[0].state.terminated).toMatchObject({
+      exitCode: 0,
+      reason: 'Completed',
+      startedAt: '2026-01-01T00:00:00Z',
+    });
     expect(cond(status, 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
   });
 });

@@ -17,7 +17,8 @@ const history: RolloutHistory = {
   progressed: true,
 };
 const base = {
-  deployment: 'web', namespace: 'shop',
+  deployment: 'web',
+  namespace: 'shop',
   target: { via: 'service' as const, service: 'shop/web', url: 'http://10.96.0.12:80/' },
   probe: { pod: 'haptic-drill-web-x7k2p', image: 'curlimages/curl:8.11.1', intervalMs: 100, timeoutMs: 2000 },
   restartedAt: T0,
@@ -27,25 +28,43 @@ const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
 describe('drillText', () => {
   it('shows the probe, the rollout, failures by class and each group against the change before it', () => {
-    const log = lines(`${ts(3000)} 1 0 200 0.002`, `${ts(4200)} 2 0 503 0.010`, `${ts(4300)} 3 0 503 0.010`, `${ts(4400)} 4 7 000 0.000`, `${ts(5000)} 5 0 200 0.002`);
+    const log = lines(
+      `${ts(3000)} 1 0 200 0.002`,
+      `${ts(4200)} 2 0 503 0.010`,
+      `${ts(4300)} 3 0 503 0.010`,
+      `${ts(4400)} 4 7 000 0.000`,
+      `${ts(5000)} 5 0 200 0.002`,
+    );
     const report = buildDrillReport({ ...base, outcome: 'complete', doneAt: T0 + 6300, log });
-    expect(drillText(report, painter(false))).toBe([
-      'drill deployment.apps/web -n shop: 5 requests, 3 failed',
-      '  probe     pod/haptic-drill-web-x7k2p (curlimages/curl:8.11.1): GET http://10.96.0.12:80/ every 100ms, 2.0s timeout, service shop/web',
-      '  rollout   complete, old pods gone 6.3s after the restart (restarted at 10:00:00 UTC)',
-      '  failures  connection refused 1 · connection reset 0 · timeout 0 · HTTP 5xx 2 · other 0',
-      '',
-      '  FAILED   CLASS                WHEN (from the restart)   CLOSEST ROLLOUT CHANGE BEFORE THEM',
-      '  2        HTTP 5xx             +4.2s … +4.3s             pod/web-6b5…-abcde (old) started draining 0.2s before',
-      '  1        connection refused   +4.4s                     pod/web-6b5…-abcde (old) gone 0.1s before',
-      '✗ 3 of 5 requests failed during the rollout',
-      '',
-    ].join('\n'));
+    expect(drillText(report, painter(false))).toBe(
+      [
+        'drill deployment.apps/web -n shop: 5 requests, 3 failed',
+        '  probe     pod/haptic-drill-web-x7k2p (curlimages/curl:8.11.1): GET http://10.96.0.12:80/ every 100ms, 2.0s timeout, service shop/web',
+        '  rollout   complete, old pods gone 6.3s after the restart (restarted at 10:00:00 UTC)',
+        '  failures  connection refused 1 · connection reset 0 · timeout 0 · HTTP 5xx 2 · other 0',
+        '',
+        '  FAILED   CLASS                WHEN (from the restart)   CLOSEST ROLLOUT CHANGE BEFORE THEM',
+        '  2        HTTP 5xx             +4.2s … +4.3s             pod/web-6b5…-abcde (old) started draining 0.2s before',
+        '  1        connection refused   +4.4s                     pod/web-6b5…-abcde (old) gone 0.1s before',
+        '✗ 3 of 5 requests failed during the rollout',
+        '',
+      ].join('\n'),
+    );
     expect(drillExitCode(report)).toBe(1);
   });
 
   it('says so when nothing failed, and the exit code is 0; a rollout not done in time is exit 2', () => {
-    const ok = buildDrillReport({ ...base, outcome: 'complete', target: { via: 'haproxy', service: 'haptic/haptic-haproxy', url: 'http://10.96.0.20:80/', host: 'shop.example.com' }, log: lines(`${ts(3000)} 1 0 200 0.002`) });
+    const ok = buildDrillReport({
+      ...base,
+      outcome: 'complete',
+      target: {
+        via: 'haproxy',
+        service: 'haptic/haptic-haproxy',
+        url: 'http://10.96.0.20:80/',
+        host: 'shop.example.com',
+      },
+      log: lines(`${ts(3000)} 1 0 200 0.002`),
+    });
     const text = drillText(ok, painter(false));
     expect(text).toContain("through HAPTIC's HAProxy (service haptic/haptic-haproxy) with Host shop.example.com");
     expect(text.trimEnd().split('\n').at(-1)).toBe('✓ no request failed (1 request)');

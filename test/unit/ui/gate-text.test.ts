@@ -5,7 +5,19 @@ import type { GateRecord } from '../../../src/model/gate-plan.ts';
 import { envByName, gateText } from '../../../src/ui/gate-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 
-const record = (extra: Partial<GateRecord>): GateRecord => ({ name: 'web', namespace: 'shop', action: 'enable', result: 'added', dryRun: 'none', conditionType: 'g', gatesBefore: [], gatesAfter: ['g'], patch: [], findings: [], ...extra });
+const record = (extra: Partial<GateRecord>): GateRecord => ({
+  name: 'web',
+  namespace: 'shop',
+  action: 'enable',
+  result: 'added',
+  dryRun: 'none',
+  conditionType: 'g',
+  gatesBefore: [],
+  gatesAfter: ['g'],
+  patch: [],
+  findings: [],
+  ...extra,
+});
 const target = { verb: 'patch', resource: 'deployments.apps', namespace: 'shop', name: 'web' };
 
 describe('enable-gate results', () => {
@@ -13,14 +25,29 @@ describe('enable-gate results', () => {
     const template = {
       metadata: { labels: { app: 'web' } },
       spec: {
-        containers: [{ name: 'app', image: 'i', env: [{ name: 'PASSWORD', value: 'p4ss' }, { name: 'FROM', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }],
+        containers: [
+          {
+            name: 'app',
+            image: 'i',
+            env: [
+              { name: 'PASSWORD', value: 'p4ss' },
+              { name: 'FROM', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+            ],
+          },
+        ],
         initContainers: [{ name: 'init', image: 'i', env: [{ name: 'TOKEN', value: 't0ken' }] }],
       },
     };
     expect(envByName(template as never)).toEqual({
       metadata: { labels: { app: 'web' } },
       spec: {
-        containers: [{ name: 'app', image: 'i', env: [{ name: 'PASSWORD' }, { name: 'FROM', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }],
+        containers: [
+          {
+            name: 'app',
+            image: 'i',
+            env: [{ name: 'PASSWORD' }, { name: 'FROM', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+          },
+        ],
         initContainers: [{ name: 'init', image: 'i', env: [{ name: 'TOKEN' }] }],
       },
     });
@@ -28,8 +55,12 @@ describe('enable-gate results', () => {
   });
 
   it('a write whose read-back failed is added with a warning and exit 0; a timeout exits 2; a refusal by the cluster 4', () => {
-    const added = record({ warnings: ['the gate was written, but reading the Deployment back for its new revision failed: boom'] });
-    expect(gateText([added], painter(false))).toBe('deployment.apps/web gate added\n  ! warning: the gate was written, but reading the Deployment back for its new revision failed: boom\n  the pod template changed, so a rollout started; follow it with: kubectl haptic status web -n shop --watch\n');
+    const added = record({
+      warnings: ['the gate was written, but reading the Deployment back for its new revision failed: boom'],
+    });
+    expect(gateText([added], painter(false))).toBe(
+      'deployment.apps/web gate added\n  ! warning: the gate was written, but reading the Deployment back for its new revision failed: boom\n  the pod template changed, so a rollout started; follow it with: kubectl haptic status web -n shop --watch\n',
+    );
     expect(gateExitCode([added])).toBe(0);
     const timedOut = record({ result: 'failed', cause: new ApiError('Timeout', 't', target) });
     const forbidden = record({ result: 'failed', cause: new ApiError('Forbidden', 'f', target, 403) });

@@ -10,7 +10,10 @@ import { LiveView } from '../../../src/ui/ink/LiveView.tsx';
 import { liveFrame, type LiveState } from '../../../src/ui/live-frame.ts';
 import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
 
-const text = (s: LiveState) => liveFrame(s).map((l) => l.map((seg) => seg.text).join('')).join('\n');
+const text = (s: LiveState) =>
+  liveFrame(s)
+    .map((l) => l.map((seg) => seg.text).join(''))
+    .join('\n');
 const ago = (s: number) => NOW - s * 1000;
 
 /** Mid-rollout: web-new-1 routed on 1 of 2 HAProxy pods and waiting for the gate; web-old-2 draining. */
@@ -22,11 +25,29 @@ function midway(gate: 'missing' | 'True' = 'missing') {
         pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2', terminatingDeadlineIn: 9 }),
         pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate }),
       ],
-      slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: gate === 'True' }])],
+      slices: [
+        slice([
+          { pod: 'web-old-1', ip: '10.0.0.1', ready: true },
+          { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true },
+          { pod: 'web-new-1', ip: '10.0.0.3', ready: gate === 'True' },
+        ]),
+      ],
       haptic: hapticInputs({
-        servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: true }],
-        fleet: gate === 'True' ? undefined : [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained' }],
-        oldServers: [{ pod: 'web-old-1', ip: '10.0.0.1', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: false }],
+        servers: [
+          { pod: 'web-new-1', ip: '10.0.0.3', disabled: false },
+          { pod: 'web-old-2', ip: '10.0.0.2', disabled: true },
+        ],
+        fleet:
+          gate === 'True'
+            ? undefined
+            : [
+                { name: 'haptic-haproxy-a', runs: 'current' },
+                { name: 'haptic-haproxy-b', runs: 'retained' },
+              ],
+        oldServers: [
+          { pod: 'web-old-1', ip: '10.0.0.1', disabled: false },
+          { pod: 'web-old-2', ip: '10.0.0.2', disabled: false },
+        ],
       }),
     }),
     NOW,
@@ -40,8 +61,22 @@ function history(gateTrue: boolean): RolloutHistory {
     progressed: true,
     pods: {
       'web-old-1': { name: 'web-old-1', role: 'old', createdAt: ago(30) },
-      'web-old-2': { name: 'web-old-2', role: 'old', createdAt: ago(30), deletedAt: ago(21), deadlineAt: ago(-9), unreadyAt: ago(20), disabledAt: ago(19) },
-      'web-new-1': { name: 'web-new-1', role: 'new', createdAt: ago(30), containersReadyAt: ago(20), ...(gateTrue ? { routedAt: ago(19), gateAt: ago(18), readyAt: ago(18) } : {}) },
+      'web-old-2': {
+        name: 'web-old-2',
+        role: 'old',
+        createdAt: ago(30),
+        deletedAt: ago(21),
+        deadlineAt: ago(-9),
+        unreadyAt: ago(20),
+        disabledAt: ago(19),
+      },
+      'web-new-1': {
+        name: 'web-new-1',
+        role: 'new',
+        createdAt: ago(30),
+        containersReadyAt: ago(20),
+        ...(gateTrue ? { routedAt: ago(19), gateAt: ago(18), readyAt: ago(18) } : {}),
+      },
     },
     configs: [],
   };
@@ -84,7 +119,20 @@ describe('the live view, stage by stage (120×30)', () => {
   });
 
   it('the new pod through the gate, with the time each step took', () => {
-    expect(text(base({ model: midway('True'), history: history(true), log: [{ at: ago(18), text: 'pod/web-new-1 gate haproxy-haptic.org/load-balancer-ready: True (2s after containers ready)' }] }))).toMatchInlineSnapshot(`
+    expect(
+      text(
+        base({
+          model: midway('True'),
+          history: history(true),
+          log: [
+            {
+              at: ago(18),
+              text: 'pod/web-new-1 gate haproxy-haptic.org/load-balancer-ready: True (2s after containers ready)',
+            },
+          ],
+        }),
+      ),
+    ).toMatchInlineSnapshot(`
       "deployment.apps/web -n shop · revision 2 · maxSurge 1, maxUnavailable 0 · gated
       … Waiting for deployment "web" rollout to finish: 1 out of 2 new replicas have been updated...
       new Ready ██████████░░░░░░░░░░ 1/2   old gone ░░░░░░░░░░░░░░░░░░░░ 0/2
@@ -104,9 +152,25 @@ describe('the live view, stage by stage (120×30)', () => {
   });
 
   it('a stall shows its finding under the tables', () => {
-    const f = finding('HS106', { podNoun: 'pod', haproxyPods: 'haptic-haproxy-b', installation: 'haptic/haptic-config', pods: 'web-new-1', namespace: 'haptic', haproxyPod: 'haptic-haproxy-b', container: 'agent' }, ['haptic-haproxy-b: its last deploy failed (entry checksum 3e8a0b6c2d1f9a47, live config 7c1f5e2a9b0d4e63); lastError: agent not reachable']);
+    const f = finding(
+      'HS106',
+      {
+        podNoun: 'pod',
+        haproxyPods: 'haptic-haproxy-b',
+        installation: 'haptic/haptic-config',
+        pods: 'web-new-1',
+        namespace: 'haptic',
+        haproxyPod: 'haptic-haproxy-b',
+        container: 'agent',
+      },
+      [
+        'haptic-haproxy-b: its last deploy failed (entry checksum 3e8a0b6c2d1f9a47, live config 7c1f5e2a9b0d4e63); lastError: agent not reachable',
+      ],
+    );
     const frame = text(base({ finding: f, width: 160 }));
-    expect(frame).toContain("✗ [HS106] HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate");
+    expect(frame).toContain(
+      "✗ [HS106] HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate",
+    );
     expect(frame).toContain('    fix: kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
   });
 });
@@ -119,7 +183,9 @@ describe('keys: a selected pod, its detail, the help', () => {
   });
 
   it('shows the selected pod in detail: conditions, EndpointSlices, HAProxy per HAProxy pod, findings about it', () => {
-    const f = finding('HS901', { name: 'web', state: 'progressing' }, ['pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)']);
+    const f = finding('HS901', { name: 'web', state: 'progressing' }, [
+      'pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)',
+    ]);
     expect(text(base({ mode: 'detail', selected: 'web-new-1', findings: [f] }))).toMatchInlineSnapshot(`
       "pod web-new-1 (new) · Running · node node-1 · 10.0.0.3 · age 30s
 
@@ -172,9 +238,13 @@ describe('keys: a selected pod, its detail, the help', () => {
 describe('a small terminal', () => {
   const many = () => {
     const pods = [
-      ...Array.from({ length: 12 }, (_, i) => pod({ name: `web-new-${String(i).padStart(2, '0')}`, rs: '2', ip: `10.0.2.${i}`, gate: 'True' })),
+      ...Array.from({ length: 12 }, (_, i) =>
+        pod({ name: `web-new-${String(i).padStart(2, '0')}`, rs: '2', ip: `10.0.2.${i}`, gate: 'True' }),
+      ),
       pod({ name: 'web-new-zz', rs: '2', ip: '10.0.3.1', gate: 'missing' }),
-      ...Array.from({ length: 6 }, (_, i) => pod({ name: `web-old-${i}`, rs: '1', ip: `10.0.1.${i}`, terminatingDeadlineIn: 5 + i })),
+      ...Array.from({ length: 6 }, (_, i) =>
+        pod({ name: `web-old-${i}`, rs: '1', ip: `10.0.1.${i}`, terminatingDeadlineIn: 5 + i }),
+      ),
     ];
     return buildRollout(snapshot({ deployment: deployment({ replicas: 13 }), pods, haptic: hapticInputs() }), NOW);
   };
@@ -185,7 +255,10 @@ describe('a small terminal', () => {
     expect(lines.length).toBeLessThanOrEqual(24);
     for (const l of lines) expect([...l].length).toBeLessThan(80);
     expect(lines.some((l) => l.startsWith('  web-new-zz'))).toBe(true);
-    expect(lines.filter((l) => /^ {2}… and \d+ more \(\d+ (Ready|draining)\)$/.test(l))).toEqual(['  … and 7 more (7 Ready)', '  … and 3 more (3 draining)']);
+    expect(lines.filter((l) => /^ {2}… and \d+ more \(\d+ (Ready|draining)\)$/.test(l))).toEqual([
+      '  … and 7 more (7 Ready)',
+      '  … and 3 more (3 draining)',
+    ]);
     expect(lines.at(-1)).toMatch(/^↑↓ select · enter detail · \? help · q quit/);
     expect(text(s)).toMatchInlineSnapshot(`
       "deployment.apps/web -n shop · revision 2 · maxSurge 1, maxUnavailable 0 · gated
@@ -218,6 +291,15 @@ describe('a small terminal', () => {
   it('draws through Ink exactly the frame it computed, without colour codes when there is no colour', () => {
     const s = base({ width: 100, height: 30 });
     const { lastFrame } = render(<LiveView {...s} />);
-    expect((lastFrame() ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trimEnd())).toEqual(text(s).split('\n').map((l) => l.trimEnd()));
+    expect(
+      (lastFrame() ?? '')
+        .replace(/\u001b\[[0-9;]*m/g, '')
+        .split('\n')
+        .map((l) => l.trimEnd()),
+    ).toEqual(
+      text(s)
+        .split('\n')
+        .map((l) => l.trimEnd()),
+    );
   });
 });

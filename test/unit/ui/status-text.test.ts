@@ -8,9 +8,32 @@ import { hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts'
 function gatingModel() {
   return buildRollout(
     snapshot({
-      pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2', terminatingDeadlineIn: 9 }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' })],
-      slices: [slice([{ pod: 'web-old-1', ip: '10.0.0.1', ready: true }, { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true }, { pod: 'web-new-1', ip: '10.0.0.3', ready: false }])],
-      haptic: hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: true }], fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'retained' }], oldServers: [{ pod: 'web-old-1', ip: '10.0.0.1', disabled: false }, { pod: 'web-old-2', ip: '10.0.0.2', disabled: false }] }),
+      pods: [
+        pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+        pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2', terminatingDeadlineIn: 9 }),
+        pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' }),
+      ],
+      slices: [
+        slice([
+          { pod: 'web-old-1', ip: '10.0.0.1', ready: true },
+          { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true },
+          { pod: 'web-new-1', ip: '10.0.0.3', ready: false },
+        ]),
+      ],
+      haptic: hapticInputs({
+        servers: [
+          { pod: 'web-new-1', ip: '10.0.0.3', disabled: false },
+          { pod: 'web-old-2', ip: '10.0.0.2', disabled: true },
+        ],
+        fleet: [
+          { name: 'haptic-haproxy-a', runs: 'current' },
+          { name: 'haptic-haproxy-b', runs: 'retained' },
+        ],
+        oldServers: [
+          { pod: 'web-old-1', ip: '10.0.0.1', disabled: false },
+          { pod: 'web-old-2', ip: '10.0.0.2', disabled: false },
+        ],
+      }),
     }),
     NOW,
   );
@@ -39,7 +62,13 @@ describe('statusText', () => {
 
   it("says an old pod's grace period ended before it calls the pod stuck (the kubelet's seconds to kill and delete it)", () => {
     const state = (deadlineIn: number) => {
-      const m = buildRollout(snapshot({ pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: deadlineIn })], haptic: hapticInputs() }), NOW);
+      const m = buildRollout(
+        snapshot({
+          pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: deadlineIn })],
+          haptic: hapticInputs(),
+        }),
+        NOW,
+      );
       return oldPodRow(m.oldPods[0]!, NOW)[1];
     };
     expect(state(9)).toMatchObject({ text: '↓ Terminating, 9s of grace left', tone: 'wait' });

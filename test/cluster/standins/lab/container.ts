@@ -13,7 +13,9 @@ export type Exit = { code: number; at: number; signal?: string };
 export function nanoTime(ms = performance.timeOrigin + performance.now()): string {
   const whole = Math.floor(ms);
   const nanos = Math.round((ms - whole) * 1e6);
-  return new Date(whole).toISOString().replace(/\.(\d{3})Z$/, (_, milli: string) => `.${milli}${String(nanos).padStart(6, '0')}Z`);
+  return new Date(whole)
+    .toISOString()
+    .replace(/\.(\d{3})Z$/, (_, milli: string) => `.${milli}${String(nanos).padStart(6, '0')}Z`);
 }
 
 /**
@@ -47,11 +49,40 @@ export class ContainerProcess {
   /** unshare could not re-raise SIGKILL on itself (signal(SIGKILL) fails) and exited 1 instead: see exitCode */
   private reraiseFailed = false;
 
-  constructor(opts: { name: string; netns: string; argv: string[]; env: Record<string, string>; logFile: string; cwd: string; keep: string[] }) {
+  constructor(opts: {
+    name: string;
+    netns: string;
+    argv: string[];
+    env: Record<string, string>;
+    logFile: string;
+    cwd: string;
+    keep: string[];
+  }) {
     this.name = opts.name;
     this.log = createWriteStream(opts.logFile, { flags: 'a' });
-    const argv = ['netns', 'exec', opts.netns, 'unshare', '--pid', '--fork', '--mount', '--propagation', 'private', '--mount-proc', 'sh', '-c', prepareLine(opts.keep), 'sh', ...opts.argv];
-    this.child = spawn('ip', argv, { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const argv = [
+      'netns',
+      'exec',
+      opts.netns,
+      'unshare',
+      '--pid',
+      '--fork',
+      '--mount',
+      '--propagation',
+      'private',
+      '--mount-proc',
+      'sh',
+      '-c',
+      prepareLine(opts.keep),
+      'sh',
+      ...opts.argv,
+    ];
+    this.child = spawn('ip', argv, {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.pipe(this.child.stdout!, 'stdout');
     this.pipe(this.child.stderr!, 'stderr');
     this.exited = new Promise((resolve) => {

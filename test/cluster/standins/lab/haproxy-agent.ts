@@ -23,7 +23,10 @@ export function parseShowProc(text: string): Proc | undefined {
   const master = /^\d+\s+master\s+(\d+)\s+\[failed: (\d+)\]/m.exec(text);
   if (!master) return undefined;
   const workers = text.split('# workers')[1]?.split('#')[0] ?? '';
-  const current = workers.split('\n').map((l) => /^(\d+)\s+worker\s+0\s/.exec(l)).find(Boolean);
+  const current = workers
+    .split('\n')
+    .map((l) => /^(\d+)\s+worker\s+0\s/.exec(l))
+    .find(Boolean);
   return { reloads: Number(master[1]), failed: Number(master[2]), worker: current ? Number(current[1]) : undefined };
 }
 
@@ -61,7 +64,10 @@ export function serverMismatch(wanted: Map<string, boolean>, running: Map<string
   const problems: string[] = [];
   for (const [server, enabled] of wanted) {
     if (!running.has(server)) problems.push(`${server} missing`);
-    else if (running.get(server) !== enabled) problems.push(`${server} ${running.get(server) ? 'enabled' : 'disabled'}, not ${enabled ? 'enabled' : 'disabled'}`);
+    else if (running.get(server) !== enabled)
+      problems.push(
+        `${server} ${running.get(server) ? 'enabled' : 'disabled'}, not ${enabled ? 'enabled' : 'disabled'}`,
+      );
   }
   for (const server of running.keys()) if (!wanted.has(server)) problems.push(`${server} not in the config`);
   return problems.length ? problems.slice(0, 5).join(', ') : undefined;
@@ -72,7 +78,10 @@ export function masterCommand(socket: string, command: string, timeoutMs = 5000)
   return new Promise((resolve, reject) => {
     const conn = connect(socket);
     let answer = '';
-    const timer = setTimeout(() => conn.destroy(new Error(`${command}: no answer from ${socket} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => conn.destroy(new Error(`${command}: no answer from ${socket} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     conn.setEncoding('utf8');
     conn.on('data', (d: string) => (answer += d));
     conn.on('error', (error) => {
@@ -146,7 +155,9 @@ export class HAProxyAgent {
         return `HAProxy refused the reload and kept its previous configuration${said ? `: ${said}` : ''}`;
       }
       if (now && now.reloads > before.reloads && now.worker !== undefined && now.worker !== before.worker) {
-        const state = await masterCommand(files.masterSocket, `@!${now.worker} show servers state`).catch((e: Error) => e.message);
+        const state = await masterCommand(files.masterSocket, `@!${now.worker} show servers state`).catch(
+          (e: Error) => e.message,
+        );
         const mismatch = serverMismatch(configServers(content), workerServers(state));
         return mismatch ? `HAProxy's new worker does not run the deployed servers: ${mismatch}` : undefined;
       }
@@ -165,5 +176,9 @@ function safeSize(file: string): number {
 
 /** HAProxy's [ALERT] lines (the reasons it refuses a config), without its NOTICE chatter, on one line. */
 function alerts(output: string): string {
-  return output.split('\n').map((l) => l.replace(/^\S+ stderr F /, '').trim()).filter((l) => l.startsWith('[ALERT]')).join(' ');
+  return output
+    .split('\n')
+    .map((l) => l.replace(/^\S+ stderr F /, '').trim())
+    .filter((l) => l.startsWith('[ALERT]'))
+    .join(' ');
 }

@@ -47,7 +47,8 @@ export function imageKind(image: string, podImages: string[]): ImageKind | undef
   const repo = repositoryOf(image);
   if (repo === HTTP_SERVER_IMAGE) return 'http-server';
   if (repo === CURL_IMAGE) return 'probe';
-  if (repo.split('/').pop()!.includes('haproxy')) return podImages.some((i) => HAPTIC_AGENT.test(repositoryOf(i))) ? 'haptic-haproxy' : 'haproxy';
+  if (repo.split('/').pop()!.includes('haproxy'))
+    return podImages.some((i) => HAPTIC_AGENT.test(repositoryOf(i))) ? 'haptic-haproxy' : 'haproxy';
   return undefined;
 }
 
@@ -65,12 +66,16 @@ export function imageStopSignal(image: string): NodeJS.Signals {
 /** The kubelet's stop signal: `lifecycle.stopSignal` (the ContainerStopSignals feature), else the image's. */
 export function stopSignalOf(container: ContainerSpec): NodeJS.Signals {
   const declared = container.lifecycle?.stopSignal;
-  if (typeof declared === 'string' && /^SIG[A-Z0-9]+$/.test(declared.toUpperCase())) return declared.toUpperCase() as NodeJS.Signals;
+  if (typeof declared === 'string' && /^SIG[A-Z0-9]+$/.test(declared.toUpperCase()))
+    return declared.toUpperCase() as NodeJS.Signals;
   return imageStopSignal(container.image);
 }
 
 /** Literal env values and the downward API fields the lab supports (metadata.name, metadata.namespace, status.podIP). */
-export function envOf(container: ContainerSpec, pod: { name: string; namespace: string; podIP: string }): Record<string, string> {
+export function envOf(
+  container: ContainerSpec,
+  pod: { name: string; namespace: string; podIP: string },
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const e of container.env ?? []) {
     if (typeof e.value === 'string') env[e.name] = e.value;
@@ -90,7 +95,8 @@ export function hostPath(path: string, container: ContainerSpec, podDir: string)
   const mounts = [...(container.volumeMounts ?? [])].sort((a, b) => b.mountPath.length - a.mountPath.length);
   for (const m of mounts) {
     const base = m.mountPath.replace(/\/+$/, '');
-    if (path === base || path.startsWith(`${base}/`)) return join(podDir, 'volumes', m.name, m.subPath ?? '', path.slice(base.length));
+    if (path === base || path.startsWith(`${base}/`))
+      return join(podDir, 'volumes', m.name, m.subPath ?? '', path.slice(base.length));
   }
   return path;
 }
@@ -102,7 +108,13 @@ export function hostPath(path: string, container: ContainerSpec, podDir: string)
 export function containerPlan(
   container: ContainerSpec,
   podImages: string[],
-  ctx: { repoRoot: string; node: string; podDir: string; pod: { name: string; namespace: string; podIP: string }; probeTally?: string },
+  ctx: {
+    repoRoot: string;
+    node: string;
+    podDir: string;
+    pod: { name: string; namespace: string; podIP: string };
+    probeTally?: string;
+  },
 ): ContainerPlan | undefined {
   const kind = imageKind(container.image, podImages);
   if (!kind) return undefined;
@@ -111,16 +123,32 @@ export function containerPlan(
   switch (kind) {
     case 'http-server': {
       const port = container.ports?.find((p) => (p.protocol ?? 'TCP') === 'TCP')?.containerPort ?? 8080;
-      return { kind, argv: [ctx.node, join(ctx.repoRoot, 'test/cluster/lab/http-server.ts')], env: { PORT: String(port), POD_NAME: ctx.pod.name, ...env }, stopSignal };
+      return {
+        kind,
+        argv: [ctx.node, join(ctx.repoRoot, 'test/cluster/lab/http-server.ts')],
+        env: { PORT: String(port), POD_NAME: ctx.pod.name, ...env },
+        stopSignal,
+      };
     }
     case 'probe':
       // curlimages/curl runs drill's shell loop; the lab runs lab/probe.ts, which does what that loop does
-      return { kind, argv: [ctx.node, join(ctx.repoRoot, 'test/cluster/lab/probe.ts')], env: { ...env, ...(ctx.probeTally ? { LAB_PROBE_TALLY: ctx.probeTally } : {}) }, stopSignal };
+      return {
+        kind,
+        argv: [ctx.node, join(ctx.repoRoot, 'test/cluster/lab/probe.ts')],
+        env: { ...env, ...(ctx.probeTally ? { LAB_PROBE_TALLY: ctx.probeTally } : {}) },
+        stopSignal,
+      };
     case 'haptic-haproxy': {
       // the agent owns the config and the sockets: HAProxy in master-worker mode, reloaded through its master socket
       const config = join(ctx.podDir, 'haproxy.cfg');
       const masterSocket = join(ctx.podDir, 'm.sock');
-      return { kind, argv: ['haproxy', '-W', '-db', '-S', `${masterSocket},mode,600`, '-f', config], env, stopSignal, agent: { config, masterSocket } };
+      return {
+        kind,
+        argv: ['haproxy', '-W', '-db', '-S', `${masterSocket},mode,600`, '-f', config],
+        env,
+        stopSignal,
+        agent: { config, masterSocket },
+      };
     }
     case 'haproxy': {
       // the official image's CMD (haproxy -f /usr/local/etc/haproxy/haproxy.cfg; its entrypoint adds -W -db), or the pod's

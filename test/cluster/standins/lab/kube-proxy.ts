@@ -23,7 +23,12 @@ export function serviceRules(services: Obj[], slices: Obj[]): Rule[] {
   for (const svc of services) {
     const ip: string | undefined = svc.spec?.clusterIP;
     if (!ip || ip === 'None') continue;
-    const own = slices.filter((s) => s.metadata.namespace === svc.metadata.namespace && s.metadata.labels?.['kubernetes.io/service-name'] === svc.metadata.name && (s.addressType ?? 'IPv4') === 'IPv4');
+    const own = slices.filter(
+      (s) =>
+        s.metadata.namespace === svc.metadata.namespace &&
+        s.metadata.labels?.['kubernetes.io/service-name'] === svc.metadata.name &&
+        (s.addressType ?? 'IPv4') === 'IPv4',
+    );
     for (const port of svc.spec.ports ?? []) {
       if ((port.protocol ?? 'TCP') !== 'TCP') continue;
       const ready: { ip: string; port: number }[] = [];
@@ -39,7 +44,9 @@ export function serviceRules(services: Obj[], slices: Obj[]): Rule[] {
         }
       }
       const chosen = ready.length ? ready : terminating;
-      const unique = [...new Map(chosen.map((e) => [`${e.ip}:${e.port}`, e])).values()].sort((a, b) => `${a.ip}:${a.port}`.localeCompare(`${b.ip}:${b.port}`));
+      const unique = [...new Map(chosen.map((e) => [`${e.ip}:${e.port}`, e])).values()].sort((a, b) =>
+        `${a.ip}:${a.port}`.localeCompare(`${b.ip}:${b.port}`),
+      );
       rules.push({ ip, port: port.port, endpoints: unique });
     }
   }
@@ -50,22 +57,42 @@ export function serviceRules(services: Obj[], slices: Obj[]): Rule[] {
 export function nftScript(rules: Rule[]): string {
   const empty = rules.filter((r) => r.endpoints.length === 0);
   const lines = [
-    `table ip ${TABLE} {`, '}', `delete table ip ${TABLE}`, `table ip ${TABLE} {`,
-    '  set no-endpoints {', '    type ipv4_addr . inet_service',
+    `table ip ${TABLE} {`,
+    '}',
+    `delete table ip ${TABLE}`,
+    `table ip ${TABLE} {`,
+    '  set no-endpoints {',
+    '    type ipv4_addr . inet_service',
     ...(empty.length ? [`    elements = { ${empty.map((r) => `${r.ip} . ${r.port}`).join(', ')} }`] : []),
     '  }',
     '  chain services {',
-    ...rules.filter((r) => r.endpoints.length).map((r) => {
-      const map = r.endpoints.map((e, i) => `${i} : ${e.ip} . ${e.port}`).join(', ');
-      return `    ip daddr ${r.ip} tcp dport ${r.port} dnat ip to numgen random mod ${r.endpoints.length} map { ${map} }`;
-    }),
+    ...rules
+      .filter((r) => r.endpoints.length)
+      .map((r) => {
+        const map = r.endpoints.map((e, i) => `${i} : ${e.ip} . ${e.port}`).join(', ');
+        return `    ip daddr ${r.ip} tcp dport ${r.port} dnat ip to numgen random mod ${r.endpoints.length} map { ${map} }`;
+      }),
     '  }',
-    '  chain endpoints-check {', '    ip daddr . tcp dport @no-endpoints reject', '  }',
+    '  chain endpoints-check {',
+    '    ip daddr . tcp dport @no-endpoints reject',
+    '  }',
     // filter before DNAT (priority -110 < -100), as kube-proxy's filter-prerouting / filter-output chains
-    '  chain filter-prerouting {', '    type filter hook prerouting priority -110', '    jump endpoints-check', '  }',
-    '  chain filter-output {', '    type filter hook output priority -110', '    jump endpoints-check', '  }',
-    '  chain nat-prerouting {', '    type nat hook prerouting priority -100', '    jump services', '  }',
-    '  chain nat-output {', '    type nat hook output priority -100', '    jump services', '  }',
+    '  chain filter-prerouting {',
+    '    type filter hook prerouting priority -110',
+    '    jump endpoints-check',
+    '  }',
+    '  chain filter-output {',
+    '    type filter hook output priority -110',
+    '    jump endpoints-check',
+    '  }',
+    '  chain nat-prerouting {',
+    '    type nat hook prerouting priority -100',
+    '    jump services',
+    '  }',
+    '  chain nat-output {',
+    '    type nat hook output priority -100',
+    '    jump services',
+    '  }',
     '}',
   ];
   return `${lines.join('\n')}\n`;
@@ -82,7 +109,12 @@ function nft(script: string): Promise<void> {
   });
 }
 
-export async function runKubeProxy(kube: Kube, signal: AbortSignal, propagationMs = 2000, minSyncMs = 1000): Promise<void> {
+export async function runKubeProxy(
+  kube: Kube,
+  signal: AbortSignal,
+  propagationMs = 2000,
+  minSyncMs = 1000,
+): Promise<void> {
   let last = 0;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -110,15 +142,33 @@ export async function runKubeProxy(kube: Kube, signal: AbortSignal, propagationM
   };
   const changed = () => {
     if (timer || signal.aborted) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void sync();
-    }, Math.max(propagationMs, last + minSyncMs - Date.now()));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        void sync();
+      },
+      Math.max(propagationMs, last + minSyncMs - Date.now()),
+    );
   };
-  const services = await kube.informer<Obj>('v1', 'Service', {}, { onObject: changed, onError: informerLog('kube-proxy: services') }, signal);
-  const slices = await kube.informer<Obj>('discovery.k8s.io/v1', 'EndpointSlice', {}, { onObject: changed, onError: informerLog('kube-proxy: endpointslices') }, signal);
+  const services = await kube.informer<Obj>(
+    'v1',
+    'Service',
+    {},
+    { onObject: changed, onError: informerLog('kube-proxy: services') },
+    signal,
+  );
+  const slices = await kube.informer<Obj>(
+    'discovery.k8s.io/v1',
+    'EndpointSlice',
+    {},
+    { onObject: changed, onError: informerLog('kube-proxy: endpointslices') },
+    signal,
+  );
   await Promise.all([services.whenSynced, slices.whenSynced]);
   await sync();
   signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
-  log('kube-proxy', `Service ClusterIPs programmed in nftables table ip ${TABLE} (changes applied ${propagationMs} ms after seen, min sync period ${minSyncMs} ms)`);
+  log(
+    'kube-proxy',
+    `Service ClusterIPs programmed in nftables table ip ${TABLE} (changes applied ${propagationMs} ms after seen, min sync period ${minSyncMs} ms)`,
+  );
 }

@@ -13,31 +13,45 @@ import { log } from '../common.ts';
 export const KUBELET_PORT = 10250;
 
 /** A CRI log file's lines as pods/log shows them. Pure. */
-export function containerLog(text: string, options: { timestamps: boolean; tailLines?: number; sinceTime?: string }): string {
+export function containerLog(
+  text: string,
+  options: { timestamps: boolean; tailLines?: number; sinceTime?: string },
+): string {
   const since = options.sinceTime ? Date.parse(options.sinceTime) : undefined;
-  let lines = text.split('\n').filter(Boolean).flatMap((line) => {
-    const match = /^(\S+) (stdout|stderr) ([FP]) (.*)$/.exec(line);
-    if (!match) return [];
-    const [, time, , , content] = match;
-    if (since !== undefined && Date.parse(time!) < since) return [];
-    return [options.timestamps ? `${time} ${content}` : content!];
-  });
-  if (options.tailLines !== undefined && options.tailLines >= 0) lines = lines.slice(Math.max(0, lines.length - options.tailLines));
+  let lines = text
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((line) => {
+      const match = /^(\S+) (stdout|stderr) ([FP]) (.*)$/.exec(line);
+      if (!match) return [];
+      const [, time, , , content] = match;
+      if (since !== undefined && Date.parse(time!) < since) return [];
+      return [options.timestamps ? `${time} ${content}` : content!];
+    });
+  if (options.tailLines !== undefined && options.tailLines >= 0)
+    lines = lines.slice(Math.max(0, lines.length - options.tailLines));
   return lines.map((l) => `${l}\n`).join('');
 }
 
-export function serveKubeletApi(opts: { cert: string; key: string; logOf: (key: string, container: string, previous: boolean) => string | undefined }): Promise<Server[]> {
+export function serveKubeletApi(opts: {
+  cert: string;
+  key: string;
+  logOf: (key: string, container: string, previous: boolean) => string | undefined;
+}): Promise<Server[]> {
   const servers = FAKE_NODES.map((node) => {
     const server = createServer({ cert: readFileSync(opts.cert), key: readFileSync(opts.key) }, (req, res) => {
       const url = new URL(req.url ?? '/', `https://${node.ip}`);
       if (url.pathname === '/healthz') return void res.writeHead(200).end('ok');
       const match = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
-      if (req.method !== 'GET' || !match) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
+      if (req.method !== 'GET' || !match)
+        return void res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
       const [, namespace, pod, container] = match.map((m) => decodeURIComponent(m)) as [string, string, string, string];
       const previous = url.searchParams.get('previous') === 'true';
       const file = opts.logOf(`${namespace}/${pod}`, container, previous);
       if (!file) {
-        const what = previous ? `previous terminated container "${container}" in pod "${pod}" not found` : `container "${container}" in pod "${pod}" is not available`;
+        const what = previous
+          ? `previous terminated container "${container}" in pod "${pod}" not found`
+          : `container "${container}" in pod "${pod}" is not available`;
         return void res.writeHead(400, { 'content-type': 'text/plain' }).end(what);
       }
       const tail = url.searchParams.get('tailLines');

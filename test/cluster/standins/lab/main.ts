@@ -17,13 +17,31 @@ const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url)).replace(
 
 export type Lab = { runtime: LabRuntime; haproxy: RealHAProxy; exposeHAProxy(): Promise<void> };
 
-export async function startLab(kube: Kube, signal: AbortSignal, opts: { netns: string; dir: string; cert: string; key: string }): Promise<Lab> {
+export async function startLab(
+  kube: Kube,
+  signal: AbortSignal,
+  opts: { netns: string; dir: string; cert: string; key: string },
+): Promise<Lab> {
   const pinned = join(repoRoot, 'node_modules/.bin/node');
-  const runtime = new LabRuntime({ kube, labNetns: opts.netns, labDir: opts.dir, repoRoot, node: existsSync(pinned) ? pinned : process.execPath });
-  const servers = await serveKubeletApi({ cert: opts.cert, key: opts.key, logOf: (key, container, previous) => runtime.logOf(key, container, previous) });
-  signal.addEventListener('abort', () => {
-    for (const s of servers) s.close();
-  }, { once: true });
+  const runtime = new LabRuntime({
+    kube,
+    labNetns: opts.netns,
+    labDir: opts.dir,
+    repoRoot,
+    node: existsSync(pinned) ? pinned : process.execPath,
+  });
+  const servers = await serveKubeletApi({
+    cert: opts.cert,
+    key: opts.key,
+    logOf: (key, container, previous) => runtime.logOf(key, container, previous),
+  });
+  signal.addEventListener(
+    'abort',
+    () => {
+      for (const s of servers) s.close();
+    },
+    { once: true },
+  );
   await runKubeProxy(kube, signal);
   const agent = new HAProxyAgent(join(opts.dir, 'validate'));
   const haproxy: RealHAProxy = {
@@ -35,11 +53,24 @@ export async function startLab(kube: Kube, signal: AbortSignal, opts: { netns: s
   // (k8sResources.haproxy-service, charts/haptic/templates/haproxy-service.yaml says so); a ClusterIP here, as the
   // lab has no load balancer
   const exposeHAProxy = async () => {
-    await kube.apply([{
-      apiVersion: 'v1', kind: 'Service',
-      metadata: { name: `${fullname(PRIMARY)}-haproxy`, namespace: PRIMARY.namespace, labels: { 'app.kubernetes.io/name': 'haptic', 'app.kubernetes.io/instance': PRIMARY.release } },
-      spec: { selector: selectorLabels(PRIMARY, 'loadbalancer'), ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
-    }], 'haptic-controller');
+    await kube.apply(
+      [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: {
+            name: `${fullname(PRIMARY)}-haproxy`,
+            namespace: PRIMARY.namespace,
+            labels: { 'app.kubernetes.io/name': 'haptic', 'app.kubernetes.io/instance': PRIMARY.release },
+          },
+          spec: {
+            selector: selectorLabels(PRIMARY, 'loadbalancer'),
+            ports: [{ name: 'http', port: 80, targetPort: 8080 }],
+          },
+        },
+      ],
+      'haptic-controller',
+    );
   };
   return { runtime, haproxy, exposeHAProxy };
 }

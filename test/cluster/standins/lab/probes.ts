@@ -10,7 +10,13 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 
-export type ProbeTiming = { initialDelayMs: number; periodMs: number; timeoutMs: number; successThreshold: number; failureThreshold: number };
+export type ProbeTiming = {
+  initialDelayMs: number;
+  periodMs: number;
+  timeoutMs: number;
+  successThreshold: number;
+  failureThreshold: number;
+};
 
 export type Handler =
   | { kind: 'http'; path: string; port: number | string; host?: string; headers: Record<string, string> }
@@ -41,7 +47,13 @@ export function probeSpec(raw: RawProbe | undefined): ProbeSpec | undefined {
   let handler: Handler | undefined;
   if (raw.httpGet) {
     const headers = Object.fromEntries((raw.httpGet.httpHeaders ?? []).map((h) => [h.name, h.value]));
-    handler = { kind: 'http', path: raw.httpGet.path || '/', port: raw.httpGet.port, headers, ...(raw.httpGet.host ? { host: raw.httpGet.host } : {}) };
+    handler = {
+      kind: 'http',
+      path: raw.httpGet.path || '/',
+      port: raw.httpGet.port,
+      headers,
+      ...(raw.httpGet.host ? { host: raw.httpGet.host } : {}),
+    };
   } else if (raw.tcpSocket) {
     handler = { kind: 'tcp', port: raw.tcpSocket.port, ...(raw.tcpSocket.host ? { host: raw.tcpSocket.host } : {}) };
   } else if (raw.exec?.command?.length) {
@@ -59,14 +71,21 @@ export function probeSpec(raw: RawProbe | undefined): ProbeSpec | undefined {
 }
 
 /** The state after one probe outcome (worker.go: resultRun, and the thresholds before the result flips). */
-export function probeStep(state: ProbeState, ok: boolean, spec: Pick<ProbeTiming, 'successThreshold' | 'failureThreshold'>): ProbeState {
+export function probeStep(
+  state: ProbeState,
+  ok: boolean,
+  spec: Pick<ProbeTiming, 'successThreshold' | 'failureThreshold'>,
+): ProbeState {
   const run = state.last === ok ? state.run + 1 : 1;
   const threshold = ok ? spec.successThreshold : spec.failureThreshold;
   return { ready: run >= threshold ? ok : state.ready, last: ok, run };
 }
 
 /** A named port resolved against the container's ports, as the kubelet does (an unknown name fails the probe). */
-export function resolvePort(port: number | string, ports: { name?: string; containerPort: number }[] | undefined): number | undefined {
+export function resolvePort(
+  port: number | string,
+  ports: { name?: string; containerPort: number }[] | undefined,
+): number | undefined {
   if (typeof port === 'number') return port;
   if (/^\d+$/.test(port)) return Number(port);
   return ports?.find((p) => p.name === port)?.containerPort;
@@ -75,11 +94,18 @@ export function resolvePort(port: number | string, ports: { name?: string; conta
 /** Runs one probe from the node against the pod; resolves with success and the kubelet's words for a failure. */
 export async function runProbe(
   handler: Handler,
-  ctx: { podIP: string; ports: { name?: string; containerPort: number }[] | undefined; timeoutMs: number; exec: (argv: string[], timeoutMs: number) => Promise<number> },
+  ctx: {
+    podIP: string;
+    ports: { name?: string; containerPort: number }[] | undefined;
+    timeoutMs: number;
+    exec: (argv: string[], timeoutMs: number) => Promise<number>;
+  },
 ): Promise<{ ok: boolean; output: string }> {
   if (handler.kind === 'exec') {
     const code = await ctx.exec(handler.command, ctx.timeoutMs);
-    return code === 0 ? { ok: true, output: '' } : { ok: false, output: `command ${JSON.stringify(handler.command.join(' '))} exited with ${code}` };
+    return code === 0
+      ? { ok: true, output: '' }
+      : { ok: false, output: `command ${JSON.stringify(handler.command.join(' '))} exited with ${code}` };
   }
   const port = resolvePort(handler.port, ctx.ports);
   if (port === undefined) return { ok: false, output: `port ${handler.port} not found` };
@@ -100,14 +126,30 @@ export async function runProbe(
   }
   return new Promise((resolve) => {
     const url = `http://${host}:${port}${handler.path}`;
-    const req = request(url, { method: 'GET', headers: { 'user-agent': 'kube-probe/1.36', ...handler.headers }, timeout: ctx.timeoutMs, agent: false }, (res) => {
-      res.resume();
-      const status = res.statusCode ?? 0;
-      resolve(status >= 200 && status < 400 ? { ok: true, output: '' } : { ok: false, output: `HTTP probe failed with statuscode: ${status}` });
-    });
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        headers: { 'user-agent': 'kube-probe/1.36', ...handler.headers },
+        timeout: ctx.timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        const status = res.statusCode ?? 0;
+        resolve(
+          status >= 200 && status < 400
+            ? { ok: true, output: '' }
+            : { ok: false, output: `HTTP probe failed with statuscode: ${status}` },
+        );
+      },
+    );
     req.once('timeout', () => req.destroy(new Error('timeout')));
     req.once('error', (error) => {
-      const text = error.message === 'timeout' ? `context deadline exceeded (Client.Timeout exceeded while awaiting headers)` : `dial tcp ${host}:${port}: ${dialError(error)}`;
+      const text =
+        error.message === 'timeout'
+          ? `context deadline exceeded (Client.Timeout exceeded while awaiting headers)`
+          : `dial tcp ${host}:${port}: ${dialError(error)}`;
       resolve({ ok: false, output: `Get "${url}": ${text}` });
     });
     req.end();

@@ -43,9 +43,21 @@ frontend status
 `;
 
 type Container = ContainerSpec & { lifecycle?: { stopSignal?: string; preStop?: PreStop } };
-type PreStop = { exec?: { command?: string[] }; sleep?: { seconds?: number }; httpGet?: { path?: string; port: number | string; host?: string } };
+type PreStop = {
+  exec?: { command?: string[] };
+  sleep?: { seconds?: number };
+  httpGet?: { path?: string; port: number | string; host?: string };
+};
 
-type Run = ContainerRun & { plan?: ContainerPlan; spec: Container; proc?: ContainerProcess; probe?: ProbeSpec; probeState: ProbeState; probeTimer?: NodeJS.Timeout; restartAt?: number };
+type Run = ContainerRun & {
+  plan?: ContainerPlan;
+  spec: Container;
+  proc?: ContainerProcess;
+  probe?: ProbeSpec;
+  probeState: ProbeState;
+  probeTimer?: NodeJS.Timeout;
+  restartAt?: number;
+};
 
 type LabPod = {
   key: string;
@@ -103,7 +115,16 @@ export class LabRuntime implements PodRuntime {
       lab = undefined;
     }
     if (!lab) {
-      lab = { key, uid: pod.metadata.uid!, dir: join(this.opts.labDir, 'p', pod.metadata.uid!.replace(/-/g, '').slice(0, 12)), runs: new Map(), started: false, stopping: false, removed: false, events: new Map() };
+      lab = {
+        key,
+        uid: pod.metadata.uid!,
+        dir: join(this.opts.labDir, 'p', pod.metadata.uid!.replace(/-/g, '').slice(0, 12)),
+        runs: new Map(),
+        started: false,
+        stopping: false,
+        removed: false,
+        events: new Map(),
+      };
       this.pods.set(key, lab);
     }
     if (!lab.started) {
@@ -121,7 +142,9 @@ export class LabRuntime implements PodRuntime {
     await io.show({ ...view, events: [...lab.events.values()] });
     const ended = [...lab.runs.values()].every((r) => r.state === 'exited');
     // A container that exited while this pass wrote the status is restarted on the next one, in the same sandbox.
-    const restarting = !lab.stopping && [...lab.runs.values()].some((r) => r.ended && restarts(pod.spec.restartPolicy, r.ended.exitCode));
+    const restarting =
+      !lab.stopping &&
+      [...lab.runs.values()].some((r) => r.ended && restarts(pod.spec.restartPolicy, r.ended.exitCode));
     if (ended && !restarting && lab.sandbox) {
       // CNI DEL once no container is left and none will be restarted: the kubelet keeps a pod's sandbox while
       // restartPolicy restarts its containers (kuberuntime_manager.go computePodActions) and kills it with a pod
@@ -173,9 +196,25 @@ export class LabRuntime implements PodRuntime {
     for (const spec of pod.spec.containers as Container[]) {
       // the probe's own count outlives the pod (the lab's tests read it after drill deleted the pod)
       const probeTally = join(this.opts.labDir, 'probes', `${pod.metadata.namespace}_${pod.metadata.name}.jsonl`);
-      const plan = containerPlan(spec, images, { repoRoot: this.opts.repoRoot, node: this.opts.node, podDir: lab.dir, pod: { name: pod.metadata.name, namespace: pod.metadata.namespace!, podIP }, probeTally });
+      const plan = containerPlan(spec, images, {
+        repoRoot: this.opts.repoRoot,
+        node: this.opts.node,
+        podDir: lab.dir,
+        pod: { name: pod.metadata.name, namespace: pod.metadata.namespace!, podIP },
+        probeTally,
+      });
       const probe = plan ? probeSpec(spec.readinessProbe as never) : undefined;
-      const run: Run = { name: spec.name, restarts: 0, state: 'running', startedAt: Date.now(), ready: plan === undefined, spec, probeState: INITIAL, ...(plan ? { plan } : {}), ...(probe ? { probe } : {}) };
+      const run: Run = {
+        name: spec.name,
+        restarts: 0,
+        state: 'running',
+        startedAt: Date.now(),
+        ready: plan === undefined,
+        spec,
+        probeState: INITIAL,
+        ...(plan ? { plan } : {}),
+        ...(probe ? { probe } : {}),
+      };
       lab.runs.set(spec.name, run);
       if (plan?.agent && !existsSync(plan.agent.config)) writeFileSync(plan.agent.config, BOOTSTRAP_HAPROXY);
       if (plan) await this.launch(lab, run, podIP);
@@ -190,14 +229,23 @@ export class LabRuntime implements PodRuntime {
       if (!volume.configMap) continue;
       const cm = await this.opts.kube.tryGet<Obj>('v1', 'ConfigMap', volume.configMap.name, pod.metadata.namespace);
       const data: Record<string, string> = cm?.data ?? {};
-      const items: { key: string; path: string }[] = volume.configMap.items ?? Object.keys(data).map((key) => ({ key, path: key }));
+      const items: { key: string; path: string }[] =
+        volume.configMap.items ?? Object.keys(data).map((key) => ({ key, path: key }));
       for (const item of items) if (data[item.key] !== undefined) writeFileSync(join(dir, item.path), data[item.key]!);
     }
   }
 
   private async launch(lab: LabPod, run: Run, podIP: string): Promise<void> {
     const plan = run.plan!;
-    const proc = new ContainerProcess({ name: run.name, netns: lab.sandbox!.netns, argv: plan.argv, env: plan.env, logFile: this.logFile(lab, run.name, run.restarts), cwd: lab.dir, keep: [this.opts.repoRoot, this.opts.labDir] });
+    const proc = new ContainerProcess({
+      name: run.name,
+      netns: lab.sandbox!.netns,
+      argv: plan.argv,
+      env: plan.env,
+      logFile: this.logFile(lab, run.name, run.restarts),
+      cwd: lab.dir,
+      keep: [this.opts.repoRoot, this.opts.labDir],
+    });
     run.proc = proc;
     run.state = 'running';
     run.startedAt = Date.now();
@@ -219,7 +267,12 @@ export class LabRuntime implements PodRuntime {
     run.probeTimer = setTimeout(async () => {
       if (run.proc !== proc || proc.exit) return;
       const spec = run.probe!;
-      const { ok, output } = await runProbe(spec.handler, { podIP, ports: run.spec.ports, timeoutMs: spec.timeoutMs, exec: (argv, ms) => proc.exec(argv, ms) });
+      const { ok, output } = await runProbe(spec.handler, {
+        podIP,
+        ports: run.spec.ports,
+        timeoutMs: spec.timeoutMs,
+        exec: (argv, ms) => proc.exec(argv, ms),
+      });
       if (run.proc !== proc || proc.exit) return;
       if (!ok) this.event(lab, run.name, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`);
       const next = probeStep(run.probeState, ok, spec);
@@ -286,7 +339,13 @@ export class LabRuntime implements PodRuntime {
   }
 
   /** Runs a preStop hook within the grace period; resolves with the kubelet's words for a failure, if any. */
-  private async preStop(hook: PreStop, proc: ContainerProcess, pod: Obj, run: Run, graceMs: number): Promise<string | undefined> {
+  private async preStop(
+    hook: PreStop,
+    proc: ContainerProcess,
+    pod: Obj,
+    run: Run,
+    graceMs: number,
+  ): Promise<string | undefined> {
     const where = `Container "${run.name}" in Pod "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})"`;
     if (hook.sleep) {
       await new Promise((r) => setTimeout(r, Math.min((hook.sleep!.seconds ?? 0) * 1000, graceMs)));
@@ -295,12 +354,18 @@ export class LabRuntime implements PodRuntime {
     if (hook.exec?.command?.length) {
       const command = hook.exec.command;
       const code = await proc.exec(command, graceMs);
-      return code === 0 ? undefined : `Exec lifecycle hook (${JSON.stringify(command)}) for ${where} failed - error: command '${command.join(' ')}' exited with ${code}`;
+      return code === 0
+        ? undefined
+        : `Exec lifecycle hook (${JSON.stringify(command)}) for ${where} failed - error: command '${command.join(' ')}' exited with ${code}`;
     }
     if (hook.httpGet) {
-      const port = typeof hook.httpGet.port === 'number' ? hook.httpGet.port : run.spec.ports?.find((p) => p.name === hook.httpGet!.port)?.containerPort;
+      const port =
+        typeof hook.httpGet.port === 'number'
+          ? hook.httpGet.port
+          : run.spec.ports?.find((p) => p.name === hook.httpGet!.port)?.containerPort;
       const host = hook.httpGet.host ?? pod.status?.podIP;
-      if (!port || !host) return `HTTP lifecycle hook (${hook.httpGet.path ?? '/'}) for ${where} failed - error: no port`;
+      if (!port || !host)
+        return `HTTP lifecycle hook (${hook.httpGet.path ?? '/'}) for ${where} failed - error: no port`;
       const error = await new Promise<string | undefined>((resolve) => {
         const req = request({ host, port, path: hook.httpGet!.path ?? '/', timeout: graceMs, agent: false }, (res) => {
           res.resume();
@@ -319,6 +384,12 @@ export class LabRuntime implements PodRuntime {
   private event(lab: LabPod, container: string, type: 'Normal' | 'Warning', reason: string, message: string): void {
     const id = `${container}|${reason}|${message}`;
     const seen = lab.events.get(id);
-    lab.events.set(id, { type, reason, message, count: (seen?.count ?? 0) + 1, fieldPath: `spec.containers{${container}}` });
+    lab.events.set(id, {
+      type,
+      reason,
+      message,
+      count: (seen?.count ?? 0) + 1,
+      fieldPath: `spec.containers{${container}}`,
+    });
   }
 }

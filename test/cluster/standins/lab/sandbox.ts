@@ -26,9 +26,22 @@ export async function createSandbox(labNetns: string, uid: string, ip: string): 
   const { netns, hostVeth } = sandboxNames(labNetns, uid);
   await run('ip', ['netns', 'add', netns]);
   try {
-    await batch([`link add ${hostVeth} type veth peer name eth0 netns ${netns}`, `link set ${hostVeth} up`, `route add ${ip}/32 dev ${hostVeth}`]);
+    await batch([
+      `link add ${hostVeth} type veth peer name eth0 netns ${netns}`,
+      `link set ${hostVeth} up`,
+      `route add ${ip}/32 dev ${hostVeth}`,
+    ]);
     writeFileSync(`/proc/sys/net/ipv4/conf/${hostVeth}/proxy_arp`, '1');
-    await batch(['link set lo up', `addr add ${ip}/32 dev eth0`, 'link set eth0 up', 'route add 169.254.1.1 dev eth0 scope link', 'route add default via 169.254.1.1 dev eth0'], netns);
+    await batch(
+      [
+        'link set lo up',
+        `addr add ${ip}/32 dev eth0`,
+        'link set eth0 up',
+        'route add 169.254.1.1 dev eth0 scope link',
+        'route add default via 169.254.1.1 dev eth0',
+      ],
+      netns,
+    );
   } catch (error) {
     await destroySandbox({ netns, hostVeth, ip });
     throw error;

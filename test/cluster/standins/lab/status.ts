@@ -28,7 +28,13 @@ type Container = { name: string; image: string };
 const reasonOf = (code: number) => (code === 0 ? 'Completed' : 'Error');
 
 function terminated(t: Terminated, id: string) {
-  return { exitCode: t.exitCode, reason: reasonOf(t.exitCode), startedAt: rfc3339(t.startedAt), finishedAt: rfc3339(t.finishedAt), containerID: id };
+  return {
+    exitCode: t.exitCode,
+    reason: reasonOf(t.exitCode),
+    startedAt: rfc3339(t.startedAt),
+    finishedAt: rfc3339(t.finishedAt),
+    containerID: id,
+  };
 }
 
 /** One run per container of the pod (a container not started yet is still being created). */
@@ -41,12 +47,39 @@ export function runtimeView(pod: Obj, ctx: KubeletContext, runs: Map<string, Con
     if (!run) return { ...idle(c), state: { waiting: { reason: 'ContainerCreating' } } };
     const id = containerID(uid, c.name, run.restarts);
     const previous = run.state === 'exited' ? undefined : run.ended;
-    const lastState = previous ? { terminated: terminated(previous, containerID(uid, c.name, Math.max(0, run.restarts - 1))) } : {};
-    if (run.state === 'exited' && run.ended) return { ...base, restartCount: run.restarts, lastState, state: { terminated: terminated(run.ended, id) }, ready: false, started: false, containerID: id };
+    const lastState = previous
+      ? { terminated: terminated(previous, containerID(uid, c.name, Math.max(0, run.restarts - 1))) }
+      : {};
+    if (run.state === 'exited' && run.ended)
+      return {
+        ...base,
+        restartCount: run.restarts,
+        lastState,
+        state: { terminated: terminated(run.ended, id) },
+        ready: false,
+        started: false,
+        containerID: id,
+      };
     if (run.state === 'backoff') {
-      return { ...base, restartCount: run.restarts, lastState, state: { waiting: { reason: 'CrashLoopBackOff', message: run.backoffMessage ?? '' } }, ready: false, started: false, containerID: id };
+      return {
+        ...base,
+        restartCount: run.restarts,
+        lastState,
+        state: { waiting: { reason: 'CrashLoopBackOff', message: run.backoffMessage ?? '' } },
+        ready: false,
+        started: false,
+        containerID: id,
+      };
     }
-    return { ...base, restartCount: run.restarts, lastState, state: { running: { startedAt: rfc3339(run.startedAt) } }, ready: run.ready, started: true, containerID: id };
+    return {
+      ...base,
+      restartCount: run.restarts,
+      lastState,
+      state: { running: { startedAt: rfc3339(run.startedAt) } },
+      ready: run.ready,
+      started: true,
+      containerID: id,
+    };
   });
   const ran = [...runs.values()];
   const allEnded = containers.every((c) => runs.get(c.name)?.state === 'exited');

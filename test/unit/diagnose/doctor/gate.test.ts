@@ -4,18 +4,77 @@ import type { KubeObject } from '../../../../src/types/kube.ts';
 import { GATE, ids, liveReport, one, pdb, staticReport, web, webService } from '../../fixtures/doctor.ts';
 import { hapticInputs } from '../../fixtures/rollout.ts';
 
-const hpa = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web', namespace: 'shop' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, minReplicas: 2, maxReplicas: 6 } } as KubeObject;
+const hpa = {
+  apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  metadata: { name: 'web', namespace: 'shop' },
+  spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, minReplicas: 2, maxReplicas: 6 },
+} as KubeObject;
 const ungated = () => web((d) => delete d.spec.template.spec.readinessGates);
 
 type Row = [string, string, string | undefined, () => KubeObject[], () => KubeObject[]];
 const rows: Row[] = [
-  ['publishNotReadyAddresses on a Service of gated pods', 'DR501', undefined, () => [web(), webService((s) => (s.spec.publishNotReadyAddresses = true)), pdb()], () => [web(), webService(), pdb()]],
+  [
+    'publishNotReadyAddresses on a Service of gated pods',
+    'DR501',
+    undefined,
+    () => [web(), webService((s) => (s.spec.publishNotReadyAddresses = true)), pdb()],
+    () => [web(), webService(), pdb()],
+  ],
   ['gated, no Service selects the pods', 'DR601', 'none', () => [web(), pdb()], () => [web(), webService(), pdb()]],
-  ['gated, a near-miss Service', 'DR601', 'nearMiss', () => [web(), webService((s) => (s.spec.selector = { app: 'wbe' })), pdb()], () => [web(), webService(), pdb()]],
-  ['one replica, maxUnavailable 1', 'DR603', 'rolling', () => [web((d) => { d.spec.replicas = 1; d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } }; }), webService()], () => [web((d) => (d.spec.replicas = 1)), webService()]],
-  ['one replica (replicas unset), default strategy rounds 25% surge up', 'DR603', 'recreate', () => [web((d) => { delete d.spec.replicas; d.spec.strategy = { type: 'Recreate' }; }), webService()], () => [web((d) => { delete d.spec.replicas; delete d.spec.strategy; }), webService()]],
-  ['gated with minReadySeconds 0', 'DR604', undefined, () => [web((d) => delete d.spec.minReadySeconds), webService(), pdb()], () => [web(), webService(), pdb()]],
-  ['an HPA and spec.replicas in the manifest', 'DR605', undefined, () => [web(), webService(), pdb(), hpa], () => [web((d) => delete d.spec.replicas), webService(), pdb(), hpa]],
+  [
+    'gated, a near-miss Service',
+    'DR601',
+    'nearMiss',
+    () => [web(), webService((s) => (s.spec.selector = { app: 'wbe' })), pdb()],
+    () => [web(), webService(), pdb()],
+  ],
+  [
+    'one replica, maxUnavailable 1',
+    'DR603',
+    'rolling',
+    () => [
+      web((d) => {
+        d.spec.replicas = 1;
+        d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } };
+      }),
+      webService(),
+    ],
+    () => [web((d) => (d.spec.replicas = 1)), webService()],
+  ],
+  [
+    'one replica (replicas unset), default strategy rounds 25% surge up',
+    'DR603',
+    'recreate',
+    () => [
+      web((d) => {
+        delete d.spec.replicas;
+        d.spec.strategy = { type: 'Recreate' };
+      }),
+      webService(),
+    ],
+    () => [
+      web((d) => {
+        delete d.spec.replicas;
+        delete d.spec.strategy;
+      }),
+      webService(),
+    ],
+  ],
+  [
+    'gated with minReadySeconds 0',
+    'DR604',
+    undefined,
+    () => [web((d) => delete d.spec.minReadySeconds), webService(), pdb()],
+    () => [web(), webService(), pdb()],
+  ],
+  [
+    'an HPA and spec.replicas in the manifest',
+    'DR605',
+    undefined,
+    () => [web(), webService(), pdb(), hpa],
+    () => [web((d) => delete d.spec.replicas), webService(), pdb(), hpa],
+  ],
 ];
 
 describe('gate and rollout: trap and fixed form', () => {
@@ -27,26 +86,72 @@ describe('gate and rollout: trap and fixed form', () => {
   });
 
   it('the gate checks are not asked of an ungated Deployment', () => {
-    expect(ids(staticReport([ungated(), webService((s) => (s.spec.publishNotReadyAddresses = true)), pdb()]))).toEqual([]);
-    expect(ids(staticReport([web((d) => { delete d.spec.template.spec.readinessGates; delete d.spec.minReadySeconds; }), pdb()]))).toEqual([]);
+    expect(ids(staticReport([ungated(), webService((s) => (s.spec.publishNotReadyAddresses = true)), pdb()]))).toEqual(
+      [],
+    );
+    expect(
+      ids(
+        staticReport([
+          web((d) => {
+            delete d.spec.template.spec.readinessGates;
+            delete d.spec.minReadySeconds;
+          }),
+          pdb(),
+        ]),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('evidence', () => {
-  it('DR601 shares why-stalled and enable-gate\'s words for Services and near misses', () => {
+  it("DR601 shares why-stalled and enable-gate's words for Services and near misses", () => {
     const [f] = one(staticReport([web(), webService((s) => (s.spec.selector = { app: 'wbe' })), pdb()]), 'DR601');
-    expect(f?.title).toBe(`deployment web lists readiness gate ${GATE}, but no Service in namespace shop selects its pods: they would never become Ready`);
-    expect(f?.evidence).toEqual(['pod template labels: app=web,tier=front', 'Services in namespace shop: web (app=wbe)', 'service/web almost matches: it wants app=wbe, the template has app=web']);
+    expect(f?.title).toBe(
+      `deployment web lists readiness gate ${GATE}, but no Service in namespace shop selects its pods: they would never become Ready`,
+    );
+    expect(f?.evidence).toEqual([
+      'pod template labels: app=web,tier=front',
+      'Services in namespace shop: web (app=wbe)',
+      'service/web almost matches: it wants app=wbe, the template has app=web',
+    ]);
   });
 
   it('DR603 shows the strategy as written and as the Deployment controller resolves it', () => {
-    const [f] = one(staticReport([web((d) => { d.spec.replicas = 1; d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } }; }), webService()]), 'DR603');
-    expect(f?.evidence).toEqual(['replicas: spec.replicas 1', 'spec.strategy.rollingUpdate: maxSurge 25%, maxUnavailable 1', 'resolved for 1 replica: maxSurge 1, maxUnavailable 1']);
+    const [f] = one(
+      staticReport([
+        web((d) => {
+          d.spec.replicas = 1;
+          d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } };
+        }),
+        webService(),
+      ]),
+      'DR603',
+    );
+    expect(f?.evidence).toEqual([
+      'replicas: spec.replicas 1',
+      'spec.strategy.rollingUpdate: maxSurge 25%, maxUnavailable 1',
+      'resolved for 1 replica: maxSurge 1, maxUnavailable 1',
+    ]);
   });
 
   it('DR605 live: only when a field manager other than the HPA set spec.replicas', () => {
-    const applied = web((d) => (d.metadata.managedFields = [{ manager: 'kubectl-client-side-apply', operation: 'Update', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }]));
-    const scaled = web((d) => (d.metadata.managedFields = [{ manager: 'kube-controller-manager', operation: 'Update', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }]));
+    const applied = web(
+      (d) =>
+        (d.metadata.managedFields = [
+          { manager: 'kubectl-client-side-apply', operation: 'Update', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+        ]),
+    );
+    const scaled = web(
+      (d) =>
+        (d.metadata.managedFields = [
+          {
+            manager: 'kube-controller-manager',
+            operation: 'Update',
+            subresource: 'scale',
+            fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+          },
+        ]),
+    );
     expect(one(liveReport([applied, webService(), pdb(), hpa]), 'DR605')[0]?.evidence).toEqual([
       'horizontalpodautoscaler/web: scaleTargetRef Deployment web, minReplicas 2, maxReplicas 6',
       'spec.replicas: 3, set by field manager kubectl-client-side-apply (Update)',
@@ -57,16 +162,53 @@ describe('evidence', () => {
 
 describe('DR502 (live): endpoints terminating and still serving', () => {
   const slice = (endpoints: { pod: string; terminating: boolean; serving?: boolean }[]) => ({
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-abc', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4',
-    endpoints: endpoints.map((e, i) => ({ addresses: [`10.0.0.${i + 1}`], conditions: { ready: !e.terminating, serving: e.serving ?? true, terminating: e.terminating }, targetRef: { kind: 'Pod', name: e.pod, namespace: 'shop' } })),
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'web-abc', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
+    addressType: 'IPv4',
+    endpoints: endpoints.map((e, i) => ({
+      addresses: [`10.0.0.${i + 1}`],
+      conditions: { ready: !e.terminating, serving: e.serving ?? true, terminating: e.terminating },
+      targetRef: { kind: 'Pod', name: e.pod, namespace: 'shop' },
+    })),
   });
-  const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'shop', labels: { app: 'web', tier: 'front' } }, spec: { containers: [] } });
-  const objects = (endpoints: { pod: string; terminating: boolean; serving?: boolean }[]) => [web(), webService(), pdb(), ...endpoints.map((e) => pod(e.pod)), slice(endpoints)] as KubeObject[];
+  const pod = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'shop', labels: { app: 'web', tier: 'front' } },
+    spec: { containers: [] },
+  });
+  const objects = (endpoints: { pod: string; terminating: boolean; serving?: boolean }[]) =>
+    [web(), webService(), pdb(), ...endpoints.map((e) => pod(e.pod)), slice(endpoints)] as KubeObject[];
 
   it.each([
-    ['every endpoint terminating, serving', [{ pod: 'web-a', terminating: true }, { pod: 'web-b', terminating: true }], 'allTerminating', 'warning'],
-    ['one terminating while another is ready', [{ pod: 'web-a', terminating: true }, { pod: 'web-b', terminating: false }], 'someTerminating', 'info'],
-    ['terminating and no longer serving', [{ pod: 'web-a', terminating: true, serving: false }, { pod: 'web-b', terminating: false }], undefined, undefined],
+    [
+      'every endpoint terminating, serving',
+      [
+        { pod: 'web-a', terminating: true },
+        { pod: 'web-b', terminating: true },
+      ],
+      'allTerminating',
+      'warning',
+    ],
+    [
+      'one terminating while another is ready',
+      [
+        { pod: 'web-a', terminating: true },
+        { pod: 'web-b', terminating: false },
+      ],
+      'someTerminating',
+      'info',
+    ],
+    [
+      'terminating and no longer serving',
+      [
+        { pod: 'web-a', terminating: true, serving: false },
+        { pod: 'web-b', terminating: false },
+      ],
+      undefined,
+      undefined,
+    ],
     ['nothing terminating', [{ pod: 'web-a', terminating: false }], undefined, undefined],
   ])('%s', (_, endpoints, variant, severity) => {
     const found = one(liveReport(objects(endpoints)), 'DR502');
@@ -74,8 +216,18 @@ describe('DR502 (live): endpoints terminating and still serving', () => {
   });
 
   it('names the slice, the pod and its conditions', () => {
-    const [f] = one(liveReport(objects([{ pod: 'web-a', terminating: true }, { pod: 'web-b', terminating: true }])), 'DR502');
-    expect(f?.title).toBe('every endpoint of service web is terminating and 2 still serve (web-a, web-b): kube-proxy falls back to them, so they get new connections while they shut down');
+    const [f] = one(
+      liveReport(
+        objects([
+          { pod: 'web-a', terminating: true },
+          { pod: 'web-b', terminating: true },
+        ]),
+      ),
+      'DR502',
+    );
+    expect(f?.title).toBe(
+      'every endpoint of service web is terminating and 2 still serve (web-a, web-b): kube-proxy falls back to them, so they get new connections while they shut down',
+    );
     expect(f?.evidence).toEqual([
       'endpointslice/web-abc: pod web-a 10.0.0.1 ready=false serving=true terminating=true',
       'endpointslice/web-abc: pod web-b 10.0.0.2 ready=false serving=true terminating=true',
@@ -86,7 +238,17 @@ describe('DR502 (live): endpoints terminating and still serving', () => {
 
 describe('DR602 (live): the gate with nobody to set it', () => {
   it.each([
-    ['no HAPTIC installation', { ...hapticInputs(), templateConfigs: { items: [], error: { kind: 'NotFound', message: 'the server could not find the requested resource' } } }, 'absent'],
+    [
+      'no HAPTIC installation',
+      {
+        ...hapticInputs(),
+        templateConfigs: {
+          items: [],
+          error: { kind: 'NotFound', message: 'the server could not find the requested resource' },
+        },
+      },
+      'absent',
+    ],
     ['the gate feature off', hapticInputs({ gateFeature: false }), 'off'],
     ['a healthy installation', hapticInputs(), undefined],
   ])('%s', (_, haptic, variant) => {
@@ -95,8 +257,12 @@ describe('DR602 (live): the gate with nobody to set it', () => {
   });
 
   it('when HAPTIC cannot be read, says so in a note instead of guessing', () => {
-    const r = liveReport([web(), webService(), pdb()], { haptic: { ...hapticInputs(), templateConfigs: { items: [], error: { kind: 'Forbidden', message: 'forbidden' } } } });
+    const r = liveReport([web(), webService(), pdb()], {
+      haptic: { ...hapticInputs(), templateConfigs: { items: [], error: { kind: 'Forbidden', message: 'forbidden' } } },
+    });
     expect(ids(r)).not.toContain('DR602');
-    expect(r.notes).toContain('DR602 not judged for deployment shop/web: cannot read HAProxyTemplateConfigs: forbidden');
+    expect(r.notes).toContain(
+      'DR602 not judged for deployment shop/web: cannot read HAProxyTemplateConfigs: forbidden',
+    );
   });
 });

@@ -21,20 +21,37 @@ describe('parseManifests', () => {
     const text = `# rendered\n---\n${deployment('a')}\n---\n# Source: chart/templates/b.yaml\n${deployment('b')}\n...\n`;
     const { objects, notes } = parseManifests(text, 'out.yaml');
     expect(notes).toEqual([]);
-    expect(objects.map((o) => [o.object.metadata.name, o.source])).toEqual([['a', { file: 'out.yaml', line: 3 }], ['b', { file: 'out.yaml', line: 15 }]]);
+    expect(objects.map((o) => [o.object.metadata.name, o.source])).toEqual([
+      ['a', { file: 'out.yaml', line: 3 }],
+      ['b', { file: 'out.yaml', line: 15 }],
+    ]);
   });
 
   it('flattens kind: List and *List, and reads JSON (one object, a List, or an array)', () => {
     const list = `apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: Service, metadata: {name: s1}, spec: {}}\n  - {apiVersion: v1, kind: Service, metadata: {name: s2}, spec: {}}`;
     expect(parseManifests(list, 'l.yaml').objects.map((o) => o.object.metadata.name)).toEqual(['s1', 's2']);
-    const json = JSON.stringify({ apiVersion: 'v1', kind: 'ServiceList', items: [{ kind: 'Service', metadata: { name: 'j' }, spec: {} }] });
-    expect(parseManifests(`\n${json}`, 'l.json').objects.map((o) => [o.object.metadata.name, o.source.line])).toEqual([['j', 2]]);
+    const json = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ServiceList',
+      items: [{ kind: 'Service', metadata: { name: 'j' }, spec: {} }],
+    });
+    expect(parseManifests(`\n${json}`, 'l.json').objects.map((o) => [o.object.metadata.name, o.source.line])).toEqual([
+      ['j', 2],
+    ]);
     expect(parseManifests(JSON.stringify([{ kind: 'Service', metadata: { name: 'x' } }]), '-').objects).toHaveLength(1);
   });
 
   it.each([
-    ['a YAML syntax error, with its line but not the text around it', 'kind: Secret\nmetadata: {name: s}\ndata:\n  password: "hunter2\n   bad: [', /^f\.yaml document 1 \(line 1\): not valid YAML \(.+ at line \d\); skipped$/],
-    ['invalid JSON', '{"kind": "Secret", "data": {"password": "hunter2",}}', /^f\.yaml: not valid JSON( at line 1)?; skipped$/],
+    [
+      'a YAML syntax error, with its line but not the text around it',
+      'kind: Secret\nmetadata: {name: s}\ndata:\n  password: "hunter2\n   bad: [',
+      /^f\.yaml document 1 \(line 1\): not valid YAML \(.+ at line \d\); skipped$/,
+    ],
+    [
+      'invalid JSON',
+      '{"kind": "Secret", "data": {"password": "hunter2",}}',
+      /^f\.yaml: not valid JSON( at line 1)?; skipped$/,
+    ],
     ['a scalar', 'just text', /^f\.yaml document 1 \(line 1\): not a Kubernetes object \(a string\); skipped$/],
     ['no kind', 'metadata: {name: x}', /: no kind; skipped$/],
     ['no name', 'kind: Service\nmetadata: {}', /: Service without metadata\.name; skipped$/],
@@ -56,12 +73,37 @@ describe('parseManifests', () => {
 describe('shapeProblem: the fields the doctor reads have the shape the API would enforce', () => {
   const base = () => parseManifests(deployment('a'), 'f').objects[0]!.object as any;
   it.each([
-    ['containers not a list', (d: any) => (d.spec.template.spec.containers = 'app'), 'spec.template.spec.containers is not a list'],
-    ['a container without a name', (d: any) => delete d.spec.template.spec.containers[0].name, 'spec.template.spec.containers[0].name is missing'],
-    ['a port that is not a number', (d: any) => (d.spec.template.spec.containers[0].ports = [{ containerPort: '80' }]), 'spec.template.spec.containers[0].ports[0].containerPort is not a number'],
-    ['a probe header without a value', (d: any) => (d.spec.template.spec.containers[0].readinessProbe = { httpGet: { port: 80, httpHeaders: [{ name: 'X' }] } }), 'spec.template.spec.containers[0].readinessProbe.httpGet.httpHeaders[0].value is missing'],
-    ['a preStop command that is not a list of strings', (d: any) => (d.spec.template.spec.containers[0].lifecycle = { preStop: { exec: { command: 'sleep 5' } } }), 'spec.template.spec.containers[0].lifecycle.preStop.exec.command is not a list'],
-    ['labels that are not strings', (d: any) => (d.spec.template.metadata.labels = { app: 1 }), 'spec.template.metadata.labels.app is not a string'],
+    [
+      'containers not a list',
+      (d: any) => (d.spec.template.spec.containers = 'app'),
+      'spec.template.spec.containers is not a list',
+    ],
+    [
+      'a container without a name',
+      (d: any) => delete d.spec.template.spec.containers[0].name,
+      'spec.template.spec.containers[0].name is missing',
+    ],
+    [
+      'a port that is not a number',
+      (d: any) => (d.spec.template.spec.containers[0].ports = [{ containerPort: '80' }]),
+      'spec.template.spec.containers[0].ports[0].containerPort is not a number',
+    ],
+    [
+      'a probe header without a value',
+      (d: any) =>
+        (d.spec.template.spec.containers[0].readinessProbe = { httpGet: { port: 80, httpHeaders: [{ name: 'X' }] } }),
+      'spec.template.spec.containers[0].readinessProbe.httpGet.httpHeaders[0].value is missing',
+    ],
+    [
+      'a preStop command that is not a list of strings',
+      (d: any) => (d.spec.template.spec.containers[0].lifecycle = { preStop: { exec: { command: 'sleep 5' } } }),
+      'spec.template.spec.containers[0].lifecycle.preStop.exec.command is not a list',
+    ],
+    [
+      'labels that are not strings',
+      (d: any) => (d.spec.template.metadata.labels = { app: 1 }),
+      'spec.template.metadata.labels.app is not a string',
+    ],
     ['no selector', (d: any) => delete d.spec.selector, 'spec.selector is missing'],
   ])('%s', (_, spoil, problem) => {
     const d = base();
@@ -72,13 +114,20 @@ describe('shapeProblem: the fields the doctor reads have the shape the API would
 
   it('other kinds are not checked; a ConfigMap needs string data', () => {
     expect(shapeProblem({ kind: 'Secret', data: 5 } as never)).toBeUndefined();
-    expect(shapeProblem({ kind: 'ConfigMap', data: { 'haproxy.cfg': 1 } } as never)).toBe('data.haproxy.cfg is not a string');
+    expect(shapeProblem({ kind: 'ConfigMap', data: { 'haproxy.cfg': 1 } } as never)).toBe(
+      'data.haproxy.cfg is not a string',
+    );
   });
 });
 
 describe('manifestInputs', () => {
   it('places objects without a namespace in the default one, skips malformed ones and duplicates with a note, ignores other kinds', () => {
-    const text = [deployment('a'), deployment('bad', '\n  namespace: x').replace('containers: [{name: app, image: app:1}]', 'containers: 3'), deployment('a'), 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {k: dg==}'].join('\n---\n');
+    const text = [
+      deployment('a'),
+      deployment('bad', '\n  namespace: x').replace('containers: [{name: app, image: app:1}]', 'containers: 3'),
+      deployment('a'),
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {k: dg==}',
+    ].join('\n---\n');
     const inputs = manifestInputs([parseManifests(text, 'f.yaml')], 'shop');
     expect(inputs.targets.map((d) => `${d.metadata.namespace}/${d.metadata.name}`)).toEqual(['shop/a']);
     expect(inputs.notes).toEqual([

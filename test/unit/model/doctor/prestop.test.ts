@@ -1,12 +1,31 @@
 // The preStop reader: the order of sleeps and signals in the three hook forms, shell lines included.
 import { describe, expect, it } from 'vitest';
-import { commandWords, firstSignal, preStopPlan, signalAt, signalName, splitCommands, totalSleep } from '../../../../src/model/doctor/prestop.ts';
+import {
+  commandWords,
+  firstSignal,
+  preStopPlan,
+  signalAt,
+  signalName,
+  splitCommands,
+  totalSleep,
+} from '../../../../src/model/doctor/prestop.ts';
 
 const sh = (line: string) => preStopPlan({ exec: { command: ['sh', '-c', line] } });
-const steps = (line: string) => sh(line).steps.map((s) => (s.kind === 'sleep' ? `sleep ${s.seconds}` : s.kind === 'signal' ? `${s.signal} → ${s.target}` : `other ${s.text}`));
+const steps = (line: string) =>
+  sh(line).steps.map((s) =>
+    s.kind === 'sleep' ? `sleep ${s.seconds}` : s.kind === 'signal' ? `${s.signal} → ${s.target}` : `other ${s.text}`,
+  );
 
 describe('signalName', () => {
-  it.each([['USR1', 'SIGUSR1'], ['SIGUSR1', 'SIGUSR1'], ['usr1', 'SIGUSR1'], ['10', 'SIGUSR1'], ['15', 'SIGTERM'], ['TERM', 'SIGTERM'], ['9', 'SIGKILL']])('%s → %s', (s, n) => {
+  it.each([
+    ['USR1', 'SIGUSR1'],
+    ['SIGUSR1', 'SIGUSR1'],
+    ['usr1', 'SIGUSR1'],
+    ['10', 'SIGUSR1'],
+    ['15', 'SIGTERM'],
+    ['TERM', 'SIGTERM'],
+    ['9', 'SIGKILL'],
+  ])('%s → %s', (s, n) => {
     expect(signalName(s)).toBe(n);
   });
 });
@@ -46,16 +65,31 @@ describe('shell lines', () => {
   });
 
   it('reads sh, bash and -ec style options; a command without a shell is one step', () => {
-    expect(preStopPlan({ exec: { command: ['/bin/bash', '-ec', 'sleep 3; kill -USR1 1'] } }).steps.map((s) => s.kind)).toEqual(['sleep', 'signal']);
-    expect(preStopPlan({ exec: { command: ['sleep', '15'] } }).steps).toEqual([{ kind: 'sleep', seconds: 15, text: 'sleep 15' }]);
-    expect(preStopPlan({ exec: { command: ['/usr/bin/kill', '-USR1', '1'] } }).steps[0]).toMatchObject({ kind: 'signal', signal: 'SIGUSR1' });
+    expect(
+      preStopPlan({ exec: { command: ['/bin/bash', '-ec', 'sleep 3; kill -USR1 1'] } }).steps.map((s) => s.kind),
+    ).toEqual(['sleep', 'signal']);
+    expect(preStopPlan({ exec: { command: ['sleep', '15'] } }).steps).toEqual([
+      { kind: 'sleep', seconds: 15, text: 'sleep 15' },
+    ]);
+    expect(preStopPlan({ exec: { command: ['/usr/bin/kill', '-USR1', '1'] } }).steps[0]).toMatchObject({
+      kind: 'signal',
+      signal: 'SIGUSR1',
+    });
   });
 });
 
 describe('hook forms', () => {
   it('sleep action, httpGet, none', () => {
-    expect(preStopPlan({ sleep: { seconds: 7 } })).toMatchObject({ handler: 'sleep', text: 'sleep action 7s', steps: [{ kind: 'sleep', seconds: 7 }] });
-    expect(preStopPlan({ httpGet: { path: '/drain', port: 8080 } })).toMatchObject({ handler: 'httpGet', text: 'httpGet :8080/drain', steps: [] });
+    expect(preStopPlan({ sleep: { seconds: 7 } })).toMatchObject({
+      handler: 'sleep',
+      text: 'sleep action 7s',
+      steps: [{ kind: 'sleep', seconds: 7 }],
+    });
+    expect(preStopPlan({ httpGet: { path: '/drain', port: 8080 } })).toMatchObject({
+      handler: 'httpGet',
+      text: 'httpGet :8080/drain',
+      steps: [],
+    });
     expect(preStopPlan(undefined).handler).toBe('none');
     expect(preStopPlan({} as never).handler).toBe('none');
   });
@@ -71,6 +105,10 @@ describe('timing', () => {
     expect(totalSleep(plan)).toBe(30);
     expect(signalAt(plan, 'SIGUSR1')).toMatchObject({ before: 10, after: 20 });
     expect(signalAt(plan, 'SIGTERM')).toBeUndefined();
-    expect(firstSignal(sh('kill -TERM 1; sleep 5'))).toMatchObject({ before: 0, after: 5, step: { signal: 'SIGTERM' } });
+    expect(firstSignal(sh('kill -TERM 1; sleep 5'))).toMatchObject({
+      before: 0,
+      after: 5,
+      step: { signal: 'SIGTERM' },
+    });
   });
 });

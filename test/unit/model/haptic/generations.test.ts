@@ -15,11 +15,22 @@ const routed = { servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function withCfg(inputs: HapticInputs, change: (cfg: HAProxyCfg) => HAProxyCfg): HapticInputs {
-  return { ...inputs, haproxyCfgs: { items: inputs.haproxyCfgs.items.map((c) => (c.metadata.name === 'haptic-config-haproxycfg' ? change(structuredClone(c)) : c)) } };
+  return {
+    ...inputs,
+    haproxyCfgs: {
+      items: inputs.haproxyCfgs.items.map((c) =>
+        c.metadata.name === 'haptic-config-haproxycfg' ? change(structuredClone(c)) : c,
+      ),
+    },
+  };
 }
 
 function rollout(inputs: HapticInputs) {
-  const snap = snapshot({ pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })], slices: [slice([{ pod: 'web-new-1', ip: '10.0.0.3', ready: false }])], haptic: inputs });
+  const snap = snapshot({
+    pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' })],
+    slices: [slice([{ pod: 'web-new-1', ip: '10.0.0.3', ready: false }])],
+    haptic: inputs,
+  });
   const model = buildRollout(snap, NOW, { gateType: GATE });
   return { model, findings: diagnose(diagnoseContext(snap, model, NOW)).findings.map((f) => f.id) };
 }
@@ -33,7 +44,10 @@ describe('checksums', () => {
     });
     const inst = buildHaptic(head, NOW).installations[0]!;
     expect(inst.config?.contentChecksum).toHaveLength(64);
-    expect(inst.haproxyPods.map((p) => [p.runs.source, p.current])).toEqual([['live', true], ['live', true]]);
+    expect(inst.haproxyPods.map((p) => [p.runs.source, p.current])).toEqual([
+      ['live', true],
+      ['live', true],
+    ]);
     expect(rollout(head).model.newPods[0]!.haproxy[0]).toMatchObject({ runningOn: 2, of: 2, unknown: 0 });
   });
 
@@ -55,7 +69,10 @@ describe('the -invalid HAProxyCfg', () => {
     status: { validationError: "unknown keyword 'servr'", metadata: { renderedAt } },
   });
   const withInvalid = (renderedAt: string) => {
-    const base = withCfg(hapticInputs(routed), (cfg) => ({ ...cfg, status: { ...cfg.status, metadata: { renderedAt: at(60) } } }));
+    const base = withCfg(hapticInputs(routed), (cfg) => ({
+      ...cfg,
+      status: { ...cfg.status, metadata: { renderedAt: at(60) } },
+    }));
     return { ...base, haproxyCfgs: { items: [...base.haproxyCfgs.items, invalid(renderedAt)] } };
   };
 
@@ -71,20 +88,37 @@ describe('the -invalid HAProxyCfg', () => {
 });
 
 describe('discovery: the HAProxy pods HAPTIC deploys to', () => {
-  it("a HAProxy pod whose dataplane container is not ready yet is not one the new pod must reach, nor a failed deploy", () => {
-    const inputs = hapticInputs({ ...routed, fleet: [{ name: 'haptic-haproxy-a', runs: 'current' }, { name: 'haptic-haproxy-b', runs: 'none' }] });
+  it('a HAProxy pod whose dataplane container is not ready yet is not one the new pod must reach, nor a failed deploy', () => {
+    const inputs = hapticInputs({
+      ...routed,
+      fleet: [
+        { name: 'haptic-haproxy-a', runs: 'current' },
+        { name: 'haptic-haproxy-b', runs: 'none' },
+      ],
+    });
     const starting = inputs.pods.items.find((p) => p.metadata.name === 'haptic-haproxy-b')!;
     starting.spec.containers = [{ name: 'haproxy' }, { name: 'dataplane', ports: [{ containerPort: 5555 }] }];
-    starting.status = { ...starting.status, containerStatuses: [{ name: 'haproxy', ready: true, restartCount: 0 }, { name: 'dataplane', ready: false, restartCount: 0 }] };
+    starting.status = {
+      ...starting.status,
+      containerStatuses: [
+        { name: 'haproxy', ready: true, restartCount: 0 },
+        { name: 'dataplane', ready: false, restartCount: 0 },
+      ],
+    };
     const r = rollout(inputs);
-    expect(buildHaptic(inputs, NOW).installations[0]!.haproxyPods.map((p) => [p.name, p.discovered])).toEqual([['haptic-haproxy-a', true], ['haptic-haproxy-b', false]]);
+    expect(buildHaptic(inputs, NOW).installations[0]!.haproxyPods.map((p) => [p.name, p.discovered])).toEqual([
+      ['haptic-haproxy-a', true],
+      ['haptic-haproxy-b', false],
+    ]);
     expect(r.model.newPods[0]!.haproxy[0]).toMatchObject({ runningOn: 1, of: 1 });
     expect(r.findings).not.toContain('HS106');
   });
 
   it('without an IP, or terminating, a HAProxy pod is not discovered', () => {
     const inputs = hapticInputs(routed);
-    const [a, b] = inputs.pods.items.filter((p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'loadbalancer');
+    const [a, b] = inputs.pods.items.filter(
+      (p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'loadbalancer',
+    );
     delete a!.status!.podIP;
     b!.metadata.deletionTimestamp = at(-20);
     expect(buildHaptic(inputs, NOW).installations[0]!.haproxyPods.filter((p) => p.discovered)).toEqual([]);

@@ -8,26 +8,79 @@ import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../../fixtu
 
 const servers = [{ pod: 'web-new-1', ip: '10.0.0.3', disabled: false }];
 const model = (pods: ReturnType<typeof pod>[], o: { complete?: boolean } = {}) =>
-  buildRollout(snapshot({
-    deployment: o.complete ? deployment({ status: { observedGeneration: 2, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 }, replicas: 1 }) : deployment({ replicas: 1 }),
-    pods,
-    slices: [slice(pods.filter((p) => p.status?.podIP).map((p) => ({ pod: p.metadata.name, ip: p.status!.podIP!, ready: !p.metadata.deletionTimestamp, terminating: !!p.metadata.deletionTimestamp })))],
-    haptic: hapticInputs({ servers }),
-  }), NOW);
+  buildRollout(
+    snapshot({
+      deployment: o.complete
+        ? deployment({
+            status: { observedGeneration: 2, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
+            replicas: 1,
+          })
+        : deployment({ replicas: 1 }),
+      pods,
+      slices: [
+        slice(
+          pods
+            .filter((p) => p.status?.podIP)
+            .map((p) => ({
+              pod: p.metadata.name,
+              ip: p.status!.podIP!,
+              ready: !p.metadata.deletionTimestamp,
+              terminating: !!p.metadata.deletionTimestamp,
+            })),
+        ),
+      ],
+      haptic: hapticInputs({ servers }),
+    }),
+    NOW,
+  );
 
 describe('observe', () => {
   it('takes times from conditions and deadlines; stages already reached at the start have none', () => {
-    const first = observe(undefined, model([pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })]), NOW, false);
+    const first = observe(
+      undefined,
+      model([pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })]),
+      NOW,
+      false,
+    );
     // the fixture's conditions: ContainersReady 20 s before NOW, the gate and Ready 18 s before
-    expect(first.pods['web-new-1']).toMatchObject({ role: 'new', containersReadyAt: NOW - 20_000, gateAt: NOW - 18_000, readyAt: NOW - 18_000, routedAt: null });
-    expect(first.configs).toEqual([{ installation: 'haptic/haptic-config', checksum: '7c1f5e2a9b0d4e63', firstSeenAt: null, convergedAt: NOW, haproxyPods: 2 }]);
+    expect(first.pods['web-new-1']).toMatchObject({
+      role: 'new',
+      containersReadyAt: NOW - 20_000,
+      gateAt: NOW - 18_000,
+      readyAt: NOW - 18_000,
+      routedAt: null,
+    });
+    expect(first.configs).toEqual([
+      {
+        installation: 'haptic/haptic-config',
+        checksum: '7c1f5e2a9b0d4e63',
+        firstSeenAt: null,
+        convergedAt: NOW,
+        haproxyPods: 2,
+      },
+    ]);
   });
 
   it('an old pod: deletion from its deadline and grace period, gone when it leaves the model', () => {
     const draining = pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: 25 });
-    const h1 = observe(undefined, model([draining, pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })]), NOW, false);
-    expect(h1.pods['web-old-1']).toMatchObject({ role: 'old', deletedAt: NOW - 5_000, deadlineAt: NOW + 25_000, unreadyAt: null });
-    const h2 = observe(h1, model([pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })], { complete: true }), NOW + 8_000, true);
+    const h1 = observe(
+      undefined,
+      model([draining, pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })]),
+      NOW,
+      false,
+    );
+    expect(h1.pods['web-old-1']).toMatchObject({
+      role: 'old',
+      deletedAt: NOW - 5_000,
+      deadlineAt: NOW + 25_000,
+      unreadyAt: null,
+    });
+    const h2 = observe(
+      h1,
+      model([pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })], { complete: true }),
+      NOW + 8_000,
+      true,
+    );
     expect(h2.pods['web-old-1']).toMatchObject({ goneAt: NOW + 8_000, exitedAt: NOW + 8_000 });
     expect(h2).toMatchObject({ startedAt: NOW, doneAt: NOW + 8_000, progressed: true });
   });
@@ -40,22 +93,74 @@ describe('buildReport', () => {
       doneAt: NOW,
       progressed: true,
       pods: {
-        a: { name: 'web-new-a', role: 'new', containersReadyAt: NOW - 30_000, gateAt: NOW - 29_000, readyAt: NOW - 29_000 },
-        b: { name: 'web-new-b', role: 'new', containersReadyAt: NOW - 20_000, gateAt: NOW - 17_000, readyAt: NOW - 17_000 },
+        a: {
+          name: 'web-new-a',
+          role: 'new',
+          containersReadyAt: NOW - 30_000,
+          gateAt: NOW - 29_000,
+          readyAt: NOW - 29_000,
+        },
+        b: {
+          name: 'web-new-b',
+          role: 'new',
+          containersReadyAt: NOW - 20_000,
+          gateAt: NOW - 17_000,
+          readyAt: NOW - 17_000,
+        },
         c: { name: 'web-new-c', role: 'new', containersReadyAt: null, gateAt: null },
-        x: { name: 'web-old-x', role: 'old', deletedAt: NOW - 28_500, deadlineAt: NOW + 1_500, exitedAt: NOW - 24_500, goneAt: NOW - 24_000 },
-        y: { name: 'web-old-y', role: 'old', deletedAt: NOW - 16_000, deadlineAt: NOW + 14_000, exitedAt: NOW + 14_000, goneAt: NOW + 14_200 },
+        x: {
+          name: 'web-old-x',
+          role: 'old',
+          deletedAt: NOW - 28_500,
+          deadlineAt: NOW + 1_500,
+          exitedAt: NOW - 24_500,
+          goneAt: NOW - 24_000,
+        },
+        y: {
+          name: 'web-old-y',
+          role: 'old',
+          deletedAt: NOW - 16_000,
+          deadlineAt: NOW + 14_000,
+          exitedAt: NOW + 14_000,
+          goneAt: NOW + 14_200,
+        },
       },
       configs: [
-        { installation: 'haptic/haptic-config', checksum: 'aaaa', firstSeenAt: NOW - 30_000, convergedAt: NOW - 29_200, haproxyPods: 2 },
-        { installation: 'haptic/haptic-config', checksum: 'bbbb', firstSeenAt: null, convergedAt: NOW - 40_000, haproxyPods: 2 },
+        {
+          installation: 'haptic/haptic-config',
+          checksum: 'aaaa',
+          firstSeenAt: NOW - 30_000,
+          convergedAt: NOW - 29_200,
+          haproxyPods: 2,
+        },
+        {
+          installation: 'haptic/haptic-config',
+          checksum: 'bbbb',
+          firstSeenAt: null,
+          convergedAt: NOW - 40_000,
+          haproxyPods: 2,
+        },
       ],
     });
     expect(report).toMatchObject({
       kind: 'RolloutReport',
       totalMs: 40_000,
-      gateLatency: { minMs: 1_000, medianMs: 2_000, maxMs: 3_000, count: 2, pods: [{ pod: 'web-new-a', ms: 1_000 }, { pod: 'web-new-b', ms: 3_000 }] },
-      readyToDeletion: { pairs: [{ newPod: 'web-new-a', oldPod: 'web-old-x', ms: 500 }, { newPod: 'web-new-b', oldPod: 'web-old-y', ms: 1_000 }] },
+      gateLatency: {
+        minMs: 1_000,
+        medianMs: 2_000,
+        maxMs: 3_000,
+        count: 2,
+        pods: [
+          { pod: 'web-new-a', ms: 1_000 },
+          { pod: 'web-new-b', ms: 3_000 },
+        ],
+      },
+      readyToDeletion: {
+        pairs: [
+          { newPod: 'web-new-a', oldPod: 'web-old-x', ms: 500 },
+          { newPod: 'web-new-b', oldPod: 'web-old-y', ms: 1_000 },
+        ],
+      },
       drains: [
         { pod: 'web-old-x', drainMs: 4_000, graceMs: 30_000, killedAtEndOfGrace: false, gone: true },
         { pod: 'web-old-y', drainMs: 30_000, graceMs: 30_000, killedAtEndOfGrace: true, gone: true },

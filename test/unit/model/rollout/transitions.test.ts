@@ -7,11 +7,26 @@ const haptic = hapticInputs({ servers: [{ pod: 'web-new-1', ip: '10.0.0.3', disa
 
 describe('transitions (status --wait lines)', () => {
   it('says what changed for new and old pods, and nothing when nothing changed', () => {
-    const before = buildRollout(snapshot({ pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' })], haptic }), NOW);
+    const before = buildRollout(
+      snapshot({
+        pods: [
+          pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+          pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' }),
+        ],
+        haptic,
+      }),
+      NOW,
+    );
     const after = buildRollout(
       snapshot({
-        deployment: deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } }),
-        pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: 30 }), pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' }), pod({ name: 'web-new-2', rs: '2', ip: '10.0.0.4', gate: 'missing' })],
+        deployment: deployment({
+          status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 },
+        }),
+        pods: [
+          pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: 30 }),
+          pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' }),
+          pod({ name: 'web-new-2', rs: '2', ip: '10.0.0.4', gate: 'missing' }),
+        ],
         haptic,
       }),
       NOW,
@@ -26,7 +41,16 @@ describe('transitions (status --wait lines)', () => {
       'pod/web-old-1 (old) terminating, 30s grace period',
     ]);
     expect(transitions(after, after)).toEqual([]);
-    const gone = buildRollout(snapshot({ deployment: deployment({ status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } }), pods: [pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })], haptic }), NOW);
+    const gone = buildRollout(
+      snapshot({
+        deployment: deployment({
+          status: { observedGeneration: 2, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 },
+        }),
+        pods: [pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' })],
+        haptic,
+      }),
+      NOW,
+    );
     expect(transitions(after, gone)).toEqual(['pod/web-new-2 gone', 'pod/web-old-1 (old) gone']);
   });
 });

@@ -36,13 +36,22 @@ const lookups: Lookups = {
 };
 
 describe('complete', () => {
-  it('leaves -f and --filename to the shell\'s own file completion (no candidate, default directive)', async () => {
-    expect(await complete(['doctor', '-f', 'dep'], commands, lookups)).toEqual({ candidates: [], directive: Directive.default });
-    expect(await complete(['doctor', '--filename', ''], commands, lookups)).toEqual({ candidates: [], directive: Directive.default });
+  it("leaves -f and --filename to the shell's own file completion (no candidate, default directive)", async () => {
+    expect(await complete(['doctor', '-f', 'dep'], commands, lookups)).toEqual({
+      candidates: [],
+      directive: Directive.default,
+    });
+    expect(await complete(['doctor', '--filename', ''], commands, lookups)).toEqual({
+      candidates: [],
+      directive: Directive.default,
+    });
     expect((await complete(['doctor', '-o', 's'], commands, lookups)).candidates).toEqual(['sarif']);
   });
   it('offers visible commands first', async () => {
-    expect(await complete(['st'], commands, lookups)).toEqual({ candidates: ['status\tFollow a gated rollout.'], directive: Directive.noFileComp });
+    expect(await complete(['st'], commands, lookups)).toEqual({
+      candidates: ['status\tFollow a gated rollout.'],
+      directive: Directive.noFileComp,
+    });
   });
   it('offers Deployments of the namespace typed with -n, skipping ones already given', async () => {
     expect((await complete(['status', '-n', 'shop', 'web', ''], commands, lookups)).candidates).toEqual(['cart']);

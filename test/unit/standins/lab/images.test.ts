@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { containerPlan, envOf, hostPath, imageKind, repositoryOf, stopSignalOf } from '../../../cluster/standins/lab/images.ts';
+import {
+  containerPlan,
+  envOf,
+  hostPath,
+  imageKind,
+  repositoryOf,
+  stopSignalOf,
+} from '../../../cluster/standins/lab/images.ts';
 
 describe('the images the lab runs', () => {
   it.each([
@@ -16,7 +23,11 @@ describe('the images the lab runs', () => {
   });
 
   it('normalises repositories as Docker does', () => {
-    expect([repositoryOf('haproxy'), repositoryOf('docker.io/library/haproxy:3.0'), repositoryOf('localhost:5000/x/haproxy:1')]).toEqual(['haproxy', 'haproxy', 'localhost:5000/x/haproxy']);
+    expect([
+      repositoryOf('haproxy'),
+      repositoryOf('docker.io/library/haproxy:3.0'),
+      repositoryOf('localhost:5000/x/haproxy:1'),
+    ]).toEqual(['haproxy', 'haproxy', 'localhost:5000/x/haproxy']);
   });
 });
 
@@ -25,7 +36,10 @@ describe('stopSignalOf', () => {
     [{ name: 'c', image: 'haproxy:3.0' }, 'SIGUSR1'],
     [{ name: 'c', image: 'haproxytech/haproxy-alpine:3.2' }, 'SIGUSR1'],
     [{ name: 'c', image: 'registry.example.com/platform/redis-haproxy:3.0.5' }, 'SIGTERM'],
-    [{ name: 'c', image: 'registry.example.com/platform/redis-haproxy:3.0.5', lifecycle: { stopSignal: 'SIGUSR1' } }, 'SIGUSR1'],
+    [
+      { name: 'c', image: 'registry.example.com/platform/redis-haproxy:3.0.5', lifecycle: { stopSignal: 'SIGUSR1' } },
+      'SIGUSR1',
+    ],
     [{ name: 'c', image: 'haproxy:3.0', lifecycle: { stopSignal: 'SIGTERM' } }, 'SIGTERM'],
   ])('%o → %s', (container, signal) => {
     expect(stopSignalOf(container)).toBe(signal);
@@ -33,32 +47,97 @@ describe('stopSignalOf', () => {
 });
 
 describe('container plans', () => {
-  const ctx = { repoRoot: '/repo', node: '/node', podDir: '/lab/p/abc', pod: { name: 'web-1', namespace: 'shop', podIP: '10.244.1.5' } };
+  const ctx = {
+    repoRoot: '/repo',
+    node: '/node',
+    podDir: '/lab/p/abc',
+    pod: { name: 'web-1', namespace: 'shop', podIP: '10.244.1.5' },
+  };
 
   it('runs the lab server with the container port and env', () => {
-    const plan = containerPlan({ name: 'app', image: 'lab.kubectl-haptic.dev/http-server:1', ports: [{ containerPort: 9000 }], env: [{ name: 'ON_SIGTERM', value: 'exit' }] }, [], ctx);
-    expect(plan).toMatchObject({ kind: 'http-server', argv: ['/node', '/repo/test/cluster/lab/http-server.ts'], env: { PORT: '9000', POD_NAME: 'web-1', ON_SIGTERM: 'exit' }, stopSignal: 'SIGTERM' });
+    const plan = containerPlan(
+      {
+        name: 'app',
+        image: 'lab.kubectl-haptic.dev/http-server:1',
+        ports: [{ containerPort: 9000 }],
+        env: [{ name: 'ON_SIGTERM', value: 'exit' }],
+      },
+      [],
+      ctx,
+    );
+    expect(plan).toMatchObject({
+      kind: 'http-server',
+      argv: ['/node', '/repo/test/cluster/lab/http-server.ts'],
+      env: { PORT: '9000', POD_NAME: 'web-1', ON_SIGTERM: 'exit' },
+      stopSignal: 'SIGTERM',
+    });
   });
 
   it("runs HAProxy with the pod's command, its config file taken from the mounted volume", () => {
-    const container = { name: 'haproxy', image: 'registry.example.com/edge-haproxy:2.6', command: ['haproxy', '-f', '/usr/local/etc/haproxy/haproxy.cfg'], volumeMounts: [{ name: 'config', mountPath: '/usr/local/etc/haproxy' }] };
+    const container = {
+      name: 'haproxy',
+      image: 'registry.example.com/edge-haproxy:2.6',
+      command: ['haproxy', '-f', '/usr/local/etc/haproxy/haproxy.cfg'],
+      volumeMounts: [{ name: 'config', mountPath: '/usr/local/etc/haproxy' }],
+    };
     expect(containerPlan(container, [], ctx)?.argv).toEqual(['haproxy', '-f', '/lab/p/abc/volumes/config/haproxy.cfg']);
-    expect(containerPlan({ name: 'haproxy', image: 'haproxy:2.6' }, [], ctx)?.argv).toEqual(['haproxy', '-W', '-db', '-f', '/usr/local/etc/haproxy/haproxy.cfg']);
+    expect(containerPlan({ name: 'haproxy', image: 'haproxy:2.6' }, [], ctx)?.argv).toEqual([
+      'haproxy',
+      '-W',
+      '-db',
+      '-f',
+      '/usr/local/etc/haproxy/haproxy.cfg',
+    ]);
   });
 
   it("gives HAPTIC's HAProxy the agent's files: master-worker with a master socket", () => {
-    const plan = containerPlan({ name: 'haproxy', image: 'haproxytech/haproxy-debian:3.2' }, ['haproxytech/haproxy-debian:3.2', 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0'], ctx);
+    const plan = containerPlan(
+      { name: 'haproxy', image: 'haproxytech/haproxy-debian:3.2' },
+      ['haproxytech/haproxy-debian:3.2', 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0'],
+      ctx,
+    );
     expect(plan?.agent).toEqual({ config: '/lab/p/abc/haproxy.cfg', masterSocket: '/lab/p/abc/m.sock' });
-    expect(plan?.argv).toEqual(['haproxy', '-W', '-db', '-S', '/lab/p/abc/m.sock,mode,600', '-f', '/lab/p/abc/haproxy.cfg']);
+    expect(plan?.argv).toEqual([
+      'haproxy',
+      '-W',
+      '-db',
+      '-S',
+      '/lab/p/abc/m.sock,mode,600',
+      '-f',
+      '/lab/p/abc/haproxy.cfg',
+    ]);
   });
 
   it('maps paths under a mount (longest mount first) and leaves others', () => {
-    const c = { name: 'c', image: 'x', volumeMounts: [{ name: 'a', mountPath: '/etc' }, { name: 'b', mountPath: '/etc/haproxy/' }] };
-    expect([hostPath('/etc/haproxy/haproxy.cfg', c, '/p'), hostPath('/etc/hosts', c, '/p'), hostPath('/usr/bin/x', c, '/p')]).toEqual(['/p/volumes/b/haproxy.cfg', '/p/volumes/a/hosts', '/usr/bin/x']);
+    const c = {
+      name: 'c',
+      image: 'x',
+      volumeMounts: [
+        { name: 'a', mountPath: '/etc' },
+        { name: 'b', mountPath: '/etc/haproxy/' },
+      ],
+    };
+    expect([
+      hostPath('/etc/haproxy/haproxy.cfg', c, '/p'),
+      hostPath('/etc/hosts', c, '/p'),
+      hostPath('/usr/bin/x', c, '/p'),
+    ]).toEqual(['/p/volumes/b/haproxy.cfg', '/p/volumes/a/hosts', '/usr/bin/x']);
   });
 
   it('resolves env values and the downward API fields it knows', () => {
-    const env = envOf({ name: 'c', image: 'x', env: [{ name: 'A', value: '1' }, { name: 'ME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }, { name: 'S', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }, ctx.pod);
+    const env = envOf(
+      {
+        name: 'c',
+        image: 'x',
+        env: [
+          { name: 'A', value: '1' },
+          { name: 'ME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+          { name: 'S', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+        ],
+      },
+      ctx.pod,
+    );
     expect(env).toEqual({ A: '1', ME: 'web-1', IP: '10.244.1.5' });
   });
 });

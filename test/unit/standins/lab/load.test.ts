@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyError, classifyStatus, count } from '../../../cluster/lab/load.ts';
 
-describe('the load\'s classes', () => {
+describe("the load's classes", () => {
   it.each([
     ['ECONNREFUSED', 'connect ECONNREFUSED', 'refused'],
     ['EHOSTUNREACH', 'connect EHOSTUNREACH', 'refused'],
@@ -18,7 +18,21 @@ describe('the load\'s classes', () => {
   });
 
   it('counts requests and failures by class', () => {
-    const results = (['ok', 'ok', 'refused', 'http5xx'] as const).map((outcome, i) => ({ seq: i + 1, startedAt: 0, endedAt: 1, outcome }));
-    expect(count(results)).toEqual({ requests: 4, failed: 2, ok: 2, refused: 1, reset: 0, timeout: 0, http5xx: 1, other: 0 });
+    const results = (['ok', 'ok', 'refused', 'http5xx'] as const).map((outcome, i) => ({
+      seq: i + 1,
+      startedAt: 0,
+      endedAt: 1,
+      outcome,
+    }));
+    expect(count(results)).toEqual({
+      requests: 4,
+      failed: 2,
+      ok: 2,
+      refused: 1,
+      reset: 0,
+      timeout: 0,
+      http5xx: 1,
+      other: 0,
+    });
   });
 });

@@ -5,13 +5,20 @@ describe('probeSpec', () => {
   it('takes the kubelet defaults: period 10 s, timeout 1 s, success 1, failure 3, no initial delay', () => {
     expect(probeSpec({ httpGet: { path: '/healthz', port: 'http' } })).toEqual({
       handler: { kind: 'http', path: '/healthz', port: 'http', headers: {} },
-      initialDelayMs: 0, periodMs: 10_000, timeoutMs: 1000, successThreshold: 1, failureThreshold: 3,
+      initialDelayMs: 0,
+      periodMs: 10_000,
+      timeoutMs: 1000,
+      successThreshold: 1,
+      failureThreshold: 3,
     });
   });
 
   it('reads tcpSocket and exec handlers, and none without a handler', () => {
     expect(probeSpec({ tcpSocket: { port: 6379 }, periodSeconds: 2 })?.handler).toEqual({ kind: 'tcp', port: 6379 });
-    expect(probeSpec({ exec: { command: ['cat', '/tmp/ok'] } })?.handler).toEqual({ kind: 'exec', command: ['cat', '/tmp/ok'] });
+    expect(probeSpec({ exec: { command: ['cat', '/tmp/ok'] } })?.handler).toEqual({
+      kind: 'exec',
+      command: ['cat', '/tmp/ok'],
+    });
     expect(probeSpec({ periodSeconds: 1 })).toBeUndefined();
     expect(probeSpec(undefined)).toBeUndefined();
   });
@@ -37,6 +44,11 @@ describe('probeStep', () => {
 describe('resolvePort', () => {
   it('resolves named ports against the container, numbers as they are', () => {
     const ports = [{ name: 'http', containerPort: 8080 }];
-    expect([resolvePort('http', ports), resolvePort(9000, ports), resolvePort('9001', ports), resolvePort('metrics', ports)]).toEqual([8080, 9000, 9001, undefined]);
+    expect([
+      resolvePort('http', ports),
+      resolvePort(9000, ports),
+      resolvePort('9001', ports),
+      resolvePort('metrics', ports),
+    ]).toEqual([8080, 9000, 9001, undefined]);
   });
 });

@@ -20,13 +20,16 @@ const schema = JSON.parse(readFileSync('test/fixtures/sarif/sarif-2.1.0-rtm.5.js
 const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
 addFormats(ajv);
 const validate = ajv.compile(schema);
-const errors = (log: unknown) => (validate(log) ? [] : (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath} ${e.message}`));
+const errors = (log: unknown) =>
+  validate(log) ? [] : (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath} ${e.message}`);
 
 const DIR = 'test/fixtures/doctor';
 
 describe('SARIF 2.1.0 schema', () => {
   it('the validator refuses what is not SARIF (so a pass means something)', () => {
-    expect(errors({ version: '2.1.0', runs: [{ tool: { driver: {} } }] })).toContain("/runs/0/tool/driver must have required property 'name'");
+    expect(errors({ version: '2.1.0', runs: [{ tool: { driver: {} } }] })).toContain(
+      "/runs/0/tool/driver must have required property 'name'",
+    );
     expect(errors({ version: '2.0.0', runs: [] }).length).toBeGreaterThan(0);
     const log = sarifLog(staticReport([web()]), '0.1.0');
     (log.runs[0]!.tool.driver.rules[0] as { helpUri: string }).helpUri = 'docs/checks.md#dr101';
@@ -38,15 +41,34 @@ describe('SARIF 2.1.0 schema', () => {
   });
 
   it('a live report with a suppressed finding and notes is valid', () => {
-    const suppressed = web((d) => { delete app(d).lifecycle; d.metadata.annotations = { 'kubectl-haptic.dev/ignore': 'DR201,DR999' }; });
+    const suppressed = web((d) => {
+      delete app(d).lifecycle;
+      d.metadata.annotations = { 'kubectl-haptic.dev/ignore': 'DR201,DR999' };
+    });
     const log = sarifLog(liveReport([suppressed, webService(), pdb()]), '0.1.0');
     expect(errors(log)).toEqual([]);
     const result = log.runs[0]!.results.find((r) => r.ruleId === 'DR201');
-    expect(result).toMatchObject({ level: 'warning', suppressions: [{ kind: 'inSource', justification: 'annotation kubectl-haptic.dev/ignore on deployment.apps/web' }] });
-    expect(result?.locations).toEqual([{ logicalLocations: [{ name: 'deployment.apps/web', fullyQualifiedName: 'shop/deployment.apps/web', kind: 'resource' }] }]);
+    expect(result).toMatchObject({
+      level: 'warning',
+      suppressions: [
+        { kind: 'inSource', justification: 'annotation kubectl-haptic.dev/ignore on deployment.apps/web' },
+      ],
+    });
+    expect(result?.locations).toEqual([
+      {
+        logicalLocations: [
+          { name: 'deployment.apps/web', fullyQualifiedName: 'shop/deployment.apps/web', kind: 'resource' },
+        ],
+      },
+    ]);
     expect(log.runs[0]!.invocations[0]!.toolExecutionNotifications).toEqual([
       { level: 'note', message: { text: 'DR404 not run: needs --helm-history' }, descriptor: { id: 'DR404' } },
-      { level: 'warning', message: { text: 'deployment.apps/web -n shop: annotation kubectl-haptic.dev/ignore names DR999, which is not a doctor check' } },
+      {
+        level: 'warning',
+        message: {
+          text: 'deployment.apps/web -n shop: annotation kubectl-haptic.dev/ignore names DR999, which is not a doctor check',
+        },
+      },
     ]);
   });
 });
@@ -58,15 +80,32 @@ describe('SARIF content', () => {
     const run = log().runs[0];
     expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toHaveLength(24);
     for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
-    expect(run.tool.driver.rules[0].helpUri).toBe('https://github.com/kubectl-haptic/kubectl-haptic/blob/main/docs/checks.md#dr101');
-    expect(run.results.map((r: { ruleId: string; level: string }) => `${r.ruleId} ${r.level}`)).toEqual(['DR101 error', 'DR201 error', 'DR203 error', 'DR301 error', 'DR301 error', 'DR205 warning', 'DR206 warning']);
+    expect(run.tool.driver.rules[0].helpUri).toBe(
+      'https://github.com/kubectl-haptic/kubectl-haptic/blob/main/docs/checks.md#dr101',
+    );
+    expect(run.results.map((r: { ruleId: string; level: string }) => `${r.ruleId} ${r.level}`)).toEqual([
+      'DR101 error',
+      'DR201 error',
+      'DR203 error',
+      'DR301 error',
+      'DR301 error',
+      'DR205 warning',
+      'DR206 warning',
+    ]);
   });
 
   it('locations name the manifest file and line, and the object', () => {
     const dr301 = log().runs[0].results.find((r: { ruleId: string }) => r.ruleId === 'DR301');
-    expect(dr301.locations).toEqual([{
-      physicalLocation: { artifactLocation: { uri: 'test/fixtures/doctor/redis-haproxy-before/manifests/configmap.yaml' }, region: { startLine: 1 } },
-      logicalLocations: [{ name: 'configmap/redis-haproxy', fullyQualifiedName: 'redis/configmap/redis-haproxy', kind: 'resource' }],
-    }]);
+    expect(dr301.locations).toEqual([
+      {
+        physicalLocation: {
+          artifactLocation: { uri: 'test/fixtures/doctor/redis-haproxy-before/manifests/configmap.yaml' },
+          region: { startLine: 1 },
+        },
+        logicalLocations: [
+          { name: 'configmap/redis-haproxy', fullyQualifiedName: 'redis/configmap/redis-haproxy', kind: 'resource' },
+        ],
+      },
+    ]);
   });
 });
