@@ -86,7 +86,12 @@ describe('discovery: HAPTIC deploys only to HAProxy pods whose dataplane contain
       expect(cfg.status.deployedToPods.map((e: { podName: string }) => e.podName)).not.toContain(
         'haptic-haproxy-starting',
       );
-      const status = await runPlugin(['status', 'web', '-n', ns]);
+      // the installation's newest config may still be on its way to the two ready pods (other tests' objects change
+      // it): wait for it to be deployed; the starting pod is never counted (2/3 would say it was)
+      const status = await waitFor(() => runPlugin(['status', 'web', '-n', ns]), {
+        what: 'status to show the newest config on both ready HAProxy pods',
+        until: (r) => /HAProxy \d+\/3 on/.test(r.stdout) || /HAProxy 2\/2 on/.test(r.stdout),
+      });
       expect(status.stdout).toMatch(/HAProxy 2\/2 on/);
       const why = await runPlugin(['why-stalled', 'web', '-n', ns]);
       expect(ids(why.stdout)).not.toContain('HS106');

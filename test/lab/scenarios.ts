@@ -125,9 +125,11 @@ export function edgeDeployment(namespace: string, fixed: boolean): KubeObject {
               ],
               volumeMounts: [{ name: 'config', mountPath: '/usr/local/etc/haproxy' }],
               readinessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 1, failureThreshold: 1 },
-              // seed 004's fix, its times divided by about 3: sleep while kube-proxy drops the pod, soft-stop, drain
+              // seed 004's fix, its times halved: sleep while kube-proxy drops the pod, soft-stop, drain. The first
+              // sleep covers the endpoint removal reaching the node's Service rules, which on this two-core machine
+              // under the whole suite's load once took more than 3 s (a refused connection)
               ...(fixed
-                ? { lifecycle: { preStop: { exec: { command: ['sh', '-c', 'sleep 3; kill -USR1 1; sleep 4'] } } } }
+                ? { lifecycle: { preStop: { exec: { command: ['sh', '-c', 'sleep 5; kill -USR1 1; sleep 5'] } } } }
                 : {}),
             },
           ],
