@@ -52,7 +52,8 @@ export const EXIT_CODES_HELP = exitCodesHelp();
 
 /** The Deployment a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
 export const rolloutArgs = {
-  name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }),
+  // never read from standard input (oclif's default for a missing argument when stdin is not a terminal)
+  name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false, ignoreStdin: true }),
 };
 
 export const rolloutFlags = {
@@ -64,7 +65,11 @@ export const rolloutFlags = {
 
 /** Deployments to act on: several NAME or deployment/NAME, or -l, or --all. */
 export const gateArgs = {
-  targets: Args.string({ description: 'Deployments: NAME or deployment/NAME (several allowed).', required: false }),
+  targets: Args.string({
+    description: 'Deployments: NAME or deployment/NAME (several allowed).',
+    required: false,
+    ignoreStdin: true,
+  }),
 };
 
 export const gateFlags = {

@@ -24,6 +24,8 @@ export function gateExitCode(records: GateRecord[]): ExitCode {
 
 /** doctor: 1 when an error counts (with --strict, a warning too); suppressed findings never count. */
 export function doctorExitCode(report: DoctorReport, strict: boolean): ExitCode {
+  // input that could not be read is never a pass: what it held was not checked
+  if (report.unreadable.length) return ExitCode.usage;
   return countingFindings(report, strict).length ? ExitCode.failed : ExitCode.ok;
 }
 

@@ -8,7 +8,7 @@ import { CATALOGUE } from '../diagnose/catalogue.ts';
 import type { CatalogueEntry } from '../types/finding.ts';
 import { IGNORE_ANNOTATION, type DoctorReport } from '../diagnose/doctor/index.ts';
 import { doctorLive, doctorStatic } from '../services/doctor/doctor.ts';
-import { deploymentNames, noneFound } from '../services/targets.ts';
+import { noneFound, workloadName } from '../services/targets.ts';
 import { doctorOutput } from '../ui/doctor/output.ts';
 import { doctorText } from '../ui/doctor/text.ts';
 import { formatStructured } from '../ui/output.ts';
@@ -23,15 +23,18 @@ export default class Doctor extends KubeCommand {
   static override summary =
     'Find the drain-safety traps that drop requests during rollouts and drains, with evidence and a fix.';
   static override description = `\
-Checks Deployments, the Services, EndpointSlices, PodDisruptionBudgets and autoscalers around them, and the \
+Checks workloads, the Services, EndpointSlices, PodDisruptionBudgets and autoscalers around them, and the \
 HAProxy tier in front of them (HAPTIC's HAProxy pods and the configuration they run, or a plain HAProxy Deployment \
 whose haproxy.cfg comes from a mounted ConfigMap).
 
 Live mode reads the cluster in one parallel round of list calls (no request per pod).
 
-With -f, static mode reads manifests only (files, folders, or - for standard input; multi-document YAML or JSON, \
-kind: List, helm template output) and needs no cluster: checks that need live state are listed as not run ("needs \
-a cluster") instead of guessed.
+With -f, static mode reads manifests only (files, folders — -R for their sub-folders —, or - for standard input; \
+multi-document YAML or JSON, kind: List, helm template output) and needs no cluster: it checks every Deployment, \
+StatefulSet, DaemonSet and Argo Rollout in them (NAME or KIND/NAME picks one), names the kinds it passes over, and \
+lists the checks that need live state as not run ("needs a cluster") instead of guessing. Input it cannot read (not \
+YAML or JSON, an unrendered template, no kind or name) is never a pass: it is named and the exit code is 3. The \
+live mode checks Deployments.
 
 Checks (id, severity — a second one for the form that is worse —, what it finds; docs/checks.md has each one's \
 title and fix):
@@ -63,13 +66,23 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
     },
   ];
   static override args = {
-    name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false }),
+    name: Args.string({
+      description: 'Deployment: NAME or deployment/NAME; with -f also statefulset/NAME, daemonset/NAME, rollout/NAME.',
+      required: false,
+      ignoreStdin: true,
+    }),
   };
   static override flags = {
     filename: Flags.string({
       char: 'f',
       summary: 'Check manifests instead of the cluster: a file, a folder, or - for standard input (repeatable).',
       multiple: true,
+      // `-f FILE NAME`: one value per -f, so NAME stays the argument (kubectl's -f takes one value too)
+      multipleNonGreedy: true,
+    }),
+    recursive: Flags.boolean({
+      char: 'R',
+      summary: 'Read the folders given with -f and their sub-folders, as kubectl apply -R does.',
     }),
     selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to check.' }),
     'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
@@ -89,16 +102,17 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
       if (flags['all-namespaces'])
         throw new UserError('-A reads the cluster; with -f every Deployment of the manifests is checked');
       if (flags['helm-history']) throw new UserError('--helm-history reads the cluster; it does not go with -f');
-      const name = args.name ? deploymentNames([args.name])[0] : undefined;
       report = this.safe(
         await doctorStatic({
           paths: flags.filename,
           namespace: flags.namespace ?? 'default',
-          name,
+          name: args.name ? workloadName(args.name) : undefined,
           selector: flags.selector,
+          recursive: flags.recursive,
         }),
       );
     } else {
+      if (flags.recursive) throw new UserError('-R reads folders given with -f');
       const client = this.client(flags);
       const selection = rolloutSelection(client, args.name, flags);
       report = this.safe(await doctorLive(client, { ...selection, helmHistory: flags['helm-history'] }));
@@ -110,6 +124,12 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
     if (output === 'sarif') process.stdout.write(`${JSON.stringify(sarifLog(report, this.config.version), null, 2)}\n`);
     else if (output) process.stdout.write(formatStructured(doctorOutput(report), output));
     else process.stdout.write(doctorText(report, this.paint(flags)));
+    // the report is printed, and still no pass: what could not be read was not checked
+    const n = report.unreadable.length;
+    if (n)
+      throw new UserError(
+        `${n} ${n === 1 ? 'document' : 'documents'} of the input could not be read and ${n === 1 ? 'was' : 'were'} not checked (listed ${output ? 'under unreadable' : 'at the end'})`,
+      );
     this.finish(doctorExitCode(report, flags.strict));
   }
 }

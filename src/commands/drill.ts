@@ -60,7 +60,9 @@ ${exitCodesHelp({
     },
     { description: 'The report as JSON', command: 'kubectl haptic drill web -o json' },
   ];
-  static override args = { name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: true }) };
+  static override args = {
+    name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: true, ignoreStdin: true }),
+  };
   static override flags = {
     service: Flags.string({
       summary: "The Service to send requests to (default: the one that selects the Deployment's pods).",

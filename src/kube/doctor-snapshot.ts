@@ -80,7 +80,7 @@ export async function loadDoctor(client: KubeClient, scope: DoctorScope): Promis
   });
   return {
     mode: 'live',
-    targets: scope.targets,
+    targets: scope.targets.map((d) => ({ ...d, kind: 'Deployment' as const })),
     deployments: items<Deployment>('deployments'),
     statefulSets: items<StatefulSet>('statefulSets'),
     services: items<Service>('services'),

@@ -1,4 +1,5 @@
 // Where each kind lives in the API. The one place that builds REST paths.
+import type { WorkloadKind } from '../types/kube.ts';
 
 export interface ResourceType {
   group: string;
@@ -114,6 +115,38 @@ export function resourcePath(resource: ResourceType, at: Locator = {}): string {
 }
 
 /** Accepts NAME, deployment/NAME, deploy/NAME, deployments.apps/NAME; other kinds are named, not crashed on. */
+/** Resource names and short names of the workload kinds, as kubectl accepts them before a slash. */
+const WORKLOAD_ALIASES: Record<string, WorkloadKind> = {
+  deployment: 'Deployment',
+  deployments: 'Deployment',
+  deploy: 'Deployment',
+  'deployment.apps': 'Deployment',
+  'deployments.apps': 'Deployment',
+  statefulset: 'StatefulSet',
+  statefulsets: 'StatefulSet',
+  sts: 'StatefulSet',
+  'statefulset.apps': 'StatefulSet',
+  'statefulsets.apps': 'StatefulSet',
+  daemonset: 'DaemonSet',
+  daemonsets: 'DaemonSet',
+  ds: 'DaemonSet',
+  'daemonset.apps': 'DaemonSet',
+  'daemonsets.apps': 'DaemonSet',
+  rollout: 'Rollout',
+  rollouts: 'Rollout',
+  ro: 'Rollout',
+  'rollout.argoproj.io': 'Rollout',
+  'rollouts.argoproj.io': 'Rollout',
+};
+
+/** NAME (any workload kind) or KIND/NAME for a workload; undefined kind when the prefix names no workload kind. */
+export function parseWorkloadName(arg: string): { kind?: WorkloadKind | undefined; name: string; prefix?: string } {
+  const slash = arg.indexOf('/');
+  if (slash < 0) return { name: arg };
+  const prefix = arg.slice(0, slash).toLowerCase();
+  return { kind: WORKLOAD_ALIASES[prefix], name: arg.slice(slash + 1), prefix };
+}
+
 export function parseTargetName(arg: string): { kind: string; name: string } {
   const slash = arg.indexOf('/');
   if (slash < 0) return { kind: 'deployment', name: arg };

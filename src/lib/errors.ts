@@ -13,6 +13,15 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * A value the user typed, as an error message quotes it: at most 64 characters and one line, so an error never
+ * repeats a whole input (a manifest piped where a name was expected may hold a Secret).
+ */
+export function shownInput(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 64 ? `${line.slice(0, 63)}…` : line;
+}
+
 /** A user-fixable problem: bad flag, unknown object, no match. Exit 3 unless told otherwise. */
 export class UserError extends Error {
   readonly exitCode: ExitCode;

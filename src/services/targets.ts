@@ -1,9 +1,9 @@
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError } from '../kube/errors.ts';
-import { UserError } from '../lib/errors.ts';
-import { objectNameProblem, parseTargetName, R } from '../kube/resources.ts';
+import { shownInput, UserError } from '../lib/errors.ts';
+import { objectNameProblem, parseTargetName, parseWorkloadName, R } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
-import type { Deployment, KubeObject } from '../types/kube.ts';
+import type { Deployment, KubeObject, WorkloadKind } from '../types/kube.ts';
 import { compareText } from '../lib/order.ts';
 
 export interface TargetSelection {
@@ -20,15 +20,27 @@ export interface TargetSelection {
 export function deploymentNames(args: string[]): string[] {
   return args.map((arg) => {
     const { kind, name } = parseTargetName(arg);
-    if (!name) throw new UserError(`invalid target "${arg}": use NAME or deployment/NAME`);
+    if (!name) throw new UserError(`invalid target "${shownInput(arg)}": use NAME or deployment/NAME`);
     if (kind !== 'deployment')
       throw new UserError(
-        `${kind} "${name}": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)`,
+        `${shownInput(kind)} "${shownInput(name)}": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)`,
       );
     const problem = objectNameProblem(name);
-    if (problem) throw new UserError(`invalid Deployment name "${name}": ${problem}`);
+    if (problem) throw new UserError(`invalid Deployment name "${shownInput(name)}": ${problem}`);
     return name;
   });
+}
+
+/** A workload in manifests: NAME (of any workload kind) or KIND/NAME (deployment, sts, ds, rollout, …). */
+export function workloadName(arg: string): { kind?: WorkloadKind | undefined; name: string } {
+  const { kind, name, prefix } = parseWorkloadName(arg);
+  if (prefix !== undefined && !kind)
+    throw new UserError(
+      `"${shownInput(prefix)}" is not a workload kind: use NAME, deployment/NAME, statefulset/NAME, daemonset/NAME or rollout/NAME`,
+    );
+  const problem = objectNameProblem(name);
+  if (problem) throw new UserError(`invalid name "${shownInput(name)}": ${problem}`);
+  return { kind, name };
 }
 
 /**

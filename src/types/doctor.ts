@@ -11,6 +11,7 @@ import type {
   Secret,
   Service,
   StatefulSet,
+  Workload,
 } from './kube.ts';
 import type { HapticInputs, Read } from './snapshot.ts';
 
@@ -18,6 +19,8 @@ import type { HapticInputs, Read } from './snapshot.ts';
 export interface SourceRef {
   file: string;
   line: number;
+  /** a ConfigMap's block-scalar data keys: the file line of each one's first line of text */
+  dataLines?: Record<string, number> | undefined;
 }
 
 export interface HelmHistoryInput {
@@ -29,8 +32,8 @@ export interface HelmHistoryInput {
 
 export interface DoctorInputs {
   mode: 'static' | 'live';
-  /** the Deployments to check */
-  targets: Deployment[];
+  /** the workloads to check: live, Deployments; from manifests, Deployments, StatefulSets, DaemonSets, Rollouts */
+  targets: Workload[];
   /** every Deployment read (targets included): HAProxy in front of a target, the apps behind a HAProxy */
   deployments: Deployment[];
   statefulSets: StatefulSet[];
@@ -50,6 +53,8 @@ export interface DoctorInputs {
   sources: Record<string, SourceRef>;
   /** objects skipped, in words */
   notes: string[];
+  /** static: documents that could not be read at all, in words (the check is incomplete: exit 3) */
+  unreadable?: string[] | undefined;
   /** live: optional lists that could not be read, with why; the checks that need them are not run */
   unread?: Partial<Record<UnreadList, string>> | undefined;
 }

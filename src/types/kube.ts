@@ -84,7 +84,7 @@ export interface Container {
   command?: string[];
   args?: string[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
-  ports?: { containerPort: number; name?: string; protocol?: string }[];
+  ports?: { containerPort: number; name?: string; protocol?: string; hostPort?: number }[];
   readinessProbe?: Probe;
   livenessProbe?: Probe;
   startupProbe?: Probe;
@@ -110,6 +110,7 @@ export interface PodSpec {
   nodeName?: string;
   serviceAccountName?: string;
   nodeSelector?: Record<string, string>;
+  hostNetwork?: boolean;
 }
 
 export interface PodTemplate {
@@ -246,7 +247,42 @@ export interface RoleBinding extends KubeObject {
 }
 
 export interface StatefulSet extends KubeObject {
-  spec: { replicas?: number; selector: LabelSelector; serviceName?: string; template: PodTemplate };
+  spec: {
+    replicas?: number;
+    selector: LabelSelector;
+    serviceName?: string;
+    template: PodTemplate;
+    minReadySeconds?: number;
+    podManagementPolicy?: string;
+    updateStrategy?: { type?: string; rollingUpdate?: { partition?: number; maxUnavailable?: number | string } };
+  };
+}
+
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Rollout';
+
+/**
+ * What the doctor reads of a workload of any kind: its pods' template and selector, how many it runs and how it
+ * rolls them. `strategy` is a Deployment's (type, rollingUpdate) or an Argo Rollout's (canary, blueGreen);
+ * `updateStrategy` a StatefulSet's or a DaemonSet's.
+ */
+export interface Workload extends KubeObject {
+  kind: WorkloadKind;
+  spec: {
+    replicas?: number;
+    selector: LabelSelector;
+    template: PodTemplate;
+    minReadySeconds?: number;
+    strategy?: {
+      type?: 'RollingUpdate' | 'Recreate';
+      rollingUpdate?: RollingUpdate;
+      canary?: Record<string, unknown>;
+      blueGreen?: Record<string, unknown>;
+    };
+    updateStrategy?: {
+      type?: string;
+      rollingUpdate?: RollingUpdate & { partition?: number };
+    };
+  };
 }
 
 export interface PodDisruptionBudget extends KubeObject {

@@ -3,7 +3,7 @@
 // endpoints, the node stand-in's liveness-probe trace written as the kubelet writes it, the HAPTIC stand-in's
 // knobs and rendered configuration), then the plugin's own output, exit code and JSON read back. Static mode is run
 // through the same binary with no cluster at all.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -416,6 +416,45 @@ describe('kubectl haptic doctor on the real control plane', () => {
     });
     expect(clean.code).toBe(0);
     expect(JSON.parse(clean.stdout).runs[0].results).toEqual([]);
+  });
+
+  it("-f - reads what is piped in, as the README's CI recipe does; -f FILE NAME checks NAME; no error quotes input", async () => {
+    const folder = 'test/fixtures/doctor/redis-haproxy-before/manifests';
+    const files = readdirSync(join(repoRoot, folder)).sort();
+    // what `helm template` prints: every file's documents, one stream
+    const rendered = files.map((f) => readFileSync(join(repoRoot, folder, f), 'utf8')).join('\n---\n');
+    const offline = { kubeconfig: '/nonexistent/kubeconfig' };
+    const piped = await runPlugin(['doctor', '-f', '-', '-o', 'json'], { ...offline, stdin: rendered });
+    const fromFolder = await runPlugin(['doctor', '-f', folder, '-o', 'json'], offline);
+    expect({ code: piped.code, stderr: piped.stderr }).toEqual({ code: 1, stderr: '' });
+    const subjects = (r: PluginResult) =>
+      json(r).items.map(
+        (i) => `${i.object.kind}/${i.object.name}: ${[...new Set(i.findings.map((f) => f.id))].join(',')}`,
+      );
+    expect(subjects(piped)).toEqual(subjects(fromFolder));
+
+    // NAME after -f FILE is the workload to check, not a second path
+    const one = await runPlugin(['doctor', '-f', '-', 'statefulset/redis-ha-node', '-o', 'json'], {
+      ...offline,
+      stdin: rendered,
+    });
+    expect(one.code).toBe(0);
+    expect(json(one).items.map((i) => `${i.object.kind}/${i.object.name}`)).toEqual(['StatefulSet/redis-ha-node']);
+
+    // nothing readable: exit 3, the document named, none of its content printed
+    const secret = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: "aHVudGVyMg==\n  bad: [';
+    const unreadable = await runPlugin(['doctor', '-f', '-'], { ...offline, stdin: secret });
+    expect(unreadable.code).toBe(3);
+    expect(unreadable.stderr).toBe(
+      'error: 1 document of the input could not be read and was not checked (listed at the end)\n',
+    );
+    expect(unreadable.stdout).toContain('  - STDIN document 1 (line 1): not valid YAML');
+    expect(`${unreadable.stdout}${unreadable.stderr}`).not.toContain('aHVudGVyMg');
+    const empty = await runPlugin(['doctor', '-f', '-'], { ...offline, stdin: '# nothing rendered\n' });
+    expect({ code: empty.code, stderr: empty.stderr }).toEqual({
+      code: 3,
+      stderr: 'error: no Kubernetes objects in STDIN\n',
+    });
   });
 
   it('a read-only user without PodDisruptionBudget rights gets the other checks and is told which were not run', async () => {

@@ -96,7 +96,13 @@ function describe(value: unknown): string {
 
 export type PluginResult = { code: number | null; stdout: string; stderr: string };
 
-export type RunOptions = { kubeconfig?: string; env?: Record<string, string | undefined>; timeoutMs?: number };
+export type RunOptions = {
+  kubeconfig?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  /** piped to standard input (else it is closed) */
+  stdin?: string | Buffer;
+};
 
 /** Runs the plugin as installed by npm, `bin/kubectl-haptic`, from the repository (see runExecutable for others). */
 export function runPlugin(args: string[], options: RunOptions = {}): Promise<PluginResult> {
@@ -122,11 +128,16 @@ export function runExecutable(
   const env = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const timeoutMs = options.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: options.cwd ?? repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, {
+      cwd: options.cwd ?? repoRoot,
+      env,
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(

@@ -13,12 +13,13 @@ export const DOCTOR_CATALOGUE = {
     severity: 'warning',
     severityOf: { restartsFirst: 'error' },
     summary:
-      'Liveness and readiness probe the same endpoint (handler, path, port, scheme, host and headers compared, named ports resolved); an error when liveness restarts the container no later than readiness takes it out of its Services.',
+      'Liveness and readiness probe the same HTTP endpoint or run the same command (handler, path, port, scheme, host and headers compared, named ports resolved; not tcpSocket or gRPC, which see only the process, nor an HAProxy monitor-uri with no monitor fail); an error when liveness restarts the container no later than readiness takes it out of its Services.',
     title: {
       restartsFirst:
         'container {container}: liveness and readiness probe the same endpoint ({endpoint}), and liveness restarts it after {liveness}s, no later than readiness removes it ({readiness}s): a dependency blip restarts every replica at once',
       later:
         'container {container}: liveness and readiness probe the same endpoint ({endpoint}); liveness restarts it after {liveness}s, later than readiness removes it ({readiness}s), but an outage longer than that still restarts every replica',
+      exec: 'container {container}: liveness and readiness run the same command ({endpoint}): if it checks anything the replicas share, a blip of it restarts every replica',
     },
     fix: 'give liveness an endpoint that only says the process is alive (no dependency checks: its own path or port), and keep the dependency checks in readiness',
   },
@@ -28,7 +29,7 @@ export const DOCTOR_CATALOGUE = {
     summary:
       "Liveness restarts of two or more replicas within one liveness probe window (restart counts and the kubelet's Unhealthy and Killing events named): the probe checks something the replicas share.",
     title:
-      '{count} pods of deployment {name} were restarted by their liveness probe within {window}s of each other: the probe fails on something they share, and each failure restarts the fleet',
+      '{count} pods of {workload} were restarted by their liveness probe within {window}s of each other: the probe fails on something they share, and each failure restarts the fleet',
     fix: 'make the liveness probe check only the process (see DR101), keep shared dependencies in readiness; kubectl -n {namespace} get events --field-selector reason=Killing',
   },
   DR103: {
@@ -124,10 +125,15 @@ export const DOCTOR_CATALOGUE = {
   DR301: {
     severity: 'error',
     summary:
-      'A server by DNS name with neither an init-addr that tolerates NXDOMAIN (none, or an IP) nor resolvers: HAProxy refuses to start when the name does not resolve (a peer being rescheduled is enough).',
+      'A server by a DNS name that resolves to pod addresses (a headless Service, a pod record, a name outside the input) with neither an init-addr that tolerates NXDOMAIN (none, or an IP) nor resolvers: HAProxy refuses to start when the name does not resolve (a peer being rescheduled is enough). The name of a ClusterIP Service in the input always resolves and is not reported.',
     title:
       'HAProxy {config}: {servers} in {section} {verb} by DNS name with the default init-addr (last,libc) and no resolvers: HAProxy aborts start-up when a name does not resolve',
-    fix: 'add "init-addr last,libc,none resolvers {resolvers}" to the servers (or to a default-server line), and a "resolvers {resolvers}" section with parse-resolv-conf',
+    fix: {
+      qualified:
+        'add "init-addr last,libc,none resolvers {resolvers}" to the servers (or to a default-server line), and a "resolvers {resolvers}" section with parse-resolv-conf',
+      shortName:
+        'name the servers by their fully qualified name (e.g. {example}: HAProxy\'s resolvers do not use search domains), add "init-addr last,libc,none resolvers {resolvers}" to them (or to a default-server line), and a "resolvers {resolvers}" section with parse-resolv-conf',
+    },
   },
   DR302: {
     severity: 'error',
@@ -158,9 +164,9 @@ export const DOCTOR_CATALOGUE = {
   DR401: {
     severity: 'warning',
     summary:
-      'No PodDisruptionBudget selects the pods of a Deployment with more than one replica: a node drain or the cluster autoscaler may evict them all at once.',
+      'No PodDisruptionBudget selects the pods of a Deployment, StatefulSet or Rollout with more than one replica: a node drain or the cluster autoscaler may evict them all at once.',
     title:
-      'no PodDisruptionBudget selects the pods of deployment {name} ({replicas} replicas): a drain may evict them all at once',
+      'no PodDisruptionBudget selects the pods of {workload} ({replicas} replicas): a drain may evict them all at once',
     fix: 'kubectl -n {namespace} create poddisruptionbudget {name} --selector={selector} --max-unavailable=1',
   },
   DR402: {
@@ -168,15 +174,14 @@ export const DOCTOR_CATALOGUE = {
     summary:
       'More than one PodDisruptionBudget selects the pods: the eviction API refuses to evict a pod with several, so node drains stall.',
     title:
-      '{count} PodDisruptionBudgets select the pods of deployment {name} ({pdbs}): the eviction API refuses pods with more than one, so drains stall',
+      '{count} PodDisruptionBudgets select the pods of {workload} ({pdbs}): the eviction API refuses pods with more than one, so drains stall',
     fix: 'keep one PodDisruptionBudget for these pods: delete the others or narrow their selectors',
   },
   DR403: {
     severity: 'warning',
     summary:
       'A PodDisruptionBudget that allows no eviction at all (maxUnavailable: 0, or minAvailable at least the replicas): node drains wait for ever.',
-    title:
-      "poddisruptionbudget {pdb} never allows an eviction of deployment {name}'s pods ({why}): node drains wait for ever",
+    title: "poddisruptionbudget {pdb} never allows an eviction of {workload}'s pods ({why}): node drains wait for ever",
     fix: 'allow one eviction: maxUnavailable: 1 (with at least 2 replicas), or minAvailable below the replicas',
   },
   DR404: {
@@ -185,7 +190,7 @@ export const DOCTOR_CATALOGUE = {
     summary:
       "A PodDisruptionBudget that an earlier revision of the same Helm release had is gone (only with --helm-history, which reads the release's Secrets and prints nothing of them beyond kinds, names and revisions).",
     title:
-      'Helm release {release}: revision {had} had poddisruptionbudget {pdb} for the pods of deployment {name}; revision {latest} has none',
+      'Helm release {release}: revision {had} had poddisruptionbudget {pdb} for the pods of {workload}; revision {latest} has none',
     fix: 'put the PodDisruptionBudget back into the chart: a values file that replaces a list (extraObjects) drops what the base file had',
   },
   DR501: {
@@ -193,7 +198,7 @@ export const DOCTOR_CATALOGUE = {
     summary:
       'A Service with publishNotReadyAddresses: true selects gated pods: it lists them ready before the gate (and while they terminate), so its clients send them traffic before HAProxy routes them.',
     title:
-      'service {service} has publishNotReadyAddresses: true and selects the gated pods of deployment {name}: its clients get the pods before the gate, and while they terminate',
+      'service {service} has publishNotReadyAddresses: true and selects the gated pods of {workload}: its clients get the pods before the gate, and while they terminate',
     fix: 'route clients through a Service without publishNotReadyAddresses; keep the flag only on a headless Service used for peer discovery',
   },
   DR502: {
@@ -219,7 +224,7 @@ export const DOCTOR_CATALOGUE = {
     summary:
       'The pods carry the gate but no Service selects them: HAPTIC only sets the gate on pods listed in an EndpointSlice, so they never become Ready.',
     title:
-      'deployment {name} lists readiness gate {gate}, but no Service in namespace {namespace} selects its pods: they would never become Ready',
+      '{workload} lists readiness gate {gate}, but no Service in namespace {namespace} selects its pods: they would never become Ready',
     fix: {
       nearMiss: 'fix the near-miss selector above, or create a Service whose selector matches the pod template labels',
       none: 'create a Service whose selector matches the pod template labels, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
@@ -232,8 +237,8 @@ export const DOCTOR_CATALOGUE = {
       "The pods carry the gate while no HAPTIC installation exists or HAPTIC's gate feature is off: nothing sets the condition, so new pods never become Ready.",
     title: {
       absent:
-        'deployment {name} lists readiness gate {gate}, but no HAPTIC installation exists: nothing sets it, so new pods never become Ready',
-      off: 'deployment {name} lists readiness gate {gate}, but HAPTIC {installation} has its gate feature off: nothing sets it, so new pods never become Ready',
+        '{workload} lists readiness gate {gate}, but no HAPTIC installation exists: nothing sets it, so new pods never become Ready',
+      off: '{workload} lists readiness gate {gate}, but HAPTIC {installation} has its gate feature off: nothing sets it, so new pods never become Ready',
     },
     fix: {
       absent: `install HAPTIC with ${GATE_FEATURE_HELM_VALUE}, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}`,
@@ -243,20 +248,27 @@ export const DOCTOR_CATALOGUE = {
   DR603: {
     severity: 'error',
     summary:
-      'One replica with a strategy that takes it down first (RollingUpdate with maxUnavailable of at least 1, or Recreate): every rollout has a moment with no pod serving.',
+      "One replica with a strategy that takes it down first (a Deployment's RollingUpdate with maxUnavailable of at least 1, or Recreate; a StatefulSet's rolling update always): every rollout has a moment with no pod serving.",
     title: {
       rolling:
-        'deployment {name} runs {replicas} with maxUnavailable {maxUnavailable}: each rollout stops the only pod before its replacement is Ready',
+        '{workload} runs {replicas} with maxUnavailable {maxUnavailable}: each rollout stops the only pod before its replacement is Ready',
       recreate:
-        'deployment {name} runs {replicas} with strategy Recreate: each rollout stops the only pod before its replacement starts',
+        '{workload} runs {replicas} with strategy Recreate: each rollout stops the only pod before its replacement starts',
+      statefulSet:
+        '{workload} runs {replicas}: its rolling update deletes the pod before it creates the replacement, so each rollout has no pod serving',
     },
-    fix: `kubectl -n {namespace} patch deployment {name} -p '{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
+    fix: {
+      rolling: `kubectl -n {namespace} patch deployment {name} -p '{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
+      recreate: `kubectl -n {namespace} patch deployment {name} -p '{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
+      statefulSet:
+        'run at least 2 replicas (kubectl -n {namespace} scale statefulset {name} --replicas=2), or accept the gap',
+    },
   },
   DR604: {
     severity: 'info',
     summary:
       'A gated Deployment with minReadySeconds: 0: an old pod is removed as soon as a new one is Ready, with no time to see the new one serve.',
-    title: 'deployment {name} is gated and has minReadySeconds 0: an old pod goes as soon as a new one is Ready',
+    title: '{workload} is gated and has minReadySeconds 0: an old pod goes as soon as a new one is Ready',
     fix: 'set spec.minReadySeconds (e.g. 10) so that a new pod must stay Ready a while before an old one is removed',
   },
   DR605: {
@@ -264,7 +276,15 @@ export const DOCTOR_CATALOGUE = {
     summary:
       'A HorizontalPodAutoscaler scales the Deployment and the manifest also sets spec.replicas: every apply resets the replica count the HPA chose.',
     title:
-      'horizontalpodautoscaler {hpa} scales deployment {name}, and {setter} sets spec.replicas ({replicas}): each apply resets the scale the HPA chose',
+      'horizontalpodautoscaler {hpa} scales {workload}, and {setter} sets spec.replicas ({replicas}): each apply resets the scale the HPA chose',
     fix: 'remove spec.replicas from the manifest: the HorizontalPodAutoscaler owns it',
+  },
+  DR606: {
+    severity: 'warning',
+    summary:
+      "A DaemonSet that serves a Service (or runs HAProxy) rolls with maxSurge 0, the default: each node's pod is deleted before its replacement starts, so that node serves nothing in between (not reported with hostPort or hostNetwork, where a second pod cannot run on the node).",
+    title:
+      "{workload} rolls with maxSurge 0 (maxUnavailable {maxUnavailable}): each node's pod stops before its replacement is Ready, and the node serves nothing in between",
+    fix: `kubectl -n {namespace} patch daemonset {name} -p '{"spec":{"updateStrategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
   },
 } as const satisfies Record<string, CatalogueEntry>;

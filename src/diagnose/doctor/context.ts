@@ -1,8 +1,8 @@
-// What the doctor's rules read: the facts of each pod template to check (a Deployment's, or the pods of HAPTIC's
-// HAProxy fleet), with the Services, PodDisruptionBudgets, autoscaler and HAProxy configuration around it, built
+// What the doctor's rules read: the facts of each pod template to check (a workload's — Deployment, StatefulSet,
+// DaemonSet or Argo Rollout —, or the pods of HAPTIC's HAProxy fleet), with the Services, PodDisruptionBudgets, autoscaler and HAProxy configuration around it, built
 // once from DoctorInputs. Rules never look at raw inputs for what is decided here.
 import type { DoctorInputs } from '../../types/doctor.ts';
-import type { Deployment, HorizontalPodAutoscaler, PodSpec, Service } from '../../types/kube.ts';
+import type { HorizontalPodAutoscaler, PodSpec, Service, Workload, WorkloadKind } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import { parseHAProxyConfig } from '../../model/doctor/haproxy-cfg.ts';
 import { haproxyFacts, type HAProxyFacts } from '../../model/doctor/haproxy-servers.ts';
@@ -15,6 +15,8 @@ export interface HAProxyConfigView {
   /** how findings name it: `configmap/redis-haproxy (haproxy.cfg)` */
   label: string;
   ref: ObjectRef;
+  /** the one ConfigMap key the text is, when it is one (line numbers in the facts are that key's) */
+  key?: string | undefined;
   facts: HAProxyFacts;
   /** how the doctor found it, for evidence */
   how: string;
@@ -33,14 +35,17 @@ export interface TemplateFacts {
   haptic: boolean;
 }
 
-export interface DeploymentFacts extends TemplateFacts {
-  deployment: Deployment;
+export interface WorkloadFacts extends TemplateFacts {
+  workload: Workload;
+  kind: WorkloadKind;
   name: string;
+  /** how findings name it: `deployment web`, `statefulset redis` */
+  label: string;
   services: Service[];
   selecting: Service[];
   hpa?: HorizontalPodAutoscaler | undefined;
-  /** the replica count the checks assume: spec.replicas, 1 when unset, or the HPA's minimum */
-  replicas: { count: number; from: string };
+  /** the replica count the checks assume: spec.replicas, 1 when unset, or the HPA's minimum; none for a DaemonSet */
+  replicas: { count: number; from: string } | undefined;
   gated: boolean;
 }
 
@@ -55,17 +60,15 @@ export interface DoctorEnv {
 
 const ns = (o: { metadata: { namespace?: string } }) => o.metadata.namespace ?? '';
 
-/** The HorizontalPodAutoscaler whose scaleTargetRef is this Deployment. */
-export function autoscalerOf(d: Deployment, hpas: HorizontalPodAutoscaler[]): HorizontalPodAutoscaler | undefined {
+/** The HorizontalPodAutoscaler whose scaleTargetRef is this workload. */
+export function autoscalerOf(d: Workload, hpas: HorizontalPodAutoscaler[]): HorizontalPodAutoscaler | undefined {
   return hpas.find(
-    (h) =>
-      ns(h) === ns(d) &&
-      h.spec?.scaleTargetRef?.kind === 'Deployment' &&
-      h.spec.scaleTargetRef.name === d.metadata.name,
+    (h) => ns(h) === ns(d) && h.spec?.scaleTargetRef?.kind === d.kind && h.spec.scaleTargetRef.name === d.metadata.name,
   );
 }
 
-function replicasOf(d: Deployment, hpa: HorizontalPodAutoscaler | undefined): DeploymentFacts['replicas'] {
+function replicasOf(d: Workload, hpa: HorizontalPodAutoscaler | undefined): WorkloadFacts['replicas'] {
+  if (d.kind === 'DaemonSet') return undefined;
   if (hpa) {
     const min = typeof hpa.spec?.minReplicas === 'number' ? hpa.spec.minReplicas : 1;
     return {
@@ -88,7 +91,8 @@ function configOf(
   owner: string,
   notes: string[],
 ): HAProxyConfigView | undefined {
-  const haproxy = containers.find((c) => c.haproxy);
+  // an ingress controller writes its own configuration: there is no mounted haproxy.cfg to read
+  const haproxy = containers.find((c) => c.haproxy && !c.controller);
   if (!haproxy) return undefined;
   const source = haproxyConfigSource(
     haproxy.container,
@@ -104,12 +108,13 @@ function configOf(
   return {
     label: `configmap/${source.configMap} (${source.key})`,
     ref: { kind: 'ConfigMap', namespace, name: source.configMap },
+    key: source.key.includes(', ') ? undefined : source.key,
     facts: haproxyFacts(parseHAProxyConfig(source.text)),
     how: source.how,
   };
 }
 
-export function deploymentFacts(d: Deployment, env: DoctorEnv): DeploymentFacts {
+export function workloadFacts(d: Workload, env: DoctorEnv): WorkloadFacts {
   const { inputs } = env;
   const namespace = ns(d);
   const spec = d.spec.template.spec;
@@ -117,7 +122,7 @@ export function deploymentFacts(d: Deployment, env: DoctorEnv): DeploymentFacts 
   const services = inputs.services.filter((s) => ns(s) === namespace);
   const containers = containerViews(spec, labels, services);
   const hpa = autoscalerOf(d, inputs.hpas);
-  const ref = refOf('Deployment', d);
+  const ref = refOf(d.kind, d);
   return {
     ref,
     namespace,
@@ -125,9 +130,18 @@ export function deploymentFacts(d: Deployment, env: DoctorEnv): DeploymentFacts 
     labels,
     containers,
     grace: gracePeriod(spec),
-    config: configOf(spec, containers, namespace, inputs, `deployment ${namespace}/${d.metadata.name}`, env.notes),
+    config: configOf(
+      spec,
+      containers,
+      namespace,
+      inputs,
+      `${d.kind.toLowerCase()} ${namespace}/${d.metadata.name}`,
+      env.notes,
+    ),
     haptic: false,
-    deployment: d,
+    workload: d,
+    kind: d.kind,
+    label: `${d.kind.toLowerCase()} ${d.metadata.name}`,
     name: d.metadata.name,
     services,
     selecting: servicesSelecting(services, labels),

@@ -7,11 +7,11 @@ import { helmReleaseOf, helmRevision, type HelmRevision } from '../../model/doct
 import { formatSelector, selectorMatches } from '../../model/selectors.ts';
 import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
-import type { DeploymentFacts, DoctorEnv } from './context.ts';
+import type { WorkloadFacts, DoctorEnv } from './context.ts';
 import { locate, refOf, type Located } from './located.ts';
 
 /** The PodDisruptionBudgets of the namespace whose selector selects the pod template's labels. */
-export function budgetsFor(d: DeploymentFacts, env: DoctorEnv): PodDisruptionBudget[] {
+export function budgetsFor(d: WorkloadFacts, env: DoctorEnv): PodDisruptionBudget[] {
   return env.inputs.pdbs.filter(
     (p) =>
       (p.metadata.namespace ?? '') === d.namespace &&
@@ -64,8 +64,8 @@ function liveStatus(p: PodDisruptionBudget): string[] {
 }
 
 /** DR404: budgets an earlier revision of the Deployment's Helm release had for these pods, gone from the latest. */
-function helmHistory(d: DeploymentFacts, env: DoctorEnv): Located[] {
-  const release = helmReleaseOf(d.deployment.metadata.annotations);
+function helmHistory(d: WorkloadFacts, env: DoctorEnv): Located[] {
+  const release = helmReleaseOf(d.workload.metadata.annotations);
   if (!release || !env.inputs.helm) return [];
   const namespace = release.namespace ?? d.namespace;
   const input = env.inputs.helm.find((h) => h.release === release.name && h.namespace === namespace);
@@ -95,7 +95,14 @@ function helmHistory(d: DeploymentFacts, env: DoctorEnv): Located[] {
   const findings = [...gone.entries()].map(([pdb, had]) =>
     finding(
       'DR404',
-      { release: `${namespace}/${release.name}`, had: had.version, pdb, latest: deployed.version, name: d.name },
+      {
+        release: `${namespace}/${release.name}`,
+        had: had.version,
+        pdb,
+        latest: deployed.version,
+        name: d.name,
+        workload: d.label,
+      },
       [
         `secret ${had.secret} (revision ${had.version}, ${had.status}): PodDisruptionBudget ${pdb}`,
         `secret ${deployed.secret} (revision ${deployed.version}, ${deployed.status}): no PodDisruptionBudget ${pdb}`,
@@ -105,16 +112,18 @@ function helmHistory(d: DeploymentFacts, env: DoctorEnv): Located[] {
   return locate(d.ref, findings);
 }
 
-export function disruptionRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
+export function disruptionRules(d: WorkloadFacts, env: DoctorEnv): Located[] {
+  // a drain leaves a DaemonSet's pods where they are (kubectl drain --ignore-daemonsets): no budget decides for them
+  if (!d.replicas) return [];
   if (env.inputs.unread?.pdbs) return helmHistory(d, env);
   const budgets = budgetsFor(d, env);
   const n = d.replicas.count;
   const found: Located[] = [];
   if (budgets.length === 0 && n > 1) {
-    const selector = formatSelector(d.deployment.spec.selector);
+    const selector = formatSelector(d.workload.spec.selector);
     found.push(
       ...locate(d.ref, [
-        finding('DR401', { name: d.name, replicas: n, namespace: d.namespace, selector }, [
+        finding('DR401', { name: d.name, workload: d.label, replicas: n, namespace: d.namespace, selector }, [
           `replicas: ${d.replicas.from}`,
           `pod template labels: ${formatSelector(d.labels)}`,
           `PodDisruptionBudgets in namespace ${d.namespace}: ${
@@ -130,7 +139,7 @@ export function disruptionRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
   if (budgets.length > 1) {
     const f: Finding = finding(
       'DR402',
-      { count: budgets.length, name: d.name, pdbs: budgets.map((b) => b.metadata.name).join(', ') },
+      { count: budgets.length, name: d.name, workload: d.label, pdbs: budgets.map((b) => b.metadata.name).join(', ') },
       budgets.map(describe),
     );
     found.push(...locate(d.ref, [f]));
@@ -140,7 +149,7 @@ export function disruptionRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
     if (why)
       found.push(
         ...locate(refOf('PodDisruptionBudget', pdb, d.namespace), [
-          finding('DR403', { pdb: pdb.metadata.name, name: d.name, why }, [
+          finding('DR403', { pdb: pdb.metadata.name, name: d.name, workload: d.label, why }, [
             describe(pdb),
             `replicas: ${d.replicas.from}`,
             ...liveStatus(pdb),

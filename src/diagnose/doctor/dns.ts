@@ -14,16 +14,31 @@ const IMPLICIT_RESOLVERS = 'default';
 
 type Verdict = { id: FindingId; variant?: string | undefined };
 
-function dnsVerdicts(s: ServerView, config: HAProxyConfigView, namespaces: Set<string>): Verdict[] {
+/**
+ * A name whose address never changes: a ClusterIP Service of the inputs, by its own name (not a pod's record under
+ * it). It resolves as long as the Service exists, so start-up cannot fail on it for a pod being rescheduled — the
+ * trap is names that resolve to pod IPs: headless Services and their pods' records.
+ */
+function stableServiceName(host: string, namespace: string, env: DoctorEnv): boolean {
+  const named = serviceOfHost(host, namespace, env.inputs.services);
+  if (!named || named.hostname) return false;
+  const spec = named.service.spec;
+  return spec?.clusterIP !== 'None' && (spec?.type ?? 'ClusterIP') !== 'ExternalName';
+}
+
+function dnsVerdicts(s: ServerView, config: HAProxyConfigView, namespace: string, env: DoctorEnv): Verdict[] {
   const tolerant = toleratesUnresolved(s.initAddr.methods);
   const resolvers = s.resolvers?.name;
   const verdicts: Verdict[] = [];
+  const short = isShortName(s.host as string, env.namespaces);
   if (resolvers && resolvers !== IMPLICIT_RESOLVERS && !config.facts.resolverSections.includes(resolvers))
     verdicts.push({ id: 'DR302', variant: 'undefinedResolvers' });
-  else if (!tolerant && !resolvers) verdicts.push({ id: 'DR301' });
-  else if (tolerant && !resolvers) verdicts.push({ id: 'DR302', variant: 'initAddrOnly' });
+  else if (!tolerant && !resolvers) {
+    if (!stableServiceName(s.host as string, namespace, env))
+      verdicts.push({ id: 'DR301', variant: short ? 'shortName' : 'qualified' });
+  } else if (tolerant && !resolvers) verdicts.push({ id: 'DR302', variant: 'initAddrOnly' });
   else if (!tolerant && resolvers) verdicts.push({ id: 'DR302', variant: 'resolversOnly' });
-  if (resolvers && isShortName(s.host as string, namespaces)) verdicts.push({ id: 'DR303' });
+  if (resolvers && short) verdicts.push({ id: 'DR303' });
   return verdicts;
 }
 
@@ -42,28 +57,31 @@ function qualified(host: string, namespace: string, env: DoctorEnv): string {
 export function dnsRules(t: TemplateFacts, env: DoctorEnv): Located[] {
   const config = t.config;
   if (!config) return [];
-  const groups = new Map<string, { verdict: Verdict; section: string; servers: ServerView[] }>();
+  // one finding per verdict, however many backends repeat the same servers (each server line is in the evidence)
+  const groups = new Map<string, { verdict: Verdict; servers: ServerView[] }>();
   for (const s of config.facts.servers.filter((x) => x.host)) {
-    for (const verdict of dnsVerdicts(s, config, env.namespaces)) {
-      const key = `${verdict.id}/${verdict.variant ?? ''}/${s.section}`;
-      const group = groups.get(key) ?? { verdict, section: s.section, servers: [] };
+    for (const verdict of dnsVerdicts(s, config, t.namespace, env)) {
+      const key = `${verdict.id}/${verdict.variant ?? ''}`;
+      const group = groups.get(key) ?? { verdict, servers: [] };
       group.servers.push(s);
       groups.set(key, group);
     }
   }
-  return [...groups.values()].flatMap(({ verdict, section, servers }) => {
+  return [...groups.values()].flatMap(({ verdict, servers }) => {
     const first = servers[0] as ServerView;
-    const names = servers.map((s) => s.name);
+    const names = [...new Set(servers.map((s) => s.name))];
+    const sections = [...new Set(servers.map((s) => s.section))];
     const args = {
       config: config.label,
       servers: `${names.length === 1 ? 'server' : 'servers'} ${names.join(', ')}`,
-      verb: names.length === 1 ? 'is' : 'are',
-      section,
+      verb: servers.length === 1 ? 'is' : 'are',
+      section: sections.join(', '),
       resolvers: first.resolvers?.name ?? config.facts.resolverSections[0] ?? 'k8s',
       initAddr: first.initAddr.methods.join(','),
       host: first.host as string,
       example: qualified(first.host as string, t.namespace, env),
     };
+    const at = config.key ? { at: { key: config.key, line: first.line } } : {};
     return locate(config.ref, [
       finding(
         verdict.id,
@@ -71,6 +89,6 @@ export function dnsRules(t: TemplateFacts, env: DoctorEnv): Located[] {
         servers.map((s) => serverLine(config, s)),
         { variant: verdict.variant },
       ),
-    ]);
+    ]).map((f) => ({ ...f, ...at }));
   });
 }

@@ -5,19 +5,19 @@
 import type { EndpointSlice } from '../../types/kube.ts';
 import { selectorMatches } from '../../model/selectors.ts';
 import { finding } from '../make.ts';
-import type { DeploymentFacts, DoctorEnv } from './context.ts';
+import type { WorkloadFacts, DoctorEnv } from './context.ts';
 import { locate, refOf, type Located } from './located.ts';
 
 const SERVICE_LABEL = 'kubernetes.io/service-name';
 
 /** DR501: a Service that lists the gated pods ready before the gate. */
-function publishedNotReady(d: DeploymentFacts): Located[] {
+function publishedNotReady(d: WorkloadFacts): Located[] {
   if (!d.gated) return [];
   return d.selecting
     .filter((s) => s.spec.publishNotReadyAddresses === true)
     .flatMap((svc) =>
       locate(refOf('Service', svc, d.namespace), [
-        finding('DR501', { service: svc.metadata.name, name: d.name }, [
+        finding('DR501', { service: svc.metadata.name, name: d.name, workload: d.label }, [
           `service/${svc.metadata.name}: publishNotReadyAddresses: true, selector ${Object.entries(
             svc.spec.selector ?? {},
           )
@@ -30,11 +30,11 @@ function publishedNotReady(d: DeploymentFacts): Located[] {
 }
 
 /** DR502 (live): endpoints of the Deployment's pods that are terminating and still serving. */
-function terminatingServing(d: DeploymentFacts, env: DoctorEnv): Located[] {
+function terminatingServing(d: WorkloadFacts, env: DoctorEnv): Located[] {
   const pods = new Set(
     env.inputs.pods
       .filter(
-        (p) => p.metadata.namespace === d.namespace && selectorMatches(d.deployment.spec.selector, p.metadata.labels),
+        (p) => p.metadata.namespace === d.namespace && selectorMatches(d.workload.spec.selector, p.metadata.labels),
       )
       .map((p) => p.metadata.name),
   );
@@ -87,6 +87,6 @@ function terminatingServing(d: DeploymentFacts, env: DoctorEnv): Located[] {
   return found;
 }
 
-export function endpointRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
+export function endpointRules(d: WorkloadFacts, env: DoctorEnv): Located[] {
   return [...publishedNotReady(d), ...terminatingServing(d, env)];
 }

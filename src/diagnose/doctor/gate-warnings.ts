@@ -3,10 +3,10 @@
 // Only those enable-gate does not already make itself: DR601 is its HG101, DR602 its HG102/HG104, DR603 its
 // HG111/HG112 (the same code, see rollout.ts), so what is left is DR103 (no readinessProbe: the gate then waits for
 // HAProxy only) and DR501 (publishNotReadyAddresses: clients get the pods before the gate).
-import type { Deployment, Service } from '../../types/kube.ts';
+import type { Deployment, Service, Workload } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import type { Finding } from '../../types/finding.ts';
-import { deploymentFacts, type DoctorEnv } from './context.ts';
+import { workloadFacts, type DoctorEnv } from './context.ts';
 import { endpointRules } from './endpoints.ts';
 import { probeRules } from './probes.ts';
 
@@ -15,8 +15,9 @@ export const GATE_WARNING_IDS = ['DR103', 'DR501'];
 export function gateWarnings(deployment: Deployment, services: Service[]): Finding[] {
   const spec = deployment.spec.template.spec;
   const gates = spec.readinessGates ?? [];
-  const gated: Deployment = {
+  const gated: Workload = {
     ...deployment,
+    kind: 'Deployment',
     spec: {
       ...deployment.spec,
       template: {
@@ -51,7 +52,7 @@ export function gateWarnings(deployment: Deployment, services: Service[]): Findi
     namespaces: new Set(),
     notes: [],
   };
-  const facts = deploymentFacts(gated, env);
+  const facts = workloadFacts(gated, env);
   return (
     [...probeRules(facts), ...endpointRules(facts, env)]
       .filter((f) => GATE_WARNING_IDS.includes(f.id))

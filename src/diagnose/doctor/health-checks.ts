@@ -9,7 +9,7 @@ import { preStopPlan } from '../../model/doctor/prestop.ts';
 import { mapSelects } from '../../model/selectors.ts';
 import { serviceOfHost } from '../../model/doctor/service-dns.ts';
 import { finding } from '../make.ts';
-import type { DeploymentFacts, DoctorEnv } from './context.ts';
+import type { WorkloadFacts, DoctorEnv } from './context.ts';
 import { locate, refName, refOf, type Located, type ObjectRef } from './located.ts';
 import { preStopSeconds } from './shutdown.ts';
 
@@ -75,7 +75,7 @@ function servingDelay(
   return best;
 }
 
-export function healthCheckRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
+export function healthCheckRules(d: WorkloadFacts, env: DoctorEnv): Located[] {
   const config = d.config;
   if (!config || d.haptic) return [];
   const worst = new Map<
@@ -106,6 +106,7 @@ export function healthCheckRules(d: DeploymentFacts, env: DoctorEnv): Located[] 
       workload: refName(backend.ref),
       delay: delay.seconds,
     };
-    return locate(config.ref, [finding('DR206', args, evidence)]);
+    const at = config.key ? { at: { key: config.key, line: server.line } } : {};
+    return locate(config.ref, [finding('DR206', args, evidence)]).map((f) => ({ ...f, ...at }));
   });
 }

@@ -4,7 +4,7 @@ import type { DoctorInputs, SourceRef, UnreadList } from '../../types/doctor.ts'
 import type { HAProxyTemplateConfig } from '../../types/haptic.ts';
 import type { KubeObject } from '../../types/kube.ts';
 import { buildHaptic } from '../../model/haptic/haptic.ts';
-import { deploymentFacts, type DeploymentFacts, type DoctorEnv, type TemplateFacts } from './context.ts';
+import { workloadFacts, type WorkloadFacts, type DoctorEnv, type TemplateFacts } from './context.ts';
 import { dnsRules } from './dns.ts';
 import { disruptionRules } from './disruption.ts';
 import { endpointRules } from './endpoints.ts';
@@ -36,6 +36,8 @@ export interface DoctorReport {
   /** checks not run, and why (static mode: they need a cluster) */
   notRun: { id: string; reason: string }[];
   notes: string[];
+  /** documents of the input that could not be read: the check is incomplete */
+  unreadable: string[];
 }
 
 /** Why a check cannot run on these inputs (what its catalogue entry `needs` and they lack), or undefined. */
@@ -78,7 +80,7 @@ function run<T extends { ref: ObjectRef }>(facts: T, env: DoctorEnv, rules: Rule
 }
 
 const TEMPLATE_RULES: Rule<TemplateFacts>[] = [shutdownRules, dnsRules];
-const DEPLOYMENT_RULES: Rule<DeploymentFacts>[] = [
+const WORKLOAD_RULES: Rule<WorkloadFacts>[] = [
   probeRules,
   restartRules,
   shutdownRules,
@@ -89,17 +91,26 @@ const DEPLOYMENT_RULES: Rule<DeploymentFacts>[] = [
   rolloutRules,
 ];
 
+/** The file and line of a finding: its object's, or the line inside a ConfigMap key's text it is about. */
+function placedAt(f: Located, source: SourceRef | undefined): SourceRef | undefined {
+  if (!source) return undefined;
+  const start = f.at ? source.dataLines?.[f.at.key] : undefined;
+  return { file: source.file, line: start !== undefined && f.at ? start + f.at.line - 1 : source.line };
+}
+
 function subject(ref: ObjectRef, owner: KubeObject, findings: Located[], env: DoctorEnv, role?: string): DoctorSubject {
-  const placed = findings.map((f) => ({ ...f, source: env.inputs.sources[refKey(f.object)] }));
+  const placed = findings.map((f) => ({ ...f, source: placedAt(f, env.inputs.sources[refKey(f.object)]) }));
+  const template = (owner as { spec?: { template?: { metadata?: { annotations?: Record<string, string> } } } }).spec
+    ?.template?.metadata?.annotations;
   return {
     ref,
     role,
     source: env.inputs.sources[refKey(ref)],
-    findings: ordered(applySuppression(ref, owner.metadata.annotations, placed, env.notes)),
+    findings: ordered(applySuppression(ref, owner.metadata.annotations, placed, env.notes, template)),
   };
 }
 
-function hapticTiers(targets: DeploymentFacts[], env: DoctorEnv): DoctorSubject[] {
+function hapticTiers(targets: WorkloadFacts[], env: DoctorEnv): DoctorSubject[] {
   const haptic = env.inputs.haptic;
   if (env.inputs.mode !== 'live' || !haptic) return [];
   const model = buildHaptic(haptic, env.now);
@@ -139,13 +150,13 @@ export function runDoctor(inputs: DoctorInputs, now: number): DoctorReport {
     namespaces: new Set(all.map((o) => o.metadata.namespace ?? '').filter(Boolean)),
     notes: [...inputs.notes, ...unread],
   };
-  const targets = inputs.targets.map((d) => deploymentFacts(d, env));
-  const subjects = targets.map((t) => subject(t.ref, t.deployment, run(t, env, DEPLOYMENT_RULES), env));
+  const targets = inputs.targets.map((d) => workloadFacts(d, env));
+  const subjects = targets.map((t) => subject(t.ref, t.workload, run(t, env, WORKLOAD_RULES), env));
   for (const { facts, fronts } of plainHAProxyInFront(targets, env)) {
     subjects.push(
       subject(
         facts.ref,
-        facts.deployment,
+        facts.workload,
         run(facts, env, [shutdownRules, healthCheckRules, dnsRules]),
         env,
         `HAProxy in front of ${fronts.join(', ')}`,
@@ -158,5 +169,6 @@ export function runDoctor(inputs: DoctorInputs, now: number): DoctorReport {
     subjects,
     notRun: checksNotRun(inputs.mode, !!inputs.helm),
     notes: [...new Set(env.notes)],
+    unreadable: inputs.unreadable ?? [],
   };
 }

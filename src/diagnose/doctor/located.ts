@@ -12,6 +12,8 @@ export interface ObjectRef {
 
 export interface Located extends Finding {
   object: ObjectRef;
+  /** where in the object's data the finding is: a line of a ConfigMap key's text (e.g. a haproxy.cfg server line) */
+  at?: { key: string; line: number } | undefined;
 }
 
 /** How kubectl names a kind in `kind/name` (resource plural's singular, with its API group). */

@@ -7,7 +7,7 @@ import type { KubeEvent, Pod } from '../../types/kube.ts';
 import { formatAge } from '../../model/time.ts';
 import { selectorMatches } from '../../model/selectors.ts';
 import { finding } from '../make.ts';
-import type { DeploymentFacts, DoctorEnv } from './context.ts';
+import type { WorkloadFacts, DoctorEnv } from './context.ts';
 import { locate, type Located } from './located.ts';
 import { probeWindow } from './probes.ts';
 
@@ -37,10 +37,10 @@ function correlated(
   return best;
 }
 
-export function restartRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
+export function restartRules(d: WorkloadFacts, env: DoctorEnv): Located[] {
   if (env.inputs.unread?.events) return [];
   const pods = env.inputs.pods.filter(
-    (p: Pod) => p.metadata.namespace === d.namespace && selectorMatches(d.deployment.spec.selector, p.metadata.labels),
+    (p: Pod) => p.metadata.namespace === d.namespace && selectorMatches(d.workload.spec.selector, p.metadata.labels),
   );
   const names = new Set(pods.map((p) => p.metadata.name));
   const events = env.inputs.events.filter(
@@ -86,6 +86,10 @@ export function restartRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
     `kills of ${group.pods.length} pods within ${Math.round((group.to - group.from) / 1000)}s of each other`,
   );
   return locate(d.ref, [
-    finding('DR102', { count: group.pods.length, name: d.name, window: windowS, namespace: d.namespace }, evidence),
+    finding(
+      'DR102',
+      { count: group.pods.length, name: d.name, workload: d.label, window: windowS, namespace: d.namespace },
+      evidence,
+    ),
   ]);
 }

@@ -7,7 +7,8 @@ import type { Container, Probe } from '../../types/kube.ts';
 import { resolveContainerPort } from '../../model/doctor/pod-template.ts';
 import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
-import type { DeploymentFacts } from './context.ts';
+import type { HAProxyConfigView, WorkloadFacts } from './context.ts';
+import type { ContainerView } from '../../model/doctor/pod-template.ts';
 import { locate, type Located } from './located.ts';
 
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
@@ -55,13 +56,21 @@ export function probeEndpoint(c: Container, p: Probe): { key: string; text: stri
 const timing = (p: Probe) =>
   `periodSeconds ${p.periodSeconds ?? 10} × failureThreshold ${p.failureThreshold ?? 3} = ${probeWindow(p)}s`;
 
-/** DR101: one endpoint answers both "restart me?" and "send me traffic?". */
-function sharedEndpoint(c: Container): Finding | undefined {
+/**
+ * DR101: one endpoint answers both "restart me?" and "send me traffic?" — the trap when that endpoint checks
+ * something the replicas share (seed 004). Only an HTTP endpoint or a command can: a tcpSocket probe sees the
+ * listening socket and a gRPC probe the process's own health service, and an HAProxy `monitor-uri` with no
+ * `monitor fail` answers 200 whenever HAProxy runs. A shared command is a warning: what it checks is its own.
+ */
+function sharedEndpoint(view: ContainerView, config: HAProxyConfigView | undefined): Finding | undefined {
+  const c = view.container;
   const { livenessProbe: live, readinessProbe: ready } = c;
-  if (!live || !ready) return undefined;
+  if (!live || !ready || !(live.httpGet || live.exec)) return undefined;
   const a = probeEndpoint(c, live);
   const b = probeEndpoint(c, ready);
   if (!a || !b || a.key !== b.key) return undefined;
+  const monitor = view.haproxy ? config?.facts.monitors.find((m) => m.uri === (live.httpGet?.path || '/')) : undefined;
+  if (monitor && !monitor.fails) return undefined;
   const args = { container: c.name, endpoint: a.text, liveness: probeWindow(live), readiness: probeWindow(ready) };
   return finding(
     'DR101',
@@ -71,7 +80,7 @@ function sharedEndpoint(c: Container): Finding | undefined {
       `container ${c.name} readinessProbe: ${b.text}, ${timing(ready)}`,
     ],
     {
-      variant: probeWindow(live) <= probeWindow(ready) ? 'restartsFirst' : 'later',
+      variant: live.exec ? 'exec' : probeWindow(live) <= probeWindow(ready) ? 'restartsFirst' : 'later',
     },
   );
 }
@@ -92,12 +101,12 @@ function undeclaredPorts(c: Container): Finding[] {
   });
 }
 
-export function probeRules(d: DeploymentFacts): Located[] {
+export function probeRules(d: WorkloadFacts): Located[] {
   const found: Finding[] = [];
   for (const view of d.containers) {
     const c = view.container;
     if (view.serves.length) {
-      const shared = sharedEndpoint(c);
+      const shared = sharedEndpoint(view, d.config);
       if (shared) found.push(shared);
       if (!c.readinessProbe) {
         const s = view.serves[0]!;

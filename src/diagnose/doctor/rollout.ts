@@ -1,6 +1,6 @@
 // DR601–DR605: the gate and the rollout strategy. DR601–DR603 are the same checks as enable-gate's HG101,
 // HG102/HG104 and HG111/HG112 (shared code in ../checks), run on a Deployment that already has the gate.
-import type { Deployment } from '../../types/kube.ts';
+import type { Deployment, Workload } from '../../types/kube.ts';
 import { buildHaptic } from '../../model/haptic/haptic.ts';
 import { resolveStrategy } from '../../model/rollout/strategy.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
@@ -8,28 +8,28 @@ import { gateFeatureOff, installationId, noInstallation } from '../checks/haptic
 import { serviceSelection } from '../checks/services.ts';
 import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
-import type { DeploymentFacts, DoctorEnv } from './context.ts';
+import type { WorkloadFacts, DoctorEnv } from './context.ts';
 import { locate, type Located } from './located.ts';
 
 const HPA_MANAGER = 'kube-controller-manager';
 
 /** DR601: gated, and no Service selects the pods. */
-function unserved(d: DeploymentFacts): Finding[] {
+function unserved(d: WorkloadFacts): Finding[] {
   if (!d.gated || d.selecting.length) return [];
   const { misses, evidence } = serviceSelection('template', d.labels, d.services, d.namespace);
   return [
-    finding('DR601', { name: d.name, gate: GATE_CONDITION, namespace: d.namespace }, evidence, {
+    finding('DR601', { name: d.name, workload: d.label, gate: GATE_CONDITION, namespace: d.namespace }, evidence, {
       variant: misses.length ? 'nearMiss' : 'none',
     }),
   ];
 }
 
 /** DR602 (live): gated, and no HAPTIC installation with the gate feature on. */
-function nobodyGates(d: DeploymentFacts, env: DoctorEnv): Finding[] {
+function nobodyGates(d: WorkloadFacts, env: DoctorEnv): Finding[] {
   const haptic = env.inputs.haptic;
   if (!d.gated || !haptic) return [];
   const model = buildHaptic(haptic, env.now);
-  const args = { name: d.name, gate: GATE_CONDITION, namespace: d.namespace };
+  const args = { name: d.name, workload: d.label, gate: GATE_CONDITION, namespace: d.namespace };
   if (!model.installations.length) {
     const absent = noInstallation(model.unreadable);
     if (absent.variant === 'unreadable') {
@@ -51,18 +51,42 @@ function nobodyGates(d: DeploymentFacts, env: DoctorEnv): Finding[] {
   ];
 }
 
-/** DR603: one replica and a strategy that takes it down first. */
-function singleReplicaDown(d: DeploymentFacts): Finding[] {
-  if (d.replicas.count !== 1) return [];
-  const asRun: Deployment = { ...d.deployment, spec: { ...d.deployment.spec, replicas: 1 } };
+/**
+ * DR603: one replica and a strategy that takes it down first. A StatefulSet's rolling update always does: its
+ * controller deletes a pod and creates the replacement once it is gone (kubernetes/pkg/controller/statefulset,
+ * the ordinal's identity cannot run twice), so one replica means no pod at each rollout.
+ */
+function singleReplicaDown(d: WorkloadFacts): Finding[] {
+  if (d.replicas?.count !== 1) return [];
+  if (d.kind === 'StatefulSet') {
+    const update = d.workload.spec.updateStrategy?.type ?? 'RollingUpdate';
+    if (update === 'OnDelete') return [];
+    return [
+      finding(
+        'DR603',
+        { name: d.name, workload: d.label, replicas: '1 replica', namespace: d.namespace, maxUnavailable: 1 },
+        [`replicas: ${d.replicas.from}`, `spec.updateStrategy.type: ${update}`],
+        { variant: 'statefulSet' },
+      ),
+    ];
+  }
+  if (d.kind !== 'Deployment') return [];
+  const deployment = d.workload as unknown as Deployment;
+  const asRun: Deployment = { ...deployment, spec: { ...deployment.spec, replicas: 1 } };
   const s = resolveStrategy(asRun);
-  const args = { name: d.name, replicas: '1 replica', namespace: d.namespace, maxUnavailable: s.maxUnavailable };
+  const args = {
+    name: d.name,
+    workload: d.label,
+    replicas: '1 replica',
+    namespace: d.namespace,
+    maxUnavailable: s.maxUnavailable,
+  };
   if (s.type === 'Recreate')
     return [
       finding('DR603', args, [`replicas: ${d.replicas.from}`, 'spec.strategy.type: Recreate'], { variant: 'recreate' }),
     ];
   if (s.maxUnavailable < 1) return [];
-  const ru = d.deployment.spec.strategy?.rollingUpdate ?? {};
+  const ru = deployment.spec.strategy?.rollingUpdate ?? {};
   const written = `spec.strategy.rollingUpdate: maxSurge ${ru.maxSurge ?? '25% (default)'}, maxUnavailable ${ru.maxUnavailable ?? '25% (default)'}`;
   return [
     finding(
@@ -79,7 +103,7 @@ function singleReplicaDown(d: DeploymentFacts): Finding[] {
 }
 
 /** Whether someone other than the HPA's controller set spec.replicas (server-side field management). */
-function replicasSetter(d: Deployment): string | undefined {
+function replicasSetter(d: Workload): string | undefined {
   for (const m of d.metadata.managedFields ?? []) {
     const spec = m.fieldsV1?.['f:spec'] as Record<string, unknown> | undefined;
     if (spec && 'f:replicas' in spec && !m.subresource && m.manager !== HPA_MANAGER)
@@ -89,25 +113,58 @@ function replicasSetter(d: Deployment): string | undefined {
 }
 
 /** DR605: an HPA scales the Deployment and the manifest sets spec.replicas too. */
-function replicasFight(d: DeploymentFacts, env: DoctorEnv): Finding[] {
-  const replicas = d.deployment.spec.replicas;
+function replicasFight(d: WorkloadFacts, env: DoctorEnv): Finding[] {
+  const replicas = d.workload.spec.replicas;
   if (!d.hpa || typeof replicas !== 'number') return [];
-  const setter = env.inputs.mode === 'static' ? 'the manifest' : replicasSetter(d.deployment);
+  const setter = env.inputs.mode === 'static' ? 'the manifest' : replicasSetter(d.workload);
   if (!setter) return [];
   return [
-    finding('DR605', { hpa: d.hpa.metadata.name, name: d.name, setter, replicas }, [
+    finding('DR605', { hpa: d.hpa.metadata.name, name: d.name, workload: d.label, setter, replicas }, [
       `horizontalpodautoscaler/${d.hpa.metadata.name}: scaleTargetRef Deployment ${d.name}, minReplicas ${d.hpa.spec?.minReplicas ?? 1}, maxReplicas ${d.hpa.spec?.maxReplicas ?? '?'}`,
       `spec.replicas: ${replicas}, set by ${setter}`,
     ]),
   ];
 }
 
-export function rolloutRules(d: DeploymentFacts, env: DoctorEnv): Located[] {
-  const found = [...unserved(d), ...nobodyGates(d, env), ...singleReplicaDown(d)];
-  if (d.gated && !(d.deployment.spec.minReadySeconds ?? 0)) {
+/**
+ * DR606: a DaemonSet that serves traffic and rolls with no surge (maxSurge 0, the default: each node's pod is
+ * deleted before its replacement starts, pkg/controller/daemon/update.go). With a hostPort or hostNetwork a
+ * second pod cannot run on the node, so surge is not possible: the node must be drained from the load balancer
+ * by its health check instead, which the doctor cannot see; that form is not reported.
+ */
+function daemonSetNoSurge(d: WorkloadFacts): Finding[] {
+  if (d.kind !== 'DaemonSet') return [];
+  const update = d.workload.spec.updateStrategy;
+  if ((update?.type ?? 'RollingUpdate') !== 'RollingUpdate') return [];
+  const serving = d.containers.filter((v) => v.serves.length || v.haproxy);
+  if (!serving.length) return [];
+  const hostPort =
+    (d.spec.hostNetwork ?? false) || serving.some((v) => (v.container.ports ?? []).some((p) => p?.hostPort));
+  const surge = update?.rollingUpdate?.maxSurge ?? 0;
+  if (hostPort || !(surge === 0 || surge === '0' || surge === '0%')) return [];
+  const maxUnavailable = update?.rollingUpdate?.maxUnavailable ?? 1;
+  const served = serving.flatMap((v) =>
+    v.serves.length
+      ? v.serves.map(
+          (x) => `service/${x.service} port ${x.port} → container ${v.container.name} port ${x.containerPort}`,
+        )
+      : [`container ${v.container.name} runs HAProxy`],
+  );
+  return [
+    finding('DR606', { name: d.name, workload: d.label, namespace: d.namespace, maxUnavailable }, [
+      `spec.updateStrategy: RollingUpdate, maxSurge ${update?.rollingUpdate?.maxSurge ?? '0 (default)'}, maxUnavailable ${update?.rollingUpdate?.maxUnavailable ?? '1 (default)'}`,
+      'no hostPort or hostNetwork: a second pod can run on a node while the first one serves',
+      ...served,
+    ]),
+  ];
+}
+
+export function rolloutRules(d: WorkloadFacts, env: DoctorEnv): Located[] {
+  const found = [...unserved(d), ...nobodyGates(d, env), ...singleReplicaDown(d), ...daemonSetNoSurge(d)];
+  if (d.gated && !(d.workload.spec.minReadySeconds ?? 0)) {
     found.push(
-      finding('DR604', { name: d.name }, [
-        `spec.minReadySeconds: ${d.deployment.spec.minReadySeconds ?? 'not set (0)'}`,
+      finding('DR604', { name: d.name, workload: d.label }, [
+        `spec.minReadySeconds: ${d.workload.spec.minReadySeconds ?? 'not set (0)'}`,
         `spec.template.spec.readinessGates: ${GATE_CONDITION}`,
       ]),
     );

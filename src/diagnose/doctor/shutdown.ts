@@ -92,8 +92,9 @@ function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[]
     (x) => `service/${x.service} port ${x.port} → container ${c.name} port ${x.containerPort}`,
   );
   if (plan.handler === 'none') {
-    const effect =
-      stop.signal === 'SIGUSR1'
+    const effect = view.controller
+      ? `${view.controller} shuts HAProxy down`
+      : stop.signal === 'SIGUSR1'
         ? 'unbinds its ports (new connections are refused)'
         : 'hard-stops (established connections are reset)';
     const args = { container: c.name, service: view.serves[0]?.service ?? '', signal: stop.signal, effect };
@@ -115,7 +116,8 @@ function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[]
     env.notes.push(
       `${t.ref.kind.toLowerCase()} ${t.ref.namespace}/${t.ref.name}: container ${c.name}'s preStop has loops or conditionals (${plan.text}); DR202–DR204 not judged`,
     );
-  if (view.haproxy) {
+  // an ingress controller stops its HAProxy itself: the signal its container gets is not the one HAProxy gets
+  if (view.haproxy && !view.controller) {
     const fromHook = signalAt(plan, 'SIGUSR1');
     const evidence = [
       `container ${c.name} preStop: ${plan.text}`,

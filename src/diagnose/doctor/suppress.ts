@@ -1,5 +1,5 @@
-// Suppression per Deployment: `kubectl-haptic.dev/ignore: "DR101,DR401"` on the Deployment (or on the
-// HAProxyTemplateConfig, for HAPTIC's HAProxy tier). Suppressed findings stay in the report, marked, and do not
+// Suppression per workload: `kubectl-haptic.dev/ignore: "DR101,DR401"` on the workload or on its pod template (the
+// two lists add up), or on the HAProxyTemplateConfig for HAPTIC's HAProxy tier. Suppressed findings stay in the report, marked, and do not
 // count for the exit code; an id the doctor does not know is named in a note rather than silently ignored.
 import type { SourceRef } from '../../types/doctor.ts';
 import { DOCTOR_CATALOGUE } from './catalogue.ts';
@@ -29,16 +29,23 @@ export function applySuppression(
   annotations: Record<string, string> | undefined,
   findings: Located[],
   notes: string[],
+  templateAnnotations?: Record<string, string> | undefined,
 ): DoctorFinding[] {
-  const value = annotations?.[IGNORE_ANNOTATION];
-  if (value === undefined) return findings;
-  const { ids, unknown } = ignoredIds(value);
+  const own = annotations?.[IGNORE_ANNOTATION];
+  const onTemplate = templateAnnotations?.[IGNORE_ANNOTATION];
+  if (own === undefined && onTemplate === undefined) return findings;
+  const { ids, unknown } = ignoredIds([own, onTemplate].filter((v) => v !== undefined).join(','));
   const where = `${refName(subject)} -n ${subject.namespace}`;
   if (unknown.length)
     notes.push(
       `${where}: annotation ${IGNORE_ANNOTATION} names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is' : 'are'} not a doctor check`,
     );
   return findings.map((f) =>
-    ids.has(f.id) ? { ...f, suppressed: `annotation ${IGNORE_ANNOTATION} on ${refName(subject)}` } : f,
+    ids.has(f.id)
+      ? {
+          ...f,
+          suppressed: `annotation ${IGNORE_ANNOTATION} on ${refName(subject)}${ignoredIds(own).ids.has(f.id) ? '' : "'s pod template"}`,
+        }
+      : f,
   );
 }

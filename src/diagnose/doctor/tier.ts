@@ -7,11 +7,11 @@ import { liveHAProxyCfgName } from '../../haptic/names.ts';
 import { configText } from '../../model/haptic/haptic-config.ts';
 import { parseHAProxyConfig } from '../../model/doctor/haproxy-cfg.ts';
 import { haproxyFacts } from '../../model/doctor/haproxy-servers.ts';
-import { containerViews, gracePeriod, isHAProxyImage } from '../../model/doctor/pod-template.ts';
+import { containerViews, gracePeriod, runsHAProxy } from '../../model/doctor/pod-template.ts';
 import { selectorMatches } from '../../model/selectors.ts';
 import {
-  deploymentFacts,
-  type DeploymentFacts,
+  workloadFacts,
+  type WorkloadFacts,
   type DoctorEnv,
   type HAProxyConfigView,
   type TemplateFacts,
@@ -89,32 +89,31 @@ export function tierTemplates(htc: HAProxyTemplateConfig, env: DoctorEnv): Templ
 
 /** HAPTIC installations in front of a Deployment: every one for a gated Deployment, else those routing its pods. */
 export function tiersInFront(
-  d: DeploymentFacts,
+  d: WorkloadFacts,
   env: DoctorEnv,
   installations: { htc: HAProxyTemplateConfig; pods: Set<string> }[],
 ): HAProxyTemplateConfig[] {
   if (d.gated) return installations.map((i) => i.htc);
   const mine = env.inputs.pods
-    .filter(
-      (p) => p.metadata.namespace === d.namespace && selectorMatches(d.deployment.spec.selector, p.metadata.labels),
-    )
+    .filter((p) => p.metadata.namespace === d.namespace && selectorMatches(d.workload.spec.selector, p.metadata.labels))
     .map((p) => p.metadata.name);
   return installations.filter((i) => mine.some((p) => i.pods.has(p))).map((i) => i.htc);
 }
 
 /** Plain HAProxy Deployments (not themselves checked) whose haproxy.cfg routes to one of the targets. */
 export function plainHAProxyInFront(
-  targets: DeploymentFacts[],
+  targets: WorkloadFacts[],
   env: DoctorEnv,
-): { facts: DeploymentFacts; fronts: string[] }[] {
+): { facts: WorkloadFacts; fronts: string[] }[] {
   const checked = new Set(targets.map((t) => `${t.namespace}/${t.name}`));
   const candidates = env.inputs.deployments.filter(
     (d: Deployment) => !checked.has(`${d.metadata.namespace ?? ''}/${d.metadata.name}`),
   );
-  const found: { facts: DeploymentFacts; fronts: string[] }[] = [];
+  const found: { facts: WorkloadFacts; fronts: string[] }[] = [];
   for (const d of candidates) {
-    if (!(d.spec.template.spec.containers ?? []).some((c) => isHAProxyImage(c.image))) continue;
-    const facts = deploymentFacts(d, { ...env, notes: [] });
+    if (!(d.spec.template.spec.containers ?? []).some(runsHAProxy)) continue;
+    const workload = { ...d, kind: 'Deployment' as const };
+    const facts = workloadFacts(workload, { ...env, notes: [] });
     const hosts = (facts.config?.facts.servers ?? []).flatMap((s) => (s.host ? [s.host] : []));
     const fronts = targets.filter((t) =>
       hosts.some((h) =>
@@ -123,7 +122,7 @@ export function plainHAProxyInFront(
         ),
       ),
     );
-    if (fronts.length) found.push({ facts: deploymentFacts(d, env), fronts: fronts.map((t) => t.name) });
+    if (fronts.length) found.push({ facts: workloadFacts(workload, env), fronts: fronts.map((t) => t.name) });
   }
   return found;
 }

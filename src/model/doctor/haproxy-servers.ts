@@ -40,6 +40,11 @@ export interface HAProxyFacts {
   masterWorkerKeyword: boolean;
   resolverSections: string[];
   servers: ServerView[];
+  /**
+   * `monitor-uri` of each frontend or listen section, and whether a `monitor fail` makes it fail: without one the
+   * URI answers 200 for as long as the process runs (configuration manual, monitor-uri)
+   */
+  monitors: { uri: string; fails: boolean; section: string; line: number }[];
 }
 
 export const DEFAULT_INIT_ADDR = ['last', 'libc'];
@@ -183,6 +188,18 @@ export function haproxyFacts(cfg: HAProxyConfig): HAProxyFacts {
     masterWorkerKeyword: global.some((l) => l.words[0] === 'master-worker'),
     resolverSections: cfg.sections.filter((s) => s.keyword === 'resolvers' && s.name).map((s) => s.name as string),
     servers,
+    monitors: cfg.sections.flatMap((s) => {
+      const uri = s.lines.find((l) => l.words[0] === 'monitor-uri' && l.words[1]);
+      if (!uri || !['frontend', 'listen', 'defaults'].includes(s.keyword)) return [];
+      return [
+        {
+          uri: uri.words[1] as string,
+          fails: s.lines.some((l) => l.words[0] === 'monitor' && l.words[1] === 'fail'),
+          section: `${s.keyword}${s.name ? ` ${s.name}` : ''}`,
+          line: uri.line,
+        },
+      ];
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
-// Static mode: the doctor's inputs from parsed manifests. Every Deployment is a target; objects without a
-// namespace get the one given (-n, else "default"), as `kubectl apply -f` would place them; objects of a kind the
-// doctor reads but with a shape the API would refuse are skipped with a note.
+// Static mode: the doctor's inputs from parsed manifests. Every workload (Deployment, StatefulSet, DaemonSet, Argo
+// Rollout) is a target; objects without a namespace get the one given (-n, else "default"), as `kubectl apply -f`
+// would place them; objects of a kind the doctor reads but with a shape the API would refuse are skipped as
+// unreadable, and the kinds it does not read are named in one note.
 import type { DoctorInputs, SourceRef } from '../../types/doctor.ts';
 import type {
   ConfigMap,
@@ -9,16 +10,36 @@ import type {
   PodDisruptionBudget,
   Service,
   StatefulSet,
+  Workload,
+  WorkloadKind,
 } from '../../types/kube.ts';
 import type { ManifestObject, ParsedManifests } from './manifests.ts';
 import { DOCTOR_KINDS, shapeProblem } from './manifest-shapes.ts';
 
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'Rollout'];
+
+/** `ClusterRole (3), CustomResourceDefinition (2)`: the kinds passed over, most frequent first. */
+function skippedKinds(counts: Map<string, number>): string | undefined {
+  if (!counts.size) return undefined;
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const kinds = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([kind, n]) => `${kind} (${n})`)
+    .join(', ');
+  return `${total} ${total === 1 ? 'object' : 'objects'} of kinds the doctor does not check: ${kinds}`;
+}
+
 export function manifestInputs(files: ParsedManifests[], defaultNamespace: string): DoctorInputs {
-  const notes = files.flatMap((f) => f.notes);
+  const notes: string[] = [];
+  const unreadable = files.flatMap((f) => f.unreadable);
   const sources: Record<string, SourceRef> = {};
   const kept: ManifestObject[] = [];
+  const passedOver = new Map<string, number>();
   for (const { object, source } of files.flatMap((f) => f.objects)) {
-    if (!DOCTOR_KINDS.has(object.kind)) continue;
+    if (!DOCTOR_KINDS.has(object.kind)) {
+      passedOver.set(object.kind, (passedOver.get(object.kind) ?? 0) + 1);
+      continue;
+    }
     const placed = {
       ...object,
       metadata: { ...object.metadata, namespace: object.metadata.namespace ?? defaultNamespace },
@@ -27,7 +48,14 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
     const where = `${source.file}:${source.line}`;
     const problem = shapeProblem(placed);
     if (problem) {
-      notes.push(`${where}: ${placed.kind} ${placed.metadata.name}: ${problem}; skipped`);
+      // an object the API server would refuse is not checked: as good as unreadable
+      unreadable.push(`${where}: ${placed.kind} ${placed.metadata.name}: ${problem}; skipped`);
+      continue;
+    }
+    if (placed.kind === 'Rollout' && !(placed.spec as { template?: unknown }).template) {
+      notes.push(
+        `${where}: Rollout ${placed.metadata.name} has no pod template of its own (spec.workloadRef); check the workload it names`,
+      );
       continue;
     }
     if (sources[key]) {
@@ -39,12 +67,13 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
     sources[key] = source;
     kept.push(placed);
   }
+  const skipped = skippedKinds(passedOver);
+  if (skipped) notes.push(skipped);
   const of = <T>(kind: string) => kept.filter((o) => o.kind === kind) as unknown as T[];
-  const deployments = of<Deployment>('Deployment');
   return {
     mode: 'static',
-    targets: deployments,
-    deployments,
+    targets: kept.filter((o) => (WORKLOAD_KINDS as readonly string[]).includes(o.kind)) as unknown as Workload[],
+    deployments: of<Deployment>('Deployment'),
     statefulSets: of<StatefulSet>('StatefulSet'),
     services: of<Service>('Service'),
     slices: [],
@@ -55,5 +84,6 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
     pods: [],
     sources,
     notes,
+    unreadable,
   };
 }

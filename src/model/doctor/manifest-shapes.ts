@@ -75,7 +75,11 @@ const container = object({
   image: optional(str),
   command: optional(strings),
   args: optional(strings),
-  ports: optional(list(object({ containerPort: required(num), name: optional(str), protocol: optional(str) }))),
+  ports: optional(
+    list(
+      object({ containerPort: required(num), name: optional(str), protocol: optional(str), hostPort: optional(num) }),
+    ),
+  ),
   livenessProbe: optional(probe),
   readinessProbe: optional(probe),
   startupProbe: optional(probe),
@@ -112,10 +116,18 @@ const podSpec = object({
   ),
   readinessGates: optional(list(object({ conditionType: required(str) }))),
   terminationGracePeriodSeconds: optional(num),
+  hostNetwork: optional(bool),
 });
 const template = object({
   metadata: optional(object({ labels: optional(stringMap), annotations: optional(stringMap) })),
   spec: required(podSpec),
+});
+
+const updateStrategy = object({
+  type: optional(str),
+  rollingUpdate: optional(
+    object({ maxSurge: optional(intOrString), maxUnavailable: optional(intOrString), partition: optional(num) }),
+  ),
 });
 
 const SHAPES: Record<string, Check> = {
@@ -136,7 +148,38 @@ const SHAPES: Record<string, Check> = {
     ),
   }),
   StatefulSet: object({
-    spec: required(object({ replicas: optional(num), selector: required(selector), template: required(template) })),
+    spec: required(
+      object({
+        replicas: optional(num),
+        selector: required(selector),
+        template: required(template),
+        minReadySeconds: optional(num),
+        updateStrategy: optional(updateStrategy),
+      }),
+    ),
+  }),
+  DaemonSet: object({
+    spec: required(
+      object({
+        selector: required(selector),
+        template: required(template),
+        minReadySeconds: optional(num),
+        updateStrategy: optional(updateStrategy),
+      }),
+    ),
+  }),
+  // Argo Rollouts (argoproj.io/v1alpha1): a Deployment's template and selector, its own canary or blueGreen strategy;
+  // a Rollout with spec.workloadRef takes its template from another object, so it has none of its own to check
+  Rollout: object({
+    spec: required(
+      object({
+        replicas: optional(num),
+        selector: optional(selector),
+        template: optional(template),
+        minReadySeconds: optional(num),
+        strategy: optional(object({ canary: optional(object({})), blueGreen: optional(object({})) })),
+      }),
+    ),
   }),
   Service: object({
     spec: required(

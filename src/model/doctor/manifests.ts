@@ -1,7 +1,8 @@
 // Kubernetes manifests as `kubectl apply -f` and `helm template` write them: multi-document YAML, or JSON, with
 // `kind: List` (or any `*List`) flattened into its items. Each object keeps where it came from (file and line of its
-// document) so findings can point at it. Nothing here throws on bad input: a document that cannot be read becomes
-// a note naming the file, the document and why — never its content, which may be a Secret's. Pure: text in.
+// document) so findings can point at it. Nothing here throws on bad input: a document that cannot be read (not
+// YAML or JSON, not an object with a kind and a name, an unrendered template) is said in `unreadable`, naming the
+// file, the document and why — never its content, which may be a Secret's. Pure: text in.
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { SourceRef } from '../../types/doctor.ts';
 import type { KubeObject } from '../../types/kube.ts';
@@ -10,7 +11,19 @@ export type ManifestObject = KubeObject & { kind: string; apiVersion?: string; [
 
 export interface ParsedManifests {
   objects: { object: ManifestObject; source: SourceRef }[];
-  notes: string[];
+  /** documents that could not be read, in words: a check that skipped them is incomplete */
+  unreadable: string[];
+}
+
+/** `{{ … }}` where a rendered manifest has a kind, a name, labels, a selector or an image: Helm syntax left in. */
+function unrendered(o: Record<string, unknown>): boolean {
+  const spec = (o.spec ?? {}) as Record<string, unknown>;
+  const template = (spec.template ?? {}) as { spec?: { containers?: unknown } };
+  const images = Array.isArray(template.spec?.containers)
+    ? template.spec.containers.map((c) => (c as { image?: unknown } | null)?.image)
+    : [];
+  const identity = [o.kind, o.apiVersion, o.metadata, spec.selector, spec.replicas, images];
+  return /\{\{.*\}\}/.test(JSON.stringify(identity) ?? '');
 }
 
 /** Document boundaries: `---` lines (with an optional comment or content after them) and `...` end markers. */
@@ -52,7 +65,7 @@ function jsonErrorWhere(err: unknown, text: string): string {
 function flatten(doc: unknown, where: string, source: SourceRef, out: ParsedManifests): void {
   if (doc === null || doc === undefined) return;
   if (typeof doc !== 'object' || Array.isArray(doc)) {
-    out.notes.push(`${where}: not a Kubernetes object (a ${Array.isArray(doc) ? 'list' : typeof doc}); skipped`);
+    out.unreadable.push(`${where}: not a Kubernetes object (a ${Array.isArray(doc) ? 'list' : typeof doc}); skipped`);
     return;
   }
   const o = doc as Record<string, unknown>;
@@ -64,19 +77,43 @@ function flatten(doc: unknown, where: string, source: SourceRef, out: ParsedMani
   }
   const metadata = o.metadata as { name?: unknown } | undefined;
   if (typeof o.kind !== 'string' || !o.kind) {
-    out.notes.push(`${where}: no kind; skipped`);
+    out.unreadable.push(`${where}: no kind; skipped`);
+    return;
+  }
+  if (unrendered(o)) {
+    out.unreadable.push(
+      `${where}: an unrendered template ({{ … }} left in it; render it first, e.g. helm template); skipped`,
+    );
     return;
   }
   if (typeof metadata !== 'object' || metadata === null || typeof metadata.name !== 'string' || !metadata.name) {
-    out.notes.push(`${where}: ${o.kind} without metadata.name; skipped`);
+    out.unreadable.push(`${where}: ${o.kind} without metadata.name; skipped`);
     return;
   }
   out.objects.push({ object: o as ManifestObject, source });
 }
 
-/** The objects of one file (or of standard input, named `-`). */
+/**
+ * Where each block-scalar value (`key: |`) under a document's top-level `data:` starts, as file lines: a finding on a
+ * ConfigMap's haproxy.cfg can then point at its `server` line instead of the ConfigMap's first line.
+ */
+function dataLines(text: string, first: number): Record<string, number> | undefined {
+  const lines = text.split('\n');
+  const data = lines.findIndex((l) => /^data:\s*(#.*)?$/.test(l));
+  if (data < 0) return undefined;
+  const found: Record<string, number> = {};
+  for (let i = data + 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (/^\S/.test(line)) break;
+    const key = /^\s+(?:"([^"]+)"|'([^']+)'|([^\s:'"][^:]*?)):\s*[|>][-+0-9]*\s*(#.*)?$/.exec(line);
+    if (key) found[(key[1] ?? key[2] ?? key[3]) as string] = first + i + 1;
+  }
+  return Object.keys(found).length ? found : undefined;
+}
+
+/** The objects of one file (or of standard input, named `STDIN`). */
 export function parseManifests(text: string, file: string): ParsedManifests {
-  const out: ParsedManifests = { objects: [], notes: [] };
+  const out: ParsedManifests = { objects: [], unreadable: [] };
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     const line = text.slice(0, text.length - trimmed.length).split('\n').length;
@@ -87,19 +124,21 @@ export function parseManifests(text: string, file: string): ParsedManifests {
         flatten(d, `${file}${docs.length > 1 ? ` item ${i + 1}` : ''}`, { file, line }, out);
       });
     } catch (err) {
-      out.notes.push(`${file}: not valid JSON${jsonErrorWhere(err, text)}; skipped`);
+      out.unreadable.push(`${file}: not valid JSON${jsonErrorWhere(err, text)}; skipped`);
     }
     return out;
   }
   documents(text).forEach((d, i) => {
     const where = `${file} document ${i + 1} (line ${d.line})`;
     try {
-      flatten(load(d.text, { schema: CORE_SCHEMA, filename: file }), where, { file, line: d.line }, out);
+      const doc = load(d.text, { schema: CORE_SCHEMA, filename: file });
+      const lines = (doc as { kind?: unknown } | null)?.kind === 'ConfigMap' ? dataLines(d.text, d.first) : undefined;
+      flatten(doc, where, { file, line: d.line, ...(lines ? { dataLines: lines } : {}) }, out);
     } catch (err) {
       // js-yaml's message quotes the lines around the error; only its reason and position are kept
       const reason =
         err instanceof YAMLException ? `${err.reason} at line ${d.first + (err.mark?.line ?? 0)}` : 'cannot be read';
-      out.notes.push(`${where}: not valid YAML (${reason}); skipped`);
+      out.unreadable.push(`${where}: not valid YAML (${reason}); skipped`);
     }
   });
   return out;

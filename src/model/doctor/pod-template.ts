@@ -18,6 +18,8 @@ export interface ContainerView {
   role: 'container' | 'sidecar';
   serves: ServedPort[];
   haproxy: boolean;
+  /** an HAProxy ingress controller's container: the controller runs HAProxy and decides how it stops */
+  controller?: string | undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -68,11 +70,57 @@ function ownerOf(
   return undefined;
 }
 
-/** `haproxy:3.0`, `haproxytech/haproxy-alpine:3.2`: the image's own name (not its registry or organisation) says HAProxy. */
-export function isHAProxyImage(image: string | undefined): boolean {
-  const repository = (image ?? '').split('@')[0]?.split('/').pop()?.split(':')[0] ?? '';
-  return repository.toLowerCase().includes('haproxy');
+/** An image reference's repository path without registry port confusion, tag or digest: `mirror.gcr.io/library/haproxy`. */
+function repositoryPath(image: string | undefined): string[] {
+  const name = (image ?? '').split('@')[0] ?? '';
+  const segments = name.split('/');
+  const last = (segments.pop() ?? '').split(':')[0] ?? '';
+  return [...segments, last].map((s) => s.toLowerCase());
 }
+
+/**
+ * HAProxy ingress controllers whose image runs HAProxy under the controller: haproxytech/kubernetes-ingress (s6
+ * supervises HAProxy and the controller; the image keeps its base haproxytech/haproxy-alpine's STOPSIGNAL SIGUSR1,
+ * and fs/etc/s6-overlay/scripts/00-sigusr1 turns it into the supervision tree's shutdown) and
+ * jcmoraisjr/haproxy-ingress (the controller starts and stops HAProxy; --wait-before-shutdown, docs/content/en/docs/
+ * configuration/command-line.md). Their stop is the controller's, so the signal checks of a plain HAProxy do not apply.
+ */
+export function haproxyController(image: string | undefined): string | undefined {
+  const path = repositoryPath(image);
+  const [org, repo] = [path.at(-2), path.at(-1)];
+  if (org === 'haproxytech' && repo === 'kubernetes-ingress') return 'the HAProxy Kubernetes Ingress Controller';
+  if (repo === 'haproxy-ingress') return 'HAProxy Ingress';
+  return undefined;
+}
+
+/**
+ * `haproxy:3.0`, `mirror.gcr.io/library/haproxy`, `haproxytech/haproxy-alpine:3.2`, an ingress controller's image:
+ * the image's own name (not its registry) or its organisation says HAProxy; an exporter that only reads HAProxy's
+ * statistics (haproxy-exporter, haproxy_exporter) does not run it.
+ */
+export function isHAProxyImage(image: string | undefined): boolean {
+  const path = repositoryPath(image);
+  const repo = path.at(-1) ?? '';
+  if (/exporter/.test(repo)) return false;
+  return repo.includes('haproxy') || path.at(-2) === 'haproxytech';
+}
+
+/**
+ * What runs says HAProxy, whatever the image: the command is the haproxy binary, an argument loads a haproxy.cfg
+ * (`-f /…/haproxy.cfg`), or a file named haproxy.cfg is mounted (a folder is not enough: sidecars that reload
+ * or export HAProxy mount its configuration folder too).
+ */
+export function runsHAProxy(c: Container): boolean {
+  if (isHAProxyImage(c.image)) return true;
+  const words = [...(c.command ?? []), ...(c.args ?? [])].filter((w): w is string => typeof w === 'string');
+  if (words[0] !== undefined && base(words[0]) === 'haproxy') return true;
+  if (words.some((w, i) => /(^|\/)haproxy[^/]*\.cfg$/.test(w) && ['-f', '--'].includes(words[i - 1] ?? '')))
+    return true;
+  const mounts = Array.isArray(c.volumeMounts) ? c.volumeMounts : [];
+  return mounts.some((m) => typeof m?.mountPath === 'string' && /\/haproxy\.cfg$/.test(m.mountPath));
+}
+
+const base = (word: string) => word.split('/').pop() ?? word;
 
 /** The template's containers with the Service ports each serves (Services of the namespace selecting the labels). */
 export function containerViews(
@@ -83,7 +131,13 @@ export function containerViews(
   const all = longRunningContainers(spec);
   const selecting = services.filter((s) => mapSelects(s.spec?.selector, labels));
   const views = all.map(
-    ({ container, role }): ContainerView => ({ container, role, serves: [], haproxy: isHAProxyImage(container.image) }),
+    ({ container, role }): ContainerView => ({
+      container,
+      role,
+      serves: [],
+      haproxy: runsHAProxy(container),
+      controller: haproxyController(container.image),
+    }),
   );
   for (const svc of selecting) {
     for (const sp of Array.isArray(svc.spec.ports) ? svc.spec.ports : []) {
@@ -112,10 +166,13 @@ export function containerViews(
  * HAProxy Technologies' haproxytech/haproxy-{alpine,debian,ubuntu}. Any other image is assumed to keep SIGTERM.
  */
 export function imageStopSignal(image: string | undefined): string | undefined {
-  const name = (image ?? '').split('@')[0]?.replace(/:[^/]*$/, '') ?? '';
-  const path = name.replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '');
-  if (path === 'haproxy' || path === 'library/haproxy') return 'SIGUSR1';
-  if (/^haproxytech\/haproxy-(alpine|debian|ubuntu)(-quic)?$/.test(path)) return 'SIGUSR1';
+  const path = repositoryPath(image);
+  const [org, repo] = [path.at(-2), path.at(-1) ?? ''];
+  // the official image under any registry or pull-through mirror: haproxy, library/haproxy, <registry>/haproxy,
+  // <mirror>/library/haproxy, public.ecr.aws/docker/library/haproxy
+  const registryHost = path.length === 2 && /[.:]|^localhost$/.test(path[0] ?? '');
+  if (repo === 'haproxy' && (org === undefined || org === 'library' || registryHost)) return 'SIGUSR1';
+  if (org === 'haproxytech' && /^haproxy-(alpine|debian|ubuntu)(-quic)?$/.test(repo)) return 'SIGUSR1';
   return undefined;
 }
 
@@ -132,6 +189,9 @@ export function stopSignalOf(c: Container): StopSignal {
     return { signal: declared.toUpperCase(), from: `lifecycle.stopSignal: ${declared}` };
   const image = imageStopSignal(c.image);
   if (image) return { signal: image, from: `image ${c.image} sets STOPSIGNAL ${image}` };
+  // built FROM haproxytech/haproxy-alpine (build/Dockerfile), whose STOPSIGNAL it keeps
+  if (haproxyController(c.image) === 'the HAProxy Kubernetes Ingress Controller')
+    return { signal: 'SIGUSR1', from: `image ${c.image} keeps its base image's STOPSIGNAL SIGUSR1` };
   return { signal: 'SIGTERM', from: `image ${c.image ?? '?'} is not known to set STOPSIGNAL, so SIGTERM` };
 }
 

@@ -1,11 +1,11 @@
 import type { KubeClient } from '../../kube/client.ts';
 import { loadDoctor } from '../../kube/doctor-snapshot.ts';
-import { UserError } from '../../lib/errors.ts';
+import { shownInput, UserError } from '../../lib/errors.ts';
 import { runDoctor, type DoctorReport } from '../../diagnose/doctor/index.ts';
 import { helmReleaseOf } from '../../model/doctor/helm-release.ts';
 import { manifestInputs } from '../../model/doctor/manifest-inputs.ts';
 import { selectorMatches } from '../../model/selectors.ts';
-import type { Deployment, LabelSelector } from '../../types/kube.ts';
+import type { Deployment, LabelSelector, WorkloadKind } from '../../types/kube.ts';
 import { readManifestFiles } from './manifest-files.ts';
 import { resolveDeployments, type TargetSelection } from '../targets.ts';
 
@@ -42,10 +42,12 @@ export interface StaticDoctorOptions {
   paths: string[];
   /** the namespace of objects that name none */
   namespace: string;
-  /** only this Deployment, or those matching -l */
-  name?: string | undefined;
+  /** only this workload (of this kind, when given), or those matching -l */
+  name?: { kind?: WorkloadKind | undefined; name: string } | undefined;
   selector?: string | undefined;
   stdin?: (() => Promise<string>) | undefined;
+  /** folders: their sub-folders too (-R) */
+  recursive?: boolean | undefined;
 }
 
 /** `key=value,key!=value,key` as a LabelSelector (the -l forms that make sense on manifests). */
@@ -69,11 +71,18 @@ export function parseLabelSelector(text: string): LabelSelector {
 
 /** Static mode: manifests only, no cluster; every Deployment in them is checked (or the one named, or -l's). */
 export async function doctorStatic(options: StaticDoctorOptions, now = Date.now()): Promise<DoctorReport> {
-  const inputs = manifestInputs(await readManifestFiles(options.paths, options.stdin), options.namespace);
+  const files = await readManifestFiles(options.paths, { stdin: options.stdin, recursive: options.recursive });
+  if (!files.some((f) => f.objects.length || f.unreadable.length))
+    throw new UserError(
+      `no Kubernetes objects in ${options.paths.map((p) => (p === '-' ? 'STDIN' : shownInput(p))).join(', ')}`,
+    );
+  const inputs = manifestInputs(files, options.namespace);
   let targets = inputs.targets;
   if (options.name) {
-    targets = targets.filter((d) => d.metadata.name === options.name);
-    if (!targets.length) throw new UserError(`deployment "${options.name}" is not in the manifests given with -f`);
+    const { kind, name } = options.name;
+    targets = targets.filter((d) => d.metadata.name === name && (!kind || d.kind === kind));
+    if (!targets.length)
+      throw new UserError(`${kind?.toLowerCase() ?? 'workload'} "${name}" is not in the manifests given with -f`);
   }
   if (options.selector) {
     const selector = parseLabelSelector(options.selector);

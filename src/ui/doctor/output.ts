@@ -28,5 +28,6 @@ export function doctorOutput(report: DoctorReport) {
     items,
     notRun: report.notRun,
     notes: report.notes,
+    ...(report.unreadable.length ? { unreadable: report.unreadable } : {}),
   };
 }

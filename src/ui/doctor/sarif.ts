@@ -1,7 +1,8 @@
 // -o sarif: SARIF 2.1.0 (OASIS), the format CI systems (GitHub code scanning and others) show inline. One result
 // per finding; the rule table in tool.driver.rules (every doctor check, helpUri its section of docs/checks.md);
 // locations name the manifest file and line (static mode) and the object, as a logical location; suppressed
-// findings carry an inSource suppression; checks not run and notes are tool execution notifications.
+// findings carry an inSource suppression; checks not run, notes and unreadable input are tool execution
+// notifications (unreadable input an error, and the run not successful).
 import { CATALOGUE, describeFinding, docsUrl, PROJECT_HOMEPAGE } from '../../diagnose/catalogue.ts';
 import type { CatalogueEntry } from '../../types/finding.ts';
 import { DOCTOR_CATALOGUE } from '../../diagnose/doctor/catalogue.ts';
@@ -84,6 +85,8 @@ export function sarifLog(report: DoctorReport, version: string) {
       descriptor: { id: n.id },
     })),
     ...report.notes.map((text) => ({ level: 'warning', message: { text } })),
+    // input that could not be read: the run did not check everything it was given
+    ...report.unreadable.map((text) => ({ level: 'error', message: { text } })),
   ];
   return {
     $schema: SARIF_SCHEMA,
@@ -92,7 +95,10 @@ export function sarifLog(report: DoctorReport, version: string) {
       {
         tool: { driver: { name: 'kubectl-haptic doctor', version, informationUri: PROJECT_HOMEPAGE, rules: table } },
         invocations: [
-          { executionSuccessful: true, ...(notifications.length ? { toolExecutionNotifications: notifications } : {}) },
+          {
+            executionSuccessful: report.unreadable.length === 0,
+            ...(notifications.length ? { toolExecutionNotifications: notifications } : {}),
+          },
         ],
         results: report.subjects.flatMap((s) => s.findings.map((f) => result(f, index.get(f.id) ?? -1))),
       },

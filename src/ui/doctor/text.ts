@@ -67,6 +67,8 @@ export function doctorText(report: DoctorReport, paint: Painter): string {
   if (byReason.size)
     tail.push(`not run: ${[...byReason.entries()].map(([reason, ids]) => `${ids.join(', ')} (${reason})`).join('; ')}`);
   if (report.notes.length) tail.push('notes:', ...report.notes.map((n) => `  - ${n}`));
+  if (report.unreadable.length)
+    tail.push(paint('red', 'could not read (not checked, exit 3):'), ...report.unreadable.map((n) => `  - ${n}`));
   const c = doctorCounts(report);
   tail.push(
     `${counted(c.objects, 'object')} checked: ${counted(c.error, 'error')}, ${counted(c.warning, 'warning')}, ${counted(c.info, 'info')}${c.suppressed ? `, ${c.suppressed} suppressed` : ''}`,

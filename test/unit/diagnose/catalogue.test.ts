@@ -64,6 +64,7 @@ describe('catalogue entries', () => {
       'DR603',
       'DR604',
       'DR605',
+      'DR606',
     ]);
   });
 

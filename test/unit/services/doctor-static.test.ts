@@ -17,14 +17,25 @@ describe('readManifestFiles', () => {
     ]);
     // a folder's subfolders are not read (kubectl apply -f without -R), and golden files are not manifests
     await expect(readManifestFiles(['test/fixtures/doctor/gated-web-before'])).rejects.toThrow(
-      'no .yaml, .yml or .json files in "test/fixtures/doctor/gated-web-before"',
+      'no .yaml, .yml or .json files in "test/fixtures/doctor/gated-web-before" (-R reads its sub-folders too)',
     );
+  });
+
+  it('-R reads the sub-folders too, depth first in name order', async () => {
+    const parsed = await readManifestFiles(['test/fixtures/doctor/gated-web-before'], { recursive: true });
+    expect(parsed.flatMap((p) => [...new Set(p.objects.map((o) => o.source.file))])).toEqual([
+      'test/fixtures/doctor/gated-web-before/manifests/api.yaml',
+      'test/fixtures/doctor/gated-web-before/manifests/hpa.json',
+      'test/fixtures/doctor/gated-web-before/manifests/web.yaml',
+    ]);
   });
 
   it('reads - from standard input, once per -', async () => {
     const text = 'apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {}\n';
-    const parsed = await readManifestFiles(['-'], () => readStdin(Readable.from([Buffer.from(text)])));
-    expect(parsed[0]?.objects.map((o) => [o.object.metadata.name, o.source])).toEqual([['s', { file: '-', line: 1 }]]);
+    const parsed = await readManifestFiles(['-'], { stdin: () => readStdin(Readable.from([Buffer.from(text)])) });
+    expect(parsed[0]?.objects.map((o) => [o.object.metadata.name, o.source])).toEqual([
+      ['s', { file: 'STDIN', line: 1 }],
+    ]);
   });
 
   it('a path that does not exist is an input error (exit 3)', async () => {
@@ -36,14 +47,18 @@ describe('readManifestFiles', () => {
 
 describe('doctorStatic targets', () => {
   it('every Deployment, or the one named, or those -l selects; a name that is not there is an input error', async () => {
-    const names = async (o: { name?: string; selector?: string }) =>
+    const names = async (o: { name?: { kind?: 'Deployment' | 'StatefulSet'; name: string }; selector?: string }) =>
       (await doctorStatic({ paths: [DIR], namespace: 'default', ...o })).subjects.map((s) => s.ref.name);
     expect(await names({})).toEqual(['api', 'web']);
-    expect(await names({ name: 'web' })).toEqual(['web']);
+    expect(await names({ name: { name: 'web' } })).toEqual(['web']);
+    expect(await names({ name: { kind: 'Deployment', name: 'web' } })).toEqual(['web']);
+    await expect(names({ name: { kind: 'StatefulSet', name: 'web' } })).rejects.toThrow(
+      'statefulset "web" is not in the manifests given with -f',
+    );
     expect(await names({ selector: 'app.kubernetes.io/name=web' })).toEqual(['web']);
     expect(await names({ selector: 'app.kubernetes.io/name!=web' })).toEqual(['api']);
-    await expect(doctorStatic({ paths: [DIR], namespace: 'default', name: 'cart' })).rejects.toThrow(
-      'deployment "cart" is not in the manifests given with -f',
+    await expect(doctorStatic({ paths: [DIR], namespace: 'default', name: { name: 'cart' } })).rejects.toThrow(
+      'workload "cart" is not in the manifests given with -f',
     );
   });
 

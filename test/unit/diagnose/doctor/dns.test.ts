@@ -21,7 +21,7 @@ const rows: Row[] = [
   [
     'by name, nothing that tolerates NXDOMAIN (seed 004 before)',
     'DR301',
-    undefined,
+    'qualified',
     cfg('', `${FQDN} check inter 3s fall 1 rise 1`),
     cfg('', `${FQDN} check inter 3s fall 1 rise 1 init-addr last,libc,none resolvers k8s`),
   ],
@@ -82,7 +82,7 @@ describe('what counts', () => {
     );
   });
 
-  it('servers of one section are reported together, each line named', () => {
+  it('servers of every section are reported together, once, each line named', () => {
     const text = `global\n  hard-stop-after 15s\nbackend bk_redis\n  server R0 redis-0.redis-headless:6379 check\n  server R1 redis-1.redis-headless:6379 check\n  server R2 10.0.0.3:6379 check\n`;
     const [f] = one(staticReport(with_(text)), 'DR301');
     expect(f?.title).toBe(
@@ -92,9 +92,30 @@ describe('what counts', () => {
       'configmap/haproxy (haproxy.cfg) line 4: server R0 redis-0.redis-headless:6379 check — init-addr last,libc (default), no resolvers',
       'configmap/haproxy (haproxy.cfg) line 5: server R1 redis-1.redis-headless:6379 check — init-addr last,libc (default), no resolvers',
     ]);
+    // short names: the fix gives the fully qualified name, so that following it does not make DR303
     expect(f?.fix).toBe(
-      'add "init-addr last,libc,none resolvers k8s" to the servers (or to a default-server line), and a "resolvers k8s" section with parse-resolv-conf',
+      'name the servers by their fully qualified name (e.g. redis-0.redis-headless.shop.svc.cluster.local: HAProxy\'s resolvers do not use search domains), add "init-addr last,libc,none resolvers k8s" to them (or to a default-server line), and a "resolvers k8s" section with parse-resolv-conf',
     );
+    const twice = `${text}backend bk_check\n  server R0 redis-0.redis-headless:6379 check\n`;
+    const [both, ...more] = one(staticReport(with_(twice)), 'DR301');
+    expect(more).toEqual([]);
+    expect(both?.title).toContain('servers R0, R1 in backend bk_redis, backend bk_check are by DNS name');
+    expect(both?.evidence).toHaveLength(3);
+  });
+
+  it('the name of a ClusterIP Service of the input always resolves; a headless one does not', () => {
+    const service = (clusterIP?: string) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'pgbouncer', namespace: 'shop' },
+        spec: { ...(clusterIP ? { clusterIP } : {}), selector: { app: 'pgbouncer' }, ports: [{ port: 5432 }] },
+      }) as KubeObject;
+    const text = cfg('', 'pgbouncer.shop.svc.cluster.local:5432 check');
+    expect(ids(staticReport([...with_(text), service()]))).toEqual([]);
+    expect(ids(staticReport([...with_(text), service('None')]))).toEqual(['DR301']);
+    // not in the input: the doctor cannot tell, and says what the name risks
+    expect(ids(staticReport(with_(text)))).toEqual(['DR301']);
   });
 
   it('DR303 gives the fully qualified name of a Service it knows', () => {

@@ -62,21 +62,21 @@ const rows: Row[] = [
     ],
   ],
   [
-    'same tcpSocket port, named and numbered',
+    'same command for liveness and readiness',
     'DR101',
-    'restartsFirst',
-    'error',
+    'exec',
+    'warning',
     () => [
       web((d) => {
-        app(d).readinessProbe = { tcpSocket: { port: 'http' } };
-        app(d).livenessProbe = { tcpSocket: { port: 8080 } };
+        app(d).readinessProbe = { exec: { command: ['/bin/check', '--deep'] } };
+        app(d).livenessProbe = { exec: { command: ['/bin/check', '--deep'] } };
       }),
       ...around(),
     ],
     () => [
       web((d) => {
-        app(d).readinessProbe = { tcpSocket: { port: 'http' } };
-        app(d).livenessProbe = { tcpSocket: { port: 'admin' } };
+        app(d).readinessProbe = { exec: { command: ['/bin/check', '--deep'] } };
+        app(d).livenessProbe = { exec: { command: ['/bin/check', '--alive'] } };
       }),
       ...around(),
     ],
@@ -168,6 +168,19 @@ describe('evidence', () => {
 });
 
 describe('scoping (the false positives of other linters)', () => {
+  it('a shared tcpSocket or gRPC probe sees only the process, and is not DR101', () => {
+    for (const probe of [{ tcpSocket: { port: 'http' } }, { grpc: { port: 8080 } }]) {
+      const r = staticReport([
+        web((d) => {
+          app(d).readinessProbe = probe;
+          app(d).livenessProbe = structuredClone(probe);
+        }),
+        ...around(),
+      ]);
+      expect(ids(r)).not.toContain('DR101');
+    }
+  });
+
   it('a container that serves no Service port is not asked for a readinessProbe or split probes', () => {
     const worker = web((d) => {
       app(d).livenessProbe = app(d).readinessProbe;

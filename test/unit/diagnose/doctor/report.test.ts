@@ -1,6 +1,7 @@
 // The report around the rules: suppression, what a mode cannot run, the HAProxy tier in front of a Deployment,
 // and a malformed object that never becomes a crash.
 import { describe, expect, it } from 'vitest';
+import { doctorExitCode } from '../../../../src/cli/outcomes.ts';
 import type { KubeObject, Pod } from '../../../../src/types/kube.ts';
 import { countingFindings } from '../../../../src/diagnose/doctor/counting.ts';
 import {
@@ -47,10 +48,10 @@ describe('suppression by annotation', () => {
     });
   });
 
-  it("names an id that is not a doctor check (the issue's own example has DR606)", () => {
-    const r = staticReport([annotated('DR101,DR606'), webService(), pdb()]);
+  it('names an id that is not a doctor check (DR699)', () => {
+    const r = staticReport([annotated('DR101,DR699'), webService(), pdb()]);
     expect(r.notes).toEqual([
-      'deployment.apps/web -n shop: annotation kubectl-haptic.dev/ignore names DR606, which is not a doctor check',
+      'deployment.apps/web -n shop: annotation kubectl-haptic.dev/ignore names DR699, which is not a doctor check',
     ]);
     expect(one(r, 'DR201')[0]?.suppressed).toBeUndefined();
   });
@@ -94,15 +95,16 @@ describe('modes', () => {
     expect(ids(r)).toContain('DR603');
   });
 
-  it('static mode skips the malformed object with a note instead', () => {
+  it('static mode skips the malformed object as unreadable instead (exit 3: it was not checked)', () => {
     const broken = web(
       (d) => (app(d).readinessProbe = { httpGet: { path: '/', port: 8080, httpHeaders: 'X-Probe' as never } }),
     );
     const r = staticReport([broken, webService(), pdb()]);
     expect(r.subjects).toEqual([]);
-    expect(r.notes).toEqual([
+    expect(r.unreadable).toEqual([
       'test.yaml:1: Deployment web: spec.template.spec.containers[0].readinessProbe.httpGet.httpHeaders is not a list; skipped',
     ]);
+    expect(doctorExitCode(r, false)).toBe(3);
   });
 });
 
@@ -197,7 +199,7 @@ describe('the HAProxy tier in front (live)', () => {
     });
     const inFront = haproxy((d) => delete d.spec.template.spec.containers[0]!.lifecycle);
     const r = liveReport([web(), webService(), backend, pdb(), inFront, haproxyConfigMap(GOOD_CFG)], {
-      targets: [web()],
+      targets: [{ ...web(), kind: 'Deployment' }],
     });
     expect(r.subjects.map((s) => [s.ref.name, s.role])).toEqual([
       ['web', undefined],

@@ -19,8 +19,8 @@ spec:
 describe('parseManifests', () => {
   it('reads every document with the line it starts on (leading comments and markers skipped)', () => {
     const text = `# rendered\n---\n${deployment('a')}\n---\n# Source: chart/templates/b.yaml\n${deployment('b')}\n...\n`;
-    const { objects, notes } = parseManifests(text, 'out.yaml');
-    expect(notes).toEqual([]);
+    const { objects, unreadable } = parseManifests(text, 'out.yaml');
+    expect(unreadable).toEqual([]);
     expect(objects.map((o) => [o.object.metadata.name, o.source])).toEqual([
       ['a', { file: 'out.yaml', line: 3 }],
       ['b', { file: 'out.yaml', line: 15 }],
@@ -55,18 +55,51 @@ describe('parseManifests', () => {
     ['a scalar', 'just text', /^f\.yaml document 1 \(line 1\): not a Kubernetes object \(a string\); skipped$/],
     ['no kind', 'metadata: {name: x}', /: no kind; skipped$/],
     ['no name', 'kind: Service\nmetadata: {}', /: Service without metadata\.name; skipped$/],
-  ])('%s becomes a note', (_, text, note) => {
+    [
+      'an unrendered Helm template',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: "{{ .Release.Name }}-web"\nspec: {}',
+      /^f\.yaml document 1 \(line 1\): an unrendered template \(\{\{ … \}\} left in it; render it first, e\.g\. helm template\); skipped$/,
+    ],
+    [
+      'an unrendered image',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n      containers: [{name: w, image: "{{ .Values.image }}"}]',
+      /: an unrendered template/,
+    ],
+    [
+      'binary bytes',
+      '\u0000\u0001\u0002PK\u0003\u0004',
+      /^f\.yaml document 1 \(line 1\): not (valid YAML|a Kubernetes object)/,
+    ],
+  ])('%s is named as unreadable, never quoted', (_, text, note) => {
     const parsed = parseManifests(text, 'f.yaml');
     expect(parsed.objects).toEqual([]);
-    expect(parsed.notes).toHaveLength(1);
-    expect(parsed.notes[0]).toMatch(note);
-    expect(parsed.notes[0]).not.toContain('hunter2');
+    expect(parsed.unreadable).toHaveLength(1);
+    expect(parsed.unreadable[0]).toMatch(note);
+    expect(parsed.unreadable[0]).not.toContain('hunter2');
+  });
+
+  it("Go templates inside a ConfigMap's data are content, not an unrendered manifest", () => {
+    const text =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: alerts}\ndata:\n  rule: "{{ $labels.instance }} is down"\n';
+    expect(parseManifests(text, 'f.yaml')).toMatchObject({
+      unreadable: [],
+      objects: [{ object: { kind: 'ConfigMap' } }],
+    });
+  });
+
+  it('records where each block-scalar data key of a ConfigMap starts, for findings on a line of its text', () => {
+    const text = `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lb}\ndata:\n  other: one line\n  haproxy.cfg: |\n    global\n  "x.cfg": |-\n    defaults\n`;
+    expect(parseManifests(text, 'f.yaml').objects[0]?.source).toEqual({
+      file: 'f.yaml',
+      line: 2,
+      dataLines: { 'haproxy.cfg': 8, 'x.cfg': 10 },
+    });
   });
 
   it('a bad document does not stop the others', () => {
     const parsed = parseManifests(`${deployment('a')}\n---\nkey: [unclosed\n---\n${deployment('b')}`, 'f.yaml');
     expect(parsed.objects.map((o) => o.object.metadata.name)).toEqual(['a', 'b']);
-    expect(parsed.notes).toHaveLength(1);
+    expect(parsed.unreadable).toHaveLength(1);
   });
 });
 
@@ -121,7 +154,7 @@ describe('shapeProblem: the fields the doctor reads have the shape the API would
 });
 
 describe('manifestInputs', () => {
-  it('places objects without a namespace in the default one, skips malformed ones and duplicates with a note, ignores other kinds', () => {
+  it('places objects without a namespace in the default one, skips malformed ones and duplicates with a note, names the kinds it passes over', () => {
     const text = [
       deployment('a'),
       deployment('bad', '\n  namespace: x').replace('containers: [{name: app, image: app:1}]', 'containers: 3'),
@@ -130,10 +163,37 @@ describe('manifestInputs', () => {
     ].join('\n---\n');
     const inputs = manifestInputs([parseManifests(text, 'f.yaml')], 'shop');
     expect(inputs.targets.map((d) => `${d.metadata.namespace}/${d.metadata.name}`)).toEqual(['shop/a']);
-    expect(inputs.notes).toEqual([
+    expect(inputs.unreadable).toEqual([
       'f.yaml:12: Deployment bad: spec.template.spec.containers is not a list; skipped',
+    ]);
+    expect(inputs.notes).toEqual([
       'f.yaml:24: Deployment shop/a is also at f.yaml:1; the first one is checked',
+      '1 object of kinds the doctor does not check: Secret (1)',
     ]);
     expect(inputs.sources['Deployment/shop/a']).toEqual({ file: 'f.yaml', line: 1 });
+  });
+
+  it('every workload kind is a target; a Rollout with a workloadRef has no template of its own, and says so', () => {
+    const sts = deployment('db').replace('kind: Deployment', 'kind: StatefulSet');
+    const ds = deployment('proxy').replace('kind: Deployment', 'kind: DaemonSet');
+    const ro = deployment('canary').replace(
+      'apiVersion: apps/v1\nkind: Deployment',
+      'apiVersion: argoproj.io/v1alpha1\nkind: Rollout',
+    );
+    const ref =
+      'apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: ref}\nspec:\n  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: a}';
+    const inputs = manifestInputs(
+      [parseManifests([deployment('a'), sts, ds, ro, ref].join('\n---\n'), 'f.yaml')],
+      'shop',
+    );
+    expect(inputs.targets.map((t) => `${t.kind}/${t.metadata.name}`)).toEqual([
+      'Deployment/a',
+      'StatefulSet/db',
+      'DaemonSet/proxy',
+      'Rollout/canary',
+    ]);
+    expect(inputs.notes).toEqual([
+      'f.yaml:45: Rollout ref has no pod template of its own (spec.workloadRef); check the workload it names',
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import type AjvDraft04 from 'ajv-draft-04';
 import type { ErrorObject } from 'ajv-draft-04';
 import type addFormatsType from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { DOCTOR_CATALOGUE } from '../../../../src/diagnose/doctor/catalogue.ts';
 import { sarifLog } from '../../../../src/ui/doctor/sarif.ts';
 import { app, liveReport, pdb, staticReport, web, webService } from '../../fixtures/doctor.ts';
 
@@ -78,7 +79,7 @@ describe('SARIF content', () => {
 
   it('one result per finding, ruleIndex into the table of every doctor check, helpUri in docs/checks.md', () => {
     const run = log().runs[0];
-    expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toHaveLength(24);
+    expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toEqual(Object.keys(DOCTOR_CATALOGUE));
     for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
     expect(run.tool.driver.rules[0].helpUri).toBe(
       'https://github.com/kubectl-haptic/kubectl-haptic/blob/main/docs/checks.md#dr101',
@@ -88,19 +89,23 @@ describe('SARIF content', () => {
       'DR201 error',
       'DR203 error',
       'DR301 error',
-      'DR301 error',
       'DR205 warning',
       'DR206 warning',
+      'DR103 warning',
+      'DR103 warning',
+      'DR201 warning',
+      'DR401 warning',
     ]);
   });
 
-  it('locations name the manifest file and line, and the object', () => {
+  it('locations name the manifest file and line (a haproxy.cfg finding its server line), and the object', () => {
     const dr301 = log().runs[0].results.find((r: { ruleId: string }) => r.ruleId === 'DR301');
     expect(dr301.locations).toEqual([
       {
         physicalLocation: {
           artifactLocation: { uri: 'test/fixtures/doctor/redis-haproxy-before/manifests/configmap.yaml' },
-          region: { startLine: 1 },
+          // `server S1 …` of the ConfigMap's haproxy.cfg block
+          region: { startLine: 31 },
         },
         logicalLocations: [
           { name: 'configmap/redis-haproxy', fullyQualifiedName: 'redis/configmap/redis-haproxy', kind: 'resource' },
