@@ -13,10 +13,12 @@ export const DOCTOR_CATALOGUE = {
     severity: 'warning',
     severityOf: { restartsFirst: 'error' },
     summary:
-      'Liveness and readiness probe the same HTTP endpoint or run the same command (handler, path, port, scheme, host and headers compared, named ports resolved; not tcpSocket or gRPC, which see only the process, nor an HAProxy monitor-uri with no monitor fail); an error when liveness restarts the container no later than readiness takes it out of its Services.',
+      'Liveness and readiness probe the same HTTP endpoint or run the same command (handler, path, port, scheme, host and headers compared, named ports resolved; not tcpSocket or gRPC, which see only the process, nor an HAProxy monitor-uri with no monitor fail); an error when the endpoint is seen to fail on something the replicas share (an HAProxy monitor fail condition) and liveness restarts the container no later than readiness takes it out of its Services.',
     title: {
       restartsFirst:
         'container {container}: liveness and readiness probe the same endpoint ({endpoint}), and liveness restarts it after {liveness}s, no later than readiness removes it ({readiness}s): a dependency blip restarts every replica at once',
+      sharedFirst:
+        'container {container}: liveness and readiness probe the same endpoint ({endpoint}), and liveness restarts it after {liveness}s, no later than readiness removes it ({readiness}s): if the endpoint checks anything the replicas share, a blip of it restarts every replica at once',
       later:
         'container {container}: liveness and readiness probe the same endpoint ({endpoint}); liveness restarts it after {liveness}s, later than readiness removes it ({readiness}s), but an outage longer than that still restarts every replica',
       exec: 'container {container}: liveness and readiness run the same command ({endpoint}): if it checks anything the replicas share, a blip of it restarts every replica',
@@ -248,7 +250,7 @@ export const DOCTOR_CATALOGUE = {
   DR603: {
     severity: 'error',
     summary:
-      "One replica with a strategy that takes it down first (a Deployment's RollingUpdate with maxUnavailable of at least 1, or Recreate; a StatefulSet's rolling update always): every rollout has a moment with no pod serving.",
+      "One replica that serves a Service (a metrics port alone does not count) with a strategy that takes it down first (a Deployment's RollingUpdate with maxUnavailable of at least 1, or Recreate; a StatefulSet's rolling update always): every rollout has a moment with no pod serving.",
     title: {
       rolling:
         '{workload} runs {replicas} with maxUnavailable {maxUnavailable}: each rollout stops the only pod before its replacement is Ready',

@@ -20,6 +20,8 @@ export interface Located extends Finding {
 const KIND_NAMES: Record<string, string> = {
   Deployment: 'deployment.apps',
   StatefulSet: 'statefulset.apps',
+  DaemonSet: 'daemonset.apps',
+  Rollout: 'rollout.argoproj.io',
   Service: 'service',
   ConfigMap: 'configmap',
   Pod: 'pod',

@@ -60,7 +60,10 @@ const timing = (p: Probe) =>
  * DR101: one endpoint answers both "restart me?" and "send me traffic?" — the trap when that endpoint checks
  * something the replicas share (seed 004). Only an HTTP endpoint or a command can: a tcpSocket probe sees the
  * listening socket and a gRPC probe the process's own health service, and an HAProxy `monitor-uri` with no
- * `monitor fail` answers 200 whenever HAProxy runs. A shared command is a warning: what it checks is its own.
+ * `monitor fail` answers 200 whenever HAProxy runs. It is an error only with evidence that the endpoint fails on
+ * something the replicas share — an HAProxy `monitor fail` condition (seed 004's `nbsrv(bk_redis_master) lt 1`);
+ * what an application's own endpoint checks is its code's, so without evidence it is a warning (live, DR102 sees
+ * the restarts themselves).
  */
 function sharedEndpoint(view: ContainerView, config: HAProxyConfigView | undefined): Finding | undefined {
   const c = view.container;
@@ -72,16 +75,21 @@ function sharedEndpoint(view: ContainerView, config: HAProxyConfigView | undefin
   const monitor = view.haproxy ? config?.facts.monitors.find((m) => m.uri === (live.httpGet?.path || '/')) : undefined;
   if (monitor && !monitor.fails) return undefined;
   const args = { container: c.name, endpoint: a.text, liveness: probeWindow(live), readiness: probeWindow(ready) };
+  const first = probeWindow(live) <= probeWindow(ready);
+  const variant = live.exec ? 'exec' : !first ? 'later' : monitor ? 'restartsFirst' : 'sharedFirst';
   return finding(
     'DR101',
     args,
     [
       `container ${c.name} livenessProbe: ${a.text}, ${timing(live)}`,
       `container ${c.name} readinessProbe: ${b.text}, ${timing(ready)}`,
+      ...(monitor && config
+        ? [
+            `${config.label} line ${monitor.line}: monitor-uri ${monitor.uri} in ${monitor.section}, which has a monitor fail condition: it answers 503 on every replica at once when that condition holds`,
+          ]
+        : []),
     ],
-    {
-      variant: live.exec ? 'exec' : probeWindow(live) <= probeWindow(ready) ? 'restartsFirst' : 'later',
-    },
+    { variant },
   );
 }
 

@@ -1,6 +1,7 @@
 // DR601–DR605: the gate and the rollout strategy. DR601–DR603 are the same checks as enable-gate's HG101,
 // HG102/HG104 and HG111/HG112 (shared code in ../checks), run on a Deployment that already has the gate.
 import type { Deployment, Workload } from '../../types/kube.ts';
+import { metricsOnly } from '../../model/doctor/pod-template.ts';
 import { buildHaptic } from '../../model/haptic/haptic.ts';
 import { resolveStrategy } from '../../model/rollout/strategy.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
@@ -58,6 +59,8 @@ function nobodyGates(d: WorkloadFacts, env: DoctorEnv): Finding[] {
  */
 function singleReplicaDown(d: WorkloadFacts): Finding[] {
   if (d.replicas?.count !== 1) return [];
+  // a gap matters where clients send requests: a singleton controller behind only a metrics Service has none
+  if (!d.containers.some((v) => v.serves.some((p) => !metricsOnly(p)))) return [];
   if (d.kind === 'StatefulSet') {
     const update = d.workload.spec.updateStrategy?.type ?? 'RollingUpdate';
     if (update === 'OnDelete') return [];

@@ -5,6 +5,7 @@
 // master-worker mode the master forwards both to its workers unchanged (src/mworker.c, mworker_catch_sigterm).
 import { firstSignal, preStopPlan, signalAt, totalSleep, type PreStopPlan } from '../../model/doctor/prestop.ts';
 import {
+  controllerWait,
   masterWorkerFlag,
   stopSignalOf,
   type ContainerView,
@@ -91,7 +92,8 @@ function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[]
   const served = view.serves.map(
     (x) => `service/${x.service} port ${x.port} → container ${c.name} port ${x.containerPort}`,
   );
-  if (plan.handler === 'none') {
+  const waits = controllerWait(c);
+  if (plan.handler === 'none' && waits === undefined) {
     const effect = view.controller
       ? `${view.controller} shuts HAProxy down`
       : stop.signal === 'SIGUSR1'

@@ -30,7 +30,7 @@ function skippedKinds(counts: Map<string, number>): string | undefined {
 }
 
 export function manifestInputs(files: ParsedManifests[], defaultNamespace: string): DoctorInputs {
-  const notes: string[] = [];
+  const notes: string[] = files.flatMap((f) => f.notes);
   const unreadable = files.flatMap((f) => f.unreadable);
   const sources: Record<string, SourceRef> = {};
   const kept: ManifestObject[] = [];

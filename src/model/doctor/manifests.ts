@@ -13,6 +13,8 @@ export interface ParsedManifests {
   objects: { object: ManifestObject; source: SourceRef }[];
   /** documents that could not be read, in words: a check that skipped them is incomplete */
   unreadable: string[];
+  /** documents that are not objects but are known (a kustomization), in words */
+  notes: string[];
 }
 
 /** `{{ … }}` where a rendered manifest has a kind, a name, labels, a selector or an image: Helm syntax left in. */
@@ -80,6 +82,14 @@ function flatten(doc: unknown, where: string, source: SourceRef, out: ParsedMani
     out.unreadable.push(`${where}: no kind; skipped`);
     return;
   }
+  if (o.kind === 'Kustomization' || o.kind === 'Component') {
+    if (String(o.apiVersion ?? '').startsWith('kustomize.config.k8s.io/')) {
+      out.notes.push(
+        `${where}: a kustomize ${o.kind}, not an object: check its output, kubectl kustomize DIR | kubectl haptic doctor -f -`,
+      );
+      return;
+    }
+  }
   if (unrendered(o)) {
     out.unreadable.push(
       `${where}: an unrendered template ({{ … }} left in it; render it first, e.g. helm template); skipped`,
@@ -113,7 +123,7 @@ function dataLines(text: string, first: number): Record<string, number> | undefi
 
 /** The objects of one file (or of standard input, named `STDIN`). */
 export function parseManifests(text: string, file: string): ParsedManifests {
-  const out: ParsedManifests = { objects: [], unreadable: [] };
+  const out: ParsedManifests = { objects: [], unreadable: [], notes: [] };
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     const line = text.slice(0, text.length - trimmed.length).split('\n').length;

@@ -6,6 +6,8 @@ import { mapSelects } from '../selectors.ts';
 
 export interface ServedPort {
   service: string;
+  /** the Service port's name, when it has one */
+  name?: string | undefined;
   /** the Service port as clients use it */
   port: number;
   targetPort: number | string;
@@ -94,6 +96,20 @@ export function haproxyController(image: string | undefined): string | undefined
 }
 
 /**
+ * Seconds an ingress controller keeps serving after its stop signal by its own flag, as a preStop sleep would:
+ * HAProxy Ingress's --wait-before-shutdown (docs/content/en/docs/configuration/command-line.md, default 0).
+ */
+export function controllerWait(c: Container): number | undefined {
+  if (haproxyController(c.image) !== 'HAProxy Ingress') return undefined;
+  const words = [...(c.command ?? []), ...(c.args ?? [])].filter((w): w is string => typeof w === 'string');
+  for (let i = 0; i < words.length; i++) {
+    const m = /^--wait-before-shutdown(?:=(\d+))?$/.exec(words[i] as string);
+    if (m) return Number(m[1] ?? words[i + 1]) || undefined;
+  }
+  return undefined;
+}
+
+/**
  * `haproxy:3.0`, `mirror.gcr.io/library/haproxy`, `haproxytech/haproxy-alpine:3.2`, an ingress controller's image:
  * the image's own name (not its registry) or its organisation says HAProxy; an exporter that only reads HAProxy's
  * statistics (haproxy-exporter, haproxy_exporter) does not run it.
@@ -151,6 +167,7 @@ export function containerViews(
       if (view && owner)
         view.serves.push({
           service: svc.metadata.name,
+          name: typeof sp.name === 'string' ? sp.name : undefined,
           port: sp.port,
           targetPort: target,
           containerPort: owner.containerPort,
@@ -158,6 +175,15 @@ export function containerViews(
     }
   }
   return views;
+}
+
+/**
+ * A port only Prometheus scrapes, by the convention every exporter and operator follows: named `metrics` (or
+ * `http-metrics`, `https-metrics`, `prometheus`), or on a Service named `…-metrics`. A scrape missed during a
+ * rollout is not a dropped request.
+ */
+export function metricsOnly(p: ServedPort): boolean {
+  return /(^|-)metrics$|^prometheus$/.test(p.name ?? '') || /-metrics$/.test(p.service);
 }
 
 /**

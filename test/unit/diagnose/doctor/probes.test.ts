@@ -20,10 +20,10 @@ type Row = [string, string, string | undefined, string, () => KubeObject[], () =
 const around = () => [webService(), pdb()];
 const rows: Row[] = [
   [
-    'same endpoint, liveness as fast as readiness',
+    'same endpoint, liveness as fast as readiness (what it checks unknown: a warning)',
     'DR101',
-    'restartsFirst',
-    'error',
+    'sharedFirst',
+    'warning',
     () => [
       web(
         (d) =>
@@ -147,7 +147,7 @@ describe('evidence', () => {
       'DR101',
     );
     expect(f?.title).toBe(
-      'container app: liveness and readiness probe the same endpoint (httpGet HTTP :8080/healthz headers Authorization), and liveness restarts it after 9s, no later than readiness removes it (9s): a dependency blip restarts every replica at once',
+      'container app: liveness and readiness probe the same endpoint (httpGet HTTP :8080/healthz headers Authorization), and liveness restarts it after 9s, no later than readiness removes it (9s): if the endpoint checks anything the replicas share, a blip of it restarts every replica at once',
     );
     expect(f?.evidence).toEqual([
       'container app livenessProbe: httpGet HTTP :8080/healthz headers Authorization, periodSeconds 3 × failureThreshold 3 = 9s',

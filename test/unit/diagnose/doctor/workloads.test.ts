@@ -169,6 +169,20 @@ describe('HAProxy, recognised by what runs', () => {
     expect(r.notes.filter((n) => n.includes('haproxy.cfg'))).toEqual([]);
   });
 
+  it("HAProxy Ingress's --wait-before-shutdown keeps it serving as a preStop sleep would: no DR201", () => {
+    const ingress = (args: string[]) =>
+      haproxy((d: Deployment) => {
+        const container = d.spec.template.spec.containers[0]!;
+        container.image = 'quay.io/jcmoraisjr/haproxy-ingress:v0.15';
+        container.args = args;
+        delete container.lifecycle;
+      });
+    expect(ids(staticReport([ingress(['--wait-before-shutdown=10']), haproxyService(), haproxyPdb()]))).not.toContain(
+      'DR201',
+    );
+    expect(ids(staticReport([ingress(['--configmap=x']), haproxyService(), haproxyPdb()]))).toContain('DR201');
+  });
+
   it('DR101 is not a shared monitor-uri with no monitor fail behind it; it is one with monitor fail', () => {
     const probed = (cfg: string) =>
       staticReport([
@@ -184,7 +198,12 @@ describe('HAProxy, recognised by what runs', () => {
     const frontend = 'frontend health\n  bind :8889\n  mode http\n  monitor-uri /healthz\n';
     const base = 'global\n  hard-stop-after 15s\n';
     expect(ids(probed(`${base}${frontend}`))).not.toContain('DR101');
-    expect(ids(probed(`${base}${frontend}  monitor fail if { nbsrv(be) lt 1 }\n`))).toContain('DR101');
+    const [f] = one(probed(`${base}${frontend}  monitor fail if { nbsrv(be) lt 1 }\n`), 'DR101');
+    // the monitor fail condition is the evidence that makes it an error (seed 004)
+    expect(f).toMatchObject({ variant: 'restartsFirst', severity: 'error' });
+    expect(f?.evidence.at(-1)).toBe(
+      'configmap/haproxy (haproxy.cfg) line 6: monitor-uri /healthz in frontend health, which has a monitor fail condition: it answers 503 on every replica at once when that condition holds',
+    );
   });
 });
 

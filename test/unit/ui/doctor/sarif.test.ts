@@ -37,7 +37,11 @@ describe('SARIF 2.1.0 schema', () => {
     expect(errors(log)).toContain('/runs/0/tool/driver/rules/0/helpUri must match format "uri"');
   });
 
-  it.each(readdirSync(DIR).sort())('%s: the golden SARIF log is valid', (name) => {
+  it.each(
+    readdirSync(DIR)
+      .filter((d) => d !== 'real')
+      .sort(),
+  )('%s: the golden SARIF log is valid', (name) => {
     expect(errors(JSON.parse(readFileSync(join(DIR, name, 'doctor.golden.sarif'), 'utf8')))).toEqual([]);
   });
 
