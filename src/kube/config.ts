@@ -17,13 +17,13 @@
 // client_config.go, loader.go, the exec authenticator). client-node is still used for one thing only, the `oidc`
 // auth-provider's token refresh, loaded when a kubeconfig needs it (see authProvider below).
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { rememberSecret } from '../lib/redact.ts';
 import { execCredential, type ExecConfig, type ExecResult } from './exec-credential.ts';
-import { CredentialError, KubeConfigError } from './errors.ts';
+import { CredentialError, headerSafe, KubeConfigError } from './errors.ts';
 import { proxyFor } from './proxy.ts';
 
 export interface ConnectionOptions {
@@ -155,6 +155,13 @@ function namedList(
   });
 }
 
+/**
+ * What names a credential, in an auth-provider's config or a credential plugin's environment: tokens, secrets,
+ * passwords, keys. Not configuration (AWS_PROFILE=production, an issuer URL, a client id): masking those would
+ * turn a namespace called production into [REDACTED].
+ */
+const CREDENTIAL_NAME = /token|secret|passw|credential|private|(^|[-_])key($|[-_])|api[-_]?key|auth$/i;
+
 /** Every credential of every user is remembered for redaction, used or not: none may be printed. */
 function rememberUserSecrets(users: Iterable<Named>): void {
   for (const { value: u } of users) {
@@ -162,10 +169,22 @@ function rememberUserSecrets(users: Iterable<Named>): void {
       if (typeof u[key] === 'string') rememberSecret(u[key] as string);
     const provider = u['auth-provider'];
     if (isObj(provider) && isObj(provider.config))
-      for (const v of Object.values(provider.config)) if (typeof v === 'string') rememberSecret(v);
+      for (const [k, v] of Object.entries(provider.config))
+        if (typeof v === 'string' && CREDENTIAL_NAME.test(k)) rememberSecret(v);
     if (isObj(u.exec) && Array.isArray(u.exec.env))
-      for (const e of u.exec.env) if (isObj(e) && typeof e.value === 'string') rememberSecret(e.value);
+      for (const e of u.exec.env)
+        if (isObj(e) && typeof e.value === 'string' && typeof e.name === 'string' && CREDENTIAL_NAME.test(e.name))
+          rememberSecret(e.value);
   }
+}
+
+const configError = (message: string) => new KubeConfigError(`invalid configuration: ${message}`);
+
+/** A Basic credential as it travels (base64 of user:password): a server that echoes it must not print it either. */
+function basicCredential(username: string | undefined, password: string | undefined): string {
+  const encoded = Buffer.from(`${username ?? ''}:${password ?? ''}`).toString('base64');
+  if (password) rememberSecret(encoded);
+  return `Basic ${encoded}`;
 }
 
 /** kubectl's merge: files in order, the first definition of a name wins, the first current-context set wins. */
@@ -283,6 +302,8 @@ function parseServer(
     throw new KubeConfigError(`invalid configuration: server "${raw}" of cluster "${cluster}" has no host`);
   const username = decodeURIComponent(url.username);
   const password = decodeURIComponent(url.password);
+  // remembered as written (above) and as it is sent and may be echoed: decoded
+  rememberSecret(password);
   url.username = '';
   url.password = '';
   url.search = '';
@@ -317,6 +338,9 @@ function planAuth(user: Named): AuthPlan {
   const keyData = str(u['client-key-data'], `users "${name}" client-key-data`, f);
   const keyFile = path(str(u['client-key'], `users "${name}" client-key`, f));
   for (const secret of [token, password, certData, keyData]) rememberSecret(secret);
+  headerSafe(token, `users "${name}" token`, configError);
+  headerSafe(username, `users "${name}" username`, configError);
+  headerSafe(password, `users "${name}" password`, configError);
   const methods = [...(token || tokenFile ? ['token'] : []), ...(username || password ? ['basicAuth'] : [])];
   if (methods.length > 1)
     throw new KubeConfigError(
@@ -368,11 +392,7 @@ function planAuth(user: Named): AuthPlan {
   }
   if (tokenFile) plan.tokenFile = tokenFile;
   else if (token) plan.headers.push(['authorization', `Bearer ${token}`]);
-  if (username || password)
-    plan.headers.push([
-      'authorization',
-      `Basic ${Buffer.from(`${username ?? ''}:${password ?? ''}`).toString('base64')}`,
-    ]);
+  if (username || password) plan.headers.push(['authorization', basicCredential(username, password)]);
 
   const as = str(u.as, `users "${name}" as`, f);
   const groups = u['as-groups'];
@@ -497,6 +517,8 @@ async function authProviderToken(provider: Obj, user: string): Promise<string | 
   return bearer;
 }
 
+const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
+
 /** Reads a tokenFile as client-go's CachedFileTokenSource does: trimmed, re-read after a minute. */
 function tokenFileReader(path: string, user: string): () => string {
   let token = '';
@@ -504,8 +526,17 @@ function tokenFileReader(path: string, user: string): () => string {
   const read = () => {
     let text: string;
     try {
+      // a token is a few KB: a device (/dev/zero never ends) or a FIFO (blocks the process) is refused before reading
+      const st = statSync(path);
+      if (!st.isFile())
+        throw new KubeConfigError(`invalid configuration: tokenFile ${path} for ${user} is not a regular file`);
+      if (st.size > MAX_TOKEN_FILE_BYTES)
+        throw new KubeConfigError(
+          `invalid configuration: tokenFile ${path} for ${user} is larger than ${MAX_TOKEN_FILE_BYTES / 1024 / 1024} MiB`,
+        );
       text = readFileSync(path, 'utf8');
     } catch (err) {
+      if (err instanceof KubeConfigError) throw err;
       throw new KubeConfigError(
         `invalid configuration: unable to read tokenFile ${path} for ${user} due to open ${path}: ${ioReason(err)}`,
         { cause: err },
@@ -514,6 +545,7 @@ function tokenFileReader(path: string, user: string): () => string {
     const trimmed = text.trim();
     if (!trimmed) throw new KubeConfigError(`read empty token from file "${path}" (tokenFile of user "${user}")`);
     rememberSecret(trimmed);
+    headerSafe(trimmed, `the token in tokenFile ${path} of user "${user}"`, configError);
     return trimmed;
   };
   token = read();
@@ -662,10 +694,7 @@ export function connect(options: ConnectionOptions): Connection {
     !auth.exec &&
     !auth.authProvider
   ) {
-    auth.headers.push([
-      'authorization',
-      `Basic ${Buffer.from(`${server.username}:${server.password ?? ''}`).toString('base64')}`,
-    ]);
+    auth.headers.push(['authorization', basicCredential(server.username, server.password)]);
   }
 
   const namespaceFlag = options.namespace;
@@ -715,6 +744,7 @@ export function connect(options: ConnectionOptions): Connection {
       if (headers.some(([h]) => h === 'authorization') || auth.cert) return { headers, tls: staticTls };
       const result = await execCredential(auth.exec, {
         signal,
+        unlimited: requestTimeoutMs > 0,
         cluster: auth.exec.provideClusterInfo ? clusterInfo : undefined,
       });
       if (result.token) headers.push(['authorization', `Bearer ${result.token}`]);

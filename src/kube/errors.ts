@@ -210,3 +210,13 @@ export class CredentialError extends Error {
     this.timeout = options.timeout ?? false;
   }
 }
+
+/**
+ * A credential goes in an HTTP header, which carries visible ASCII and tabs only (RFC 9110 field values; Node
+ * refuses anything else before a byte is sent, which would read as an unreachable server): a CR, LF, ESC or
+ * non-ASCII character in one is a configuration error, said as such (the value itself is never shown).
+ */
+export function headerSafe(value: string | undefined, what: string, fail: (message: string) => Error): void {
+  if (value !== undefined && /[^\t\x20-\x7e]/.test(value))
+    throw fail(`${what} holds a character an HTTP header cannot carry (a control character or a non-ASCII one)`);
+}

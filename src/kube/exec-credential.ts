@@ -3,7 +3,7 @@
 // client-go's wording, but never carry what the plugin printed: its stdout holds the credential, and its stderr may
 // too, so neither is shown (client-go passes stderr to the terminal; this plugin cannot tell a prompt from a token).
 import { rememberSecret } from '../lib/redact.ts';
-import { CredentialError } from './errors.ts';
+import { CredentialError, headerSafe } from './errors.ts';
 
 export interface ExecConfig {
   command: string;
@@ -32,10 +32,19 @@ const running = new Map<string, Promise<ExecResult>>();
 
 /** What the plugin's output may be, at most: an ExecCredential is a few KiB. */
 const MAX_OUTPUT = 1024 * 1024;
+/** How long a credential plugin may run when --request-timeout does not say: a browser sign-in included. */
+export const DEFAULT_PLUGIN_LIMIT_MS = 120_000;
 
 export async function execCredential(
   config: ExecConfig,
-  options: { signal?: AbortSignal | undefined; cluster?: unknown } = {},
+  options: {
+    signal?: AbortSignal | undefined;
+    cluster?: unknown;
+    /** --request-timeout bounds the plugin instead (its deadline is in `signal`) */
+    unlimited?: boolean | undefined;
+    /** the limit without --request-timeout (DEFAULT_PLUGIN_LIMIT_MS) */
+    limitMs?: number | undefined;
+  } = {},
 ): Promise<ExecResult> {
   const key = JSON.stringify([config, options.cluster]);
   const cached = cache.get(key);
@@ -50,10 +59,7 @@ export async function execCredential(
   return result;
 }
 
-function run(
-  config: ExecConfig,
-  options: { signal?: AbortSignal | undefined; cluster?: unknown },
-): Promise<ExecResult> {
+function run(config: ExecConfig, options: Parameters<typeof execCredential>[1] & {}): Promise<ExecResult> {
   const who = `(exec plugin of user "${config.user}" in ${config.kubeconfig})`;
   if (config.interactiveMode === 'Always') {
     return Promise.reject(
@@ -69,8 +75,11 @@ function run(
   };
   const env = { ...process.env, ...Object.fromEntries(config.env), KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) };
   return new Promise<ExecResult>((resolvePromise, reject) => {
-    const signal = options.signal;
-    if (signal?.aborted) return reject(abortError(signal, config, who));
+    // a plugin that never exits must not hold the command for ever: without --request-timeout, a default limit
+    const limitMs = options.limitMs ?? DEFAULT_PLUGIN_LIMIT_MS;
+    const limit = options.unlimited ? undefined : AbortSignal.timeout(limitMs);
+    const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), ...(limit ? [limit] : [])]);
+    if (signal.aborted) return reject(abortError(signal, config, who, limit && { signal: limit, ms: limitMs }));
     // child_process loads when a kubeconfig names a credential plugin, not on every start (most use certificates or tokens)
     const child = process
       .getBuiltinModule('node:child_process')
@@ -81,15 +90,15 @@ function run(
     const finish = (err: Error | undefined, result?: ExecResult) => {
       if (settled) return;
       settled = true;
-      signal?.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       if (err) reject(err);
       else resolvePromise(result as ExecResult);
     };
     const onAbort = () => {
       child.kill('SIGKILL');
-      finish(abortError(signal as AbortSignal, config, who));
+      finish(abortError(signal, config, who, limit && { signal: limit, ms: limitMs }));
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_OUTPUT) {
@@ -137,7 +146,17 @@ function run(
   });
 }
 
-function abortError(signal: AbortSignal, config: ExecConfig, who: string): Error {
+function abortError(
+  signal: AbortSignal,
+  config: ExecConfig,
+  who: string,
+  limit?: { signal: AbortSignal; ms: number },
+): Error {
+  if (limit?.signal.aborted && signal.reason === limit.signal.reason)
+    return new CredentialError(
+      `exec: executable ${config.command} did not return a credential within ${limit.ms / 1000}s, the limit for credential plugins without --request-timeout ${who}`,
+      { timeout: true },
+    );
   const reason = signal.reason as { name?: string } | undefined;
   if (reason?.name === 'TimeoutError')
     return new CredentialError(
@@ -177,6 +196,7 @@ function decode(out: string, config: ExecConfig, who: string): ExecResult {
   const cert = text(status.clientCertificateData);
   const key = text(status.clientKeyData);
   for (const s of [token, cert, key]) rememberSecret(s);
+  headerSafe(token, `the token the exec plugin returned ${who}`, (m) => new CredentialError(m));
   if (!token && !cert && !key) throw new CredentialError(`exec plugin didn't return a token or cert/key pair ${who}`);
   if (!cert !== !key) throw new CredentialError(`exec plugin returned only certificate or key, not both ${who}`);
   const expiry = text(status.expirationTimestamp);

@@ -24,6 +24,8 @@ export interface InformerHandlers<T> {
 }
 
 const defaultBackoff = (attempt: number) => Math.min(200 * 2 ** attempt, 5000);
+/** client-go's reflector: a watch that ends sooner than this with no event is a very short watch */
+const SHORT_WATCH_MS = 1000;
 
 /** `namespace/name`, or `name` for a cluster-scoped object: client-go's MetaNamespaceKeyFunc, the key of get(). */
 export function objectKey(obj: KubeObject): string {
@@ -34,7 +36,10 @@ export function objectKey(obj: KubeObject): string {
  * Keeps the objects of one query current, as client-go's reflector does: list (in pages, pager.ts), then watch from the list's
  * resourceVersion with bookmarks (so a quiet watch still moves its resourceVersion on); when the server ends the
  * watch (its timeoutSeconds) watch on from the last resourceVersion seen. A 410 Gone — an HTTP 410 or an ERROR event
- * with code 410, the resourceVersion having left the watch cache — relists at once. Any other error (API server
+ * with code 410, the resourceVersion having left the watch cache — relists at once, and after a back-off when the
+ * relist's own watch is gone again at once. A watch that ends within a second with no event (a server or proxy
+ * that closes it at once) is watched again after a back-off too: client-go's reflector calls it a very short watch
+ * and backs off the same way, instead of re-opening thousands of watches a second. Any other error (API server
  * unreachable or restarting, watch forbidden) relists after a back-off. A relist compares the new list with the
  * cache and notifies only the objects that changed (by resourceVersion) or disappeared, so nothing is lost and
  * nothing is reported twice.
@@ -45,6 +50,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   private resourceVersion = '';
   private attempt = 0;
   private started = false;
+  /** events the current watch delivered */
+  private delivered = 0;
   private markSynced: () => void = () => {};
   /** last error, while the informer is retrying; cleared by the next successful list */
   error: unknown;
@@ -99,16 +106,28 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   private async loop(): Promise<void> {
     const signal = this.abort.signal;
+    const backoff = this.options.backoffMs ?? defaultBackoff;
+    /** watches in a row that were short and empty, or gone at once: each waits longer before the next */
+    let quick = 0;
     while (!signal.aborted) {
+      const started = Date.now();
+      this.delivered = 0;
+      const worked = () => this.delivered > 0 || Date.now() - started >= SHORT_WATCH_MS;
       try {
         if (!this.resourceVersion) await this.list();
         await this.watch();
         this.attempt = 0;
+        if (worked()) quick = 0;
+        else await sleep(backoff(quick++), signal);
       } catch (err) {
         if (signal.aborted) return;
         this.resourceVersion = '';
-        if (isApiError(err, 'Gone')) continue;
-        const delay = (this.options.backoffMs ?? defaultBackoff)(this.attempt++);
+        if (isApiError(err, 'Gone')) {
+          if (worked()) quick = 0;
+          else if (quick++ > 0) await sleep(backoff(quick - 2), signal);
+          continue;
+        }
+        const delay = backoff(this.attempt++);
         this.error = err;
         this.failures++;
         this.handlers.onError?.(err, delay);
@@ -147,6 +166,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.markSynced();
   }
 
+  /** Watches until the server ends the watch, counting the events it delivers in `delivered`. */
   private async watch(): Promise<void> {
     const query = {
       resourceVersion: this.resourceVersion,
@@ -157,6 +177,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     };
     const trim = this.query.trim as ((item: KubeObject) => T) | undefined;
     for await (const event of this.client.watch<T>(this.path, query, this.abort.signal, this.target('watch'))) {
+      this.delivered++;
       if (event.object.metadata?.resourceVersion) this.resourceVersion = event.object.metadata.resourceVersion;
       if (event.type === 'BOOKMARK') continue;
       const key = objectKey(event.object);

@@ -3,7 +3,8 @@
 // every error line and every piece of data it renders through redact() / redactDeep() just before printing.
 
 const secrets = new Set<string>();
-let secretPattern: RegExp | undefined;
+/** the remembered secrets, longest first (a whole value is masked before one of its lines) */
+let ordered: string[] | undefined;
 
 /** Shorter values are not remembered: masking a 3-letter word everywhere would garble output, not protect it. */
 const MIN_SECRET_LENGTH = 6;
@@ -20,7 +21,7 @@ export function rememberSecret(value: string | Buffer | undefined | null): void 
     const t = s.trim();
     if (t.length >= MIN_SECRET_LENGTH && !secrets.has(t)) {
       secrets.add(t);
-      secretPattern = undefined;
+      ordered = undefined;
     }
   };
   add(text);
@@ -31,36 +32,37 @@ export function rememberSecret(value: string | Buffer | undefined | null): void 
   }
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-function knownSecrets(): RegExp | undefined {
-  if (secrets.size === 0) return undefined;
-  // longest first, so a whole value is masked before one of its lines
-  secretPattern ??= new RegExp(
-    [...secrets]
-      .sort((a, b) => b.length - a.length)
-      .map(escapeRe)
-      .join('|'),
-    'g',
-  );
-  return secretPattern;
+/**
+ * Every remembered secret masked, by plain string search (linear in the text for each secret, whatever their length
+ * or number: a pattern built of them could fail to compile, and redaction must never fail open).
+ */
+function maskSecrets(text: string): string {
+  ordered ??= [...secrets].sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
+  return out;
 }
 
 /**
  * Terminal control sequences: CSI (ESC [ … final byte), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC strings, other
  * two-byte ESC sequences, their 8-bit C1 forms, and every other C0/C1 control character and DEL. Newline and tab
- * stay (a multi-line value is still readable); a carriage return goes (it can overwrite what was printed).
+ * stay (a multi-line value is still readable); a carriage return goes (it can overwrite what was printed). So do
+ * the invisible characters that reorder or hide text: bidirectional overrides and isolates (U+202A–202E,
+ * U+2066–2069, U+200E/F, U+061C: a pod name could reverse the rest of its table row), zero-width characters
+ * (U+200B–200D, U+2060, U+FEFF) and the Unicode line and paragraph separators (U+2028, U+2029).
  */
 const CONTROL =
   // eslint-disable-next-line no-control-regex
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|[\u009d\u0090\u0098\u009e\u009f][\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|[\u009d\u0090\u0098\u009e\u009f][\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]/g;
 
 /** Things that look like credentials whoever printed them: PEM blocks, bearer/basic headers, JWTs, URL passwords, key: value pairs. */
 const PATTERNS: [RegExp, string][] = [
   [/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g, '[REDACTED PEM]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.?[A-Za-z0-9_-]*/g, '[REDACTED TOKEN]'],
-  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"]+@/gi, '$1[REDACTED]@'],
+  // a scheme is short (RFC 3986 allows any length; every real one is under 32): bounded, the pattern stays linear on
+  // text such as a.a.a.a…:// that would make an unbounded one try every start
+  [/\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@'"]+@/gi, '$1[REDACTED]@'],
   [
     /(?<![\w./-])(token|id-token|refresh-token|access[-_]?token|password|passwd|secret|client-key-data|client-certificate-data|clientKeyData|clientCertificateData)(["']?[ \t]*[:=][ \t]*["']?)[^\s"',}]+/gi,
     '$1$2[REDACTED]',
@@ -76,7 +78,7 @@ const PATTERNS: [RegExp, string][] = [
  */
 // eslint-disable-next-line no-control-regex
 const MAY_NEED_REDACTING =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|-----BEGIN|bearer|basic|eyJ|:\/\/|token|passw|secret|client|[A-Za-z0-9+/]{120}/i;
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]|-----BEGIN|bearer|basic|eyJ|:\/\/|token|passw|secret|client|[A-Za-z0-9+/]{120}/i;
 
 /** Removes terminal control sequences only. */
 export function stripControl(text: string): string {
@@ -100,9 +102,7 @@ function holdsSecret(text: string): boolean {
 
 /** redact() without the shortcut: every pattern run over the text (exported for the test of the shortcut). */
 export function redactEveryPattern(text: string): string {
-  let out = stripControl(text);
-  const known = knownSecrets();
-  if (known) out = out.replace(known, '[REDACTED]');
+  let out = maskSecrets(stripControl(text));
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
   return out;
 }

@@ -151,6 +151,7 @@ function leaderWords(i: Installation): { text: string; ok: boolean } {
 function configWords(i: Installation): string {
   if (!i.config) return 'no config';
   const c = i.config;
+  if (c.unreadable) return `config unreadable (haproxycfg/${c.name}: ${c.unreadable})`;
   if (
     c.configValidated?.status === 'False' ||
     c.pinned ||

@@ -27,7 +27,7 @@ function correlated(
   for (const start of kills) {
     const inside = kills.filter((k) => k.at >= start.at && k.at - start.at <= windowMs);
     const pods = [...new Set(inside.map((k) => k.pod))].sort();
-    const to = Math.max(...inside.map((k) => k.at));
+    const to = inside.reduce((m, k) => Math.max(m, k.at), -Infinity);
     if (
       pods.length >= 2 &&
       (!best || pods.length > best.pods.length || (pods.length === best.pods.length && to > best.to))

@@ -15,11 +15,14 @@ export interface HelmRevision {
 }
 
 const GZIP = [0x1f, 0x8b];
+/** The most a release record is read to, gunzipped: Helm's own records are far smaller (a Secret holds 1 MiB). */
+export const MAX_RELEASE_BYTES = 32 * 1024 * 1024;
 
 function releaseRecord(encoded: string): unknown {
   const helmText = Buffer.from(encoded, 'base64').toString('utf8');
   const bytes = Buffer.from(helmText, 'base64');
-  const raw = bytes[0] === GZIP[0] && bytes[1] === GZIP[1] ? gunzipSync(bytes) : bytes;
+  const raw =
+    bytes[0] === GZIP[0] && bytes[1] === GZIP[1] ? gunzipSync(bytes, { maxOutputLength: MAX_RELEASE_BYTES }) : bytes;
   return JSON.parse(raw.toString('utf8'));
 }
 
@@ -31,7 +34,9 @@ export function helmRevision(secret: Secret): HelmRevision | { secret: string; e
   let record: { name?: unknown; version?: unknown; info?: { status?: unknown }; manifest?: unknown };
   try {
     record = releaseRecord(encoded) as typeof record;
-  } catch {
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      return { secret: name, error: `data.release expands to more than ${MAX_RELEASE_BYTES / 1024 / 1024} MiB` };
     return { secret: name, error: 'data.release is not a Helm release record (base64, gzip, JSON)' };
   }
   const labels = secret.metadata.labels ?? {};

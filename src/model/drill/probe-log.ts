@@ -232,8 +232,9 @@ export function buildDrillReport(input: {
     namespace: input.namespace,
     target: input.target,
     probe: input.probe,
-    startedAt: requests.length ? iso(Math.min(...requests.map((r) => r.startedAt))) : undefined,
-    finishedAt: requests.length ? iso(Math.max(...requests.map((r) => r.endedAt))) : undefined,
+    // a loop, not Math.min(...list): spreading a probe log of more than ~125k requests overflows the call stack
+    startedAt: requests.length ? iso(requests.reduce((m, r) => Math.min(m, r.startedAt), Infinity)) : undefined,
+    finishedAt: requests.length ? iso(requests.reduce((m, r) => Math.max(m, r.endedAt), -Infinity)) : undefined,
     rollout: {
       outcome: input.outcome,
       restartedAt: input.restartedAt === undefined ? undefined : iso(input.restartedAt),

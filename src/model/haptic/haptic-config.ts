@@ -9,12 +9,31 @@ export interface RenderedServer {
   disabled: boolean;
 }
 
-/** haproxy.cfg text of a HAProxyCfg (zstd + base64 when spec.compressed). */
+/**
+ * The most haproxy.cfg text read from one HAProxyCfg, decompressed: a real configuration is a few MiB for thousands
+ * of servers; 33 KB of zstd can expand to a GiB, which would exhaust the heap.
+ */
+export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
+
+/** haproxy.cfg text of a HAProxyCfg (zstd + base64 when spec.compressed); throws, saying why, when it cannot be read. */
 export function configText(cfg: HAProxyCfg): string {
   const content = cfg.spec?.content ?? '';
-  if (!cfg.spec?.compressed) return content;
-  // zlib loads when a config is compressed, not on every start (most HAPTIC installations store plain text)
-  return process.getBuiltinModule('node:zlib').zstdDecompressSync(Buffer.from(content, 'base64')).toString('utf8');
+  const limit = `${MAX_CONFIG_BYTES / 1024 / 1024} MiB`;
+  if (!cfg.spec?.compressed) {
+    if (content.length > MAX_CONFIG_BYTES) throw new Error(`its content is larger than ${limit}`);
+    return content;
+  }
+  try {
+    // zlib loads when a config is compressed, not on every start (most HAPTIC installations store plain text)
+    return process
+      .getBuiltinModule('node:zlib')
+      .zstdDecompressSync(Buffer.from(content, 'base64'), { maxOutputLength: MAX_CONFIG_BYTES })
+      .toString('utf8');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new Error(`its zstd content expands to more than ${limit}`);
+    throw new Error('its zstd content cannot be decompressed');
+  }
 }
 
 /** Backend servers of a rendered haproxy.cfg. HAPTIC keeps not-ready and terminating endpoints as `disabled`. */

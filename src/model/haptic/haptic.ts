@@ -123,6 +123,8 @@ export interface ConfigView {
   configValidated?: { status: string; reason?: string | undefined; message?: string | undefined } | undefined;
   pinned: boolean;
   servers: RenderedServer[];
+  /** why the content could not be read (then `servers` is empty: unknown, not none) */
+  unreadable?: string | undefined;
   /**
    * `<htc>-haproxycfg-invalid`: the render HAProxy refused and its first error. Released HAPTIC deletes it once a
    * render is accepted; HEAD keeps it (pkg/k8s/configpublisher/publisher.go), so a refusal rendered before the live
@@ -266,14 +268,17 @@ export function namesConfig(
   return checksum === config.checksum || checksum === config.contentChecksum;
 }
 
+const contentErrors = new WeakMap<HAProxyCfg, string>();
+
 function serversOf(cfg: HAProxyCfg): RenderedServer[] | undefined {
   if (parsedServers.has(cfg)) return parsedServers.get(cfg);
   let servers: RenderedServer[] | undefined;
   try {
     servers = renderedServers(configText(cfg));
-  } catch {
-    // content that cannot be decoded (truncated zstd, bad base64) routes nothing we can read
+  } catch (err) {
+    // content that cannot be decoded (truncated zstd, bad base64, a decompression bomb) routes nothing we can read
     servers = undefined;
+    contentErrors.set(cfg, err instanceof Error ? err.message : 'its content cannot be read');
   }
   parsedServers.set(cfg, servers);
   return servers;
@@ -462,6 +467,7 @@ function configView(namespace: string, htcName: string, cfgs: HAProxyCfg[]): Con
     configValidated: condition(findCondition(cfg.status?.conditions, 'ConfigValidated')),
     pinned: findCondition(cfg.status?.conditions, 'ConfigPinned')?.status === 'True',
     servers: serversOf(cfg) ?? [],
+    unreadable: contentErrors.get(cfg),
     invalid: invalid && {
       name: invalid.metadata.name,
       error: invalid.status?.validationError,

@@ -69,8 +69,18 @@ export async function complete(words: string[], commands: CommandSpec[], lookups
   if (!command.takesDeployments) return { candidates: [], directive: Directive.noFileComp };
   const names = await lookups.deployments(typedFlag(words, command, 'namespace'));
   const typed = new Set(before.slice(1));
-  return { candidates: names.filter((n) => n.startsWith(current) && !typed.has(n)), directive: Directive.noFileComp };
+  return {
+    candidates: names.filter((n) => offerable(n) && n.startsWith(current) && !typed.has(n)),
+    directive: Directive.noFileComp,
+  };
 }
+
+/**
+ * A name from the cluster or the kubeconfig offered as a candidate only when it is one word of visible characters:
+ * a tab would forge a description and a newline another candidate (the protocol is line- and tab-separated), and
+ * format characters (bidi overrides, zero-width) would show the user something else than they complete.
+ */
+const offerable = (name: string) => name.length > 0 && !/[\s\p{Cc}\p{Cf}]/u.test(name);
 
 async function completeValue(flag: FlagSpec, lookups: Lookups, current: string): Promise<Completion> {
   let values: string[];
@@ -81,5 +91,5 @@ async function completeValue(flag: FlagSpec, lookups: Lookups, current: string):
   else if (flag.name === 'kubeconfig' || flag.name === 'filename')
     return { candidates: [], directive: Directive.default };
   else values = [];
-  return { candidates: values.filter((v) => v.startsWith(current)), directive: Directive.noFileComp };
+  return { candidates: values.filter((v) => offerable(v) && v.startsWith(current)), directive: Directive.noFileComp };
 }

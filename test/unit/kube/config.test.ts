@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -166,6 +166,71 @@ describe('connect', () => {
       ['authorization', `Basic ${Buffer.from('admin:pa ss-word').toString('base64')}`],
     ]);
     expect(redact('pa%20ss-word')).toBe('[REDACTED]');
+    // as it is sent, and as a server may echo it: decoded, and the whole Basic credential without the word Basic
+    expect(redact('echo pa ss-word')).toBe('echo [REDACTED]');
+    expect(redact(`got ${Buffer.from('admin:pa ss-word').toString('base64')}`)).toBe('got [REDACTED]');
+  });
+
+  it('a credential an HTTP header cannot carry is a kubeconfig error (exit 3), not an unreachable server', () => {
+    for (const [user, what] of [
+      [{ token: 'abc\r\nX-Injected: 1' }, 'users "u" token'],
+      [{ token: 'tökén-value' }, 'users "u" token'],
+      [{ username: 'admin', password: 'pass\u001b[2Jword' }, 'users "u" password'],
+    ] as const) {
+      const attempt = () =>
+        connect({ kubeconfig: write(`bad-${what}-${JSON.stringify(user).length}`, config({}, user)) });
+      expect(attempt).toThrow(KubeConfigError);
+      expect(attempt).toThrow(
+        `invalid configuration: ${what} holds a character an HTTP header cannot carry (a control character or a non-ASCII one)`,
+      );
+    }
+  });
+
+  it('a tokenFile that is a device, or larger than any token, is refused before it is read', () => {
+    expect(() => connect({ kubeconfig: write('dev-zero', config({}, { tokenFile: '/dev/zero' })) })).toThrow(
+      'invalid configuration: tokenFile /dev/zero for u is not a regular file',
+    );
+    const big = join(dir, 'big-token');
+    writeFileSync(big, '');
+    truncateSync(big, 2 * 1024 * 1024);
+    expect(() => connect({ kubeconfig: write('big', config({}, { tokenFile: big })) })).toThrow(
+      `invalid configuration: tokenFile ${big} for u is larger than 1 MiB`,
+    );
+  });
+
+  it("remembers credentials, not configuration: an unused user's AWS_PROFILE does not hide a namespace", () => {
+    const file = config({}, { token: 'used-token-123456' });
+    (file.users as unknown[]).push({
+      name: 'eks',
+      user: {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: 'aws',
+          env: [
+            { name: 'AWS_PROFILE', value: 'production' },
+            { name: 'AWS_SECRET_ACCESS_KEY', value: 'aws-secret-value-123' },
+          ],
+        },
+      },
+    });
+    (file.users as unknown[]).push({
+      name: 'oidc',
+      user: {
+        'auth-provider': {
+          name: 'oidc',
+          config: {
+            'idp-issuer-url': 'https://issuer.example',
+            'client-id': 'kubernetes',
+            'id-token': 'oidc-id-token-abc',
+          },
+        },
+      },
+    });
+    connect({ kubeconfig: write('many-users', file) });
+    expect(redact('namespace production, issuer https://issuer.example, client kubernetes')).toBe(
+      'namespace production, issuer https://issuer.example, client kubernetes',
+    );
+    expect(redact('aws-secret-value-123 oidc-id-token-abc')).toBe('[REDACTED] [REDACTED]');
   });
 
   it('refuses what kubectl refuses, in its words', () => {

@@ -105,6 +105,57 @@ describe('Informer', () => {
     });
   });
 
+  it('backs off a watch that ends at once with no event (200, empty body), as the reflector does; no relist', async () => {
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) answer(res, { metadata: { resourceVersion: '10' }, items: [pod('a', '5')] });
+      else stream(res, [], true);
+    });
+    const backoffs: number[] = [];
+    informer = new Informer(
+      api.client,
+      { resource: R.pods, namespace: 'ns' },
+      {},
+      {
+        backoffMs: (n) => {
+          backoffs.push(n);
+          return 20;
+        },
+      },
+    );
+    informer.start();
+    await until(() => backoffs.length >= 4, 'four short watches');
+    // each short watch waits longer (attempts 0, 1, 2, …), and watches on from the same resourceVersion
+    expect(backoffs.slice(0, 4)).toEqual([0, 1, 2, 3]);
+    expect(informer.lists).toBe(1);
+    expect(new Set(api.received.filter(isWatch).map((r) => r.query.get('resourceVersion')))).toEqual(new Set(['10']));
+  });
+
+  it('relists at once after a 410, and backs off when every relisted watch is gone again at once', async () => {
+    let lists = 0;
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) answer(res, { metadata: { resourceVersion: String(++lists * 10) }, items: [pod('a', '5')] });
+      else answer(res, statusBody(410, 'Expired', 'too old resource version'), 410);
+    });
+    const backoffs: number[] = [];
+    informer = new Informer(
+      api.client,
+      { resource: R.pods, namespace: 'ns' },
+      {},
+      {
+        backoffMs: (n) => {
+          backoffs.push(n);
+          return 20;
+        },
+      },
+    );
+    informer.start();
+    await until(() => backoffs.length >= 3, 'three backed-off relists');
+    // the first 410 relists at once; from the second in a row, each waits longer
+    expect(backoffs.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(informer.lists).toBeGreaterThanOrEqual(4);
+    expect(informer.error).toBeUndefined();
+  });
+
   it('backs off by attempt after other errors, reports each, and clears the error on the next list', async () => {
     let lists = 0;
     let watches = 0;

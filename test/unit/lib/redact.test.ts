@@ -39,6 +39,27 @@ describe('redact', () => {
     );
   });
 
+  it('strips what reorders or hides text: bidi overrides and isolates, zero-width characters, Unicode separators', () => {
+    const row = 'web-\u202Eterces\u202C 1/1 \u2066x\u2069 \u200Bzw\uFEFF \u2028line\u2029 \u200F\u061C';
+    expect(redact(row)).toBe('web-terces 1/1 x zw line ');
+  });
+
+  it('stays linear on text crafted against its patterns (a scheme that never ends)', () => {
+    const crafted = `${'a.'.repeat(100_000)}://`;
+    const start = performance.now();
+    expect(redact(crafted)).toBe(crafted);
+    // quadratic was 17 s for 200 KB; linear is a few ms — a bound far from both, not a timing goal
+    expect(performance.now() - start).toBeLessThan(2_000);
+  });
+
+  it('masks a remembered secret of any length or number: never fails open', () => {
+    const huge = 'T'.repeat(40_000).replace(/^T/, 'x');
+    rememberSecret(huge);
+    for (let i = 0; i < 2_000; i++) rememberSecret(`many-secrets-${i}-${'z'.repeat(40)}`);
+    expect(redact(`token echoed ${huge} back`)).toBe('token echoed [REDACTED] back');
+    expect(redact(`a many-secrets-1999-${'z'.repeat(40)} b`)).toBe('a [REDACTED] b');
+  });
+
   it('redactDeep maps every string of plain data and leaves other objects alone', () => {
     const err = new Error('x');
     const out = redactDeep({ a: ['\u001b[2Jb', 1, null], b: { c: 'token: abcdef' }, err });

@@ -1,4 +1,7 @@
 // Static mode's reading of -f: files, folders, standard input; targets by name or -l.
+import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/lib/errors.ts';
@@ -36,6 +39,33 @@ describe('readManifestFiles', () => {
     expect(parsed[0]?.objects.map((o) => [o.object.metadata.name, o.source])).toEqual([
       ['s', { file: 'STDIN', line: 1 }],
     ]);
+  });
+
+  it('a symbolic link loop, a dangling link, a device and a file too large are input errors (exit 3)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kh-manifests-'));
+    symlinkSync(join(dir, 'loop-b.yaml'), join(dir, 'loop-a.yaml'));
+    symlinkSync(join(dir, 'loop-a.yaml'), join(dir, 'loop-b.yaml'));
+    await expect(readManifestFiles([join(dir, 'loop-a.yaml')])).rejects.toThrow(
+      new UserError(`the path "${join(dir, 'loop-a.yaml')}" is a loop of symbolic links`),
+    );
+    const folder = join(dir, 'folder');
+    mkdirSync(folder);
+    symlinkSync(join(dir, 'gone.yaml'), join(folder, 'dangling.yaml'));
+    await expect(readManifestFiles([folder])).rejects.toThrow(
+      new UserError(`the path "${join(folder, 'dangling.yaml')}" does not exist`),
+    );
+    await expect(readManifestFiles(['/dev/zero'])).rejects.toThrow(
+      new UserError('the path "/dev/zero" is not a file or a folder'),
+    );
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, '');
+    truncateSync(big, 300 * 1024 * 1024); // sparse: nothing written
+    await expect(readManifestFiles([big])).rejects.toThrow(new UserError(`the file "${big}" is larger than 256 MiB`));
+    await expect(
+      readManifestFiles(['-'], {
+        stdin: () => readStdin(Readable.from([Buffer.alloc(200 * 1024 * 1024), Buffer.alloc(100 * 1024 * 1024)])),
+      }),
+    ).rejects.toThrow(new UserError('standard input is larger than 256 MiB'));
   });
 
   it('a path that does not exist is an input error (exit 3)', async () => {

@@ -1,3 +1,4 @@
+import { zstdCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { oldPodRow } from '../../../src/ui/status-rows.ts';
@@ -58,6 +59,20 @@ describe('statusText', () => {
       HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d
       "
     `);
+  });
+
+  it('says the live config could not be read, and why (a decompression bomb is not expanded)', () => {
+    const haptic = hapticInputs();
+    const cfg = haptic.haproxyCfgs.items[0]!;
+    cfg.spec = {
+      ...cfg.spec!,
+      compressed: true,
+      content: zstdCompressSync(Buffer.alloc(65 * 1024 * 1024, 0x61)).toString('base64'),
+    };
+    const text = statusText(buildRollout(snapshot({ haptic }), NOW), NOW, painter(false));
+    expect(text).toContain(
+      `config unreadable (haproxycfg/${cfg.metadata.name}: its zstd content expands to more than 64 MiB)`,
+    );
   });
 
   it("says an old pod's grace period ended before it calls the pod stuck (the kubelet's seconds to kill and delete it)", () => {

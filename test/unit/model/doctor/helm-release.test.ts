@@ -1,4 +1,5 @@
 // Helm release Secrets: base64 (the API's) of base64 (Helm's) of gzipped JSON; only PDB names and selectors read.
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { helmReleaseOf, helmRevision } from '../../../../src/model/doctor/helm-release.ts';
 import { helmSecret } from '../../fixtures/doctor.ts';
@@ -15,6 +16,18 @@ describe('helmRevision', () => {
       version: 3,
       status: 'superseded',
       pdbs: [{ name: 'web', selector: { matchLabels: { app: 'web' } } }],
+    });
+  });
+
+  it('refuses a release record that gunzips to more than 32 MiB, without expanding it', () => {
+    const bomb = gzipSync(Buffer.alloc(40 * 1024 * 1024, 0x20)).toString('base64');
+    const secret: Secret = {
+      metadata: { name: 'sh.helm.release.v1.web.v5' },
+      data: { release: Buffer.from(bomb).toString('base64') },
+    };
+    expect(helmRevision(secret)).toEqual({
+      secret: 'sh.helm.release.v1.web.v5',
+      error: 'data.release expands to more than 32 MiB',
     });
   });
 

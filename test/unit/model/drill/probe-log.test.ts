@@ -188,6 +188,12 @@ describe('buildDrillReport', () => {
     expect(buildDrillReport({ ...done, doneAt: undefined }).rollout.durationMs).toBeUndefined();
   });
 
+  it('reports a probe log of 200,000 requests (no spread of the whole list onto the call stack)', () => {
+    const log = Array.from({ length: 200_000 }, (_, i) => `${ts(1000 + i)} ${i + 1} 0 200 0.001`).join('\n');
+    const report = buildDrillReport({ deployment: 'web', namespace: 'shop', target, probe, outcome: 'complete', log });
+    expect(report).toMatchObject({ requests: 200_000, failed: 0, startedAt: '2026-03-01T10:00:00.999Z' });
+  });
+
   it('says no-failures when every request succeeded, and counts nothing from an empty log', () => {
     expect(
       buildDrillReport({

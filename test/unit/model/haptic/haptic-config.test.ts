@@ -26,6 +26,21 @@ describe('HAProxyCfg content', () => {
     expect(configText({ metadata: { name: 'c' }, spec: { content: compressed, compressed: true } })).toBe(config);
   });
 
+  it('refuses a decompression bomb and a content too large, saying why, without expanding it', () => {
+    // 65 MiB of one byte: a few KB of zstd
+    const bomb = zstdCompressSync(Buffer.alloc(65 * 1024 * 1024, 0x61)).toString('base64');
+    expect(bomb.length).toBeLessThan(100_000);
+    expect(() => configText({ metadata: { name: 'c' }, spec: { content: bomb, compressed: true } })).toThrow(
+      'its zstd content expands to more than 64 MiB',
+    );
+    expect(() => configText({ metadata: { name: 'c' }, spec: { content: 'not zstd', compressed: true } })).toThrow(
+      'its zstd content cannot be decompressed',
+    );
+    expect(() => configText({ metadata: { name: 'c' }, spec: { content: 'a'.repeat(64 * 1024 * 1024 + 1) } })).toThrow(
+      'its content is larger than 64 MiB',
+    );
+  });
+
   it('finds servers, their pod by either comment placement, and disabled ones', () => {
     expect(renderedServers(config)).toEqual([
       {

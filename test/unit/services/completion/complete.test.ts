@@ -65,4 +65,19 @@ describe('complete', () => {
   it('completes flag names', async () => {
     expect((await complete(['status', '--w'], commands, lookups)).candidates).toEqual(['--watch\t']);
   });
+  it('never offers a name that would forge a candidate or a description, or hide what it is', async () => {
+    const hostile: Lookups = {
+      ...lookups,
+      deployments: async () => [
+        'web',
+        'web\tforged description',
+        'evil\nsecond-candidate',
+        'we\u202Ebb',
+        'zero\u200Bwidth',
+      ],
+      contexts: () => ['dev', 'prod\n:4'],
+    };
+    expect((await complete(['status', ''], commands, hostile)).candidates).toEqual(['web']);
+    expect((await complete(['status', '--context', ''], commands, hostile)).candidates).toEqual(['dev']);
+  });
 });
