@@ -28,6 +28,20 @@ const isWatch = (r: Received) => r.query.get('watch') === 'true';
 const describeRequest = (r: Received) => `${isWatch(r) ? 'watch' : 'list'} rv=${r.query.get('resourceVersion') ?? ''}`;
 const rvOf = (o: KubeObject | undefined) => o?.metadata.resourceVersion ?? 'deleted';
 
+/** An informer of pods whose back-offs are 20 ms and recorded by attempt. */
+const recordingBackoffs = (server: FakeApiServer, backoffs: number[]) =>
+  new Informer(
+    server.client,
+    { resource: R.pods, namespace: 'ns' },
+    {},
+    {
+      backoffMs: (n) => {
+        backoffs.push(n);
+        return 20;
+      },
+    },
+  );
+
 describe('Informer', () => {
   it('relists after a watch expires with 410 Gone, then follows the new watch', async () => {
     let lists = 0;
@@ -111,17 +125,7 @@ describe('Informer', () => {
       else stream(res, [], true);
     });
     const backoffs: number[] = [];
-    informer = new Informer(
-      api.client,
-      { resource: R.pods, namespace: 'ns' },
-      {},
-      {
-        backoffMs: (n) => {
-          backoffs.push(n);
-          return 20;
-        },
-      },
-    );
+    informer = recordingBackoffs(api, backoffs);
     informer.start();
     await until(() => backoffs.length >= 4, 'four short watches');
     // each short watch waits longer (attempts 0, 1, 2, …), and watches on from the same resourceVersion
@@ -137,17 +141,7 @@ describe('Informer', () => {
       else answer(res, statusBody(410, 'Expired', 'too old resource version'), 410);
     });
     const backoffs: number[] = [];
-    informer = new Informer(
-      api.client,
-      { resource: R.pods, namespace: 'ns' },
-      {},
-      {
-        backoffMs: (n) => {
-          backoffs.push(n);
-          return 20;
-        },
-      },
-    );
+    informer = recordingBackoffs(api, backoffs);
     informer.start();
     await until(() => backoffs.length >= 3, 'three backed-off relists');
     // the first 410 relists at once; from the second in a row, each waits longer
