@@ -8,7 +8,7 @@ import { parseHAProxyConfig } from '../../model/doctor/haproxy-cfg.ts';
 import { haproxyFacts, type HAProxyFacts } from '../../model/doctor/haproxy-servers.ts';
 import { haproxyConfigSource } from '../../model/doctor/haproxy-source.ts';
 import { containerViews, gracePeriod, type ContainerView } from '../../model/doctor/pod-template.ts';
-import { servicesSelecting } from '../../model/services.ts';
+import { mapSelects } from '../../model/selectors.ts';
 import { refOf, type ObjectRef } from './located.ts';
 
 export interface HAProxyConfigView {
@@ -60,10 +60,59 @@ export interface DoctorEnv {
 
 const ns = (o: { metadata: { namespace?: string } }) => o.metadata.namespace ?? '';
 
+/**
+ * The objects of a list by namespace, built once per list: the checks look up the Services, budgets and autoscalers
+ * around each workload, and a manifest set of thousands of workloads must not scan every list for each (linear, not
+ * quadratic, in the size of the input).
+ */
+const namespaced = new WeakMap<object, Map<string, unknown[]>>();
+export function inNamespace<T extends { metadata: { namespace?: string } }>(list: T[], namespace: string): T[] {
+  let index = namespaced.get(list) as Map<string, T[]> | undefined;
+  if (!index) {
+    index = new Map();
+    for (const o of list) {
+      const at = index.get(ns(o));
+      if (at) at.push(o);
+      else index.set(ns(o), [o]);
+    }
+    namespaced.set(list, index as Map<string, unknown[]>);
+  }
+  return index.get(namespace) ?? [];
+}
+
+/** Services of one namespace by one pair of their selector, and their place in the list (see inNamespace). */
+const bySelectorPair = new WeakMap<Service[], { buckets: Map<string, Service[]>; place: Map<Service, number> }>();
+const pair = (k: string, v: string) => `${k}\u0000${v}`;
+
+/** The Services of a namespace's list whose selector selects these labels, in the list's order. */
+export function selectingServices(services: Service[], labels: Record<string, string>): Service[] {
+  let index = bySelectorPair.get(services);
+  if (!index) {
+    index = { buckets: new Map(), place: new Map() };
+    for (const [i, s] of services.entries()) {
+      index.place.set(s, i);
+      const selector = s.spec?.selector;
+      const first = selector ? Object.keys(selector).sort()[0] : undefined;
+      // a Service without a selector selects nothing: it is in no bucket
+      if (first === undefined || !selector) continue;
+      const key = pair(first, selector[first] as string);
+      const at = index.buckets.get(key);
+      if (at) at.push(s);
+      else index.buckets.set(key, [s]);
+    }
+    bySelectorPair.set(services, index);
+  }
+  const { buckets, place } = index;
+  const found = new Set<Service>();
+  for (const [k, v] of Object.entries(labels))
+    for (const s of buckets.get(pair(k, v)) ?? []) if (mapSelects(s.spec.selector, labels)) found.add(s);
+  return [...found].sort((a, b) => (place.get(a) ?? 0) - (place.get(b) ?? 0));
+}
+
 /** The HorizontalPodAutoscaler whose scaleTargetRef is this workload. */
 export function autoscalerOf(d: Workload, hpas: HorizontalPodAutoscaler[]): HorizontalPodAutoscaler | undefined {
-  return hpas.find(
-    (h) => ns(h) === ns(d) && h.spec?.scaleTargetRef?.kind === d.kind && h.spec.scaleTargetRef.name === d.metadata.name,
+  return inNamespace(hpas, ns(d)).find(
+    (h) => h.spec?.scaleTargetRef?.kind === d.kind && h.spec.scaleTargetRef.name === d.metadata.name,
   );
 }
 
@@ -119,8 +168,9 @@ export function workloadFacts(d: Workload, env: DoctorEnv): WorkloadFacts {
   const namespace = ns(d);
   const spec = d.spec.template.spec;
   const labels = d.spec.template.metadata?.labels ?? {};
-  const services = inputs.services.filter((s) => ns(s) === namespace);
-  const containers = containerViews(spec, labels, services);
+  const services = inNamespace(inputs.services, namespace);
+  const selecting = selectingServices(services, labels);
+  const containers = containerViews(spec, labels, selecting);
   const hpa = autoscalerOf(d, inputs.hpas);
   const ref = refOf(d.kind, d);
   return {
@@ -144,7 +194,7 @@ export function workloadFacts(d: Workload, env: DoctorEnv): WorkloadFacts {
     label: `${d.kind.toLowerCase()} ${d.metadata.name}`,
     name: d.metadata.name,
     services,
-    selecting: servicesSelecting(services, labels),
+    selecting,
     hpa,
     replicas: replicasOf(d, hpa),
     gated: (spec.readinessGates ?? []).some((g) => g?.conditionType === GATE_CONDITION),

@@ -7,16 +7,13 @@ import { helmReleaseOf, helmRevision, type HelmRevision } from '../../model/doct
 import { formatSelector, selectorMatches } from '../../model/selectors.ts';
 import type { Finding } from '../../types/finding.ts';
 import { finding } from '../make.ts';
-import type { WorkloadFacts, DoctorEnv } from './context.ts';
+import { inNamespace, type WorkloadFacts, type DoctorEnv } from './context.ts';
 import { locate, refOf, type Located } from './located.ts';
 
 /** The PodDisruptionBudgets of the namespace whose selector selects the pod template's labels. */
 export function budgetsFor(d: WorkloadFacts, env: DoctorEnv): PodDisruptionBudget[] {
-  return env.inputs.pdbs.filter(
-    (p) =>
-      (p.metadata.namespace ?? '') === d.namespace &&
-      p.spec?.selector != null &&
-      selectorMatches(p.spec.selector, d.labels),
+  return inNamespace(env.inputs.pdbs, d.namespace).filter(
+    (p) => p.spec?.selector != null && selectorMatches(p.spec.selector, d.labels),
   );
 }
 
