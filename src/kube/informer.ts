@@ -3,6 +3,7 @@ import { isApiError, type RequestTarget } from './errors.ts';
 import { listPaged } from './pager.ts';
 import { resourcePath } from './resources.ts';
 import type { Query } from './snapshot.ts';
+import { conform } from './conform.ts';
 import type { KubeObject } from '../types/kube.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -141,6 +142,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const list = await listPaged<T>(this.client, this.path, this.target('list'), this.query, {
       signal: this.abort.signal,
       trim: this.query.trim as ((item: KubeObject) => T) | undefined,
+      kind: this.query.resource.kind,
     });
     this.lists++;
     const seen = new Set<string>();
@@ -178,10 +180,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     const trim = this.query.trim as ((item: KubeObject) => T) | undefined;
     for await (const event of this.client.watch<T>(this.path, query, this.abort.signal, this.target('watch'))) {
       this.delivered++;
-      if (event.object.metadata?.resourceVersion) this.resourceVersion = event.object.metadata.resourceVersion;
+      const version = (event.object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
+      if (typeof version === 'string' && version) this.resourceVersion = version;
       if (event.type === 'BOOKMARK') continue;
-      const key = objectKey(event.object);
-      const object = trim ? trim(event.object) : event.object;
+      // an event whose object is not one of its kind with a name changes nothing the model can read
+      const conformed = conform<T>(event.object, this.query.resource.kind);
+      if (!conformed) continue;
+      const key = objectKey(conformed);
+      const object = trim ? trim(conformed) : conformed;
       if (event.type === 'DELETED') this.objects.delete(key);
       else this.objects.set(key, object);
       this.handlers.onObject?.(key, event.type === 'DELETED' ? undefined : object);

@@ -1,6 +1,7 @@
 import type { KubeClient } from './client.ts';
 import { badResponse, isApiError, type RequestTarget } from './errors.ts';
 import type { KubeObject, List } from '../types/kube.ts';
+import { conform } from './conform.ts';
 
 export interface ListQuery {
   labelSelector?: string | undefined;
@@ -11,6 +12,8 @@ export interface PagedOptions<T> {
   signal?: AbortSignal | undefined;
   /** applied to each object as its page arrives, so what it drops is never held beyond one page */
   trim?: ((item: KubeObject) => T) | undefined;
+  /** the items' kind, whose shape they are conformed to (conform.ts); items that are not objects are left out */
+  kind?: string | undefined;
 }
 
 export interface PagedList<T> {
@@ -48,8 +51,12 @@ export async function listPaged<T extends KubeObject = KubeObject>(
   query: ListQuery,
   options: PagedOptions<T> = {},
 ): Promise<PagedList<T>> {
-  const trim = options.trim ?? ((item: KubeObject) => item as T);
+  const trimmed = options.trim ?? ((item: KubeObject) => item as T);
   const items: T[] = [];
+  const add = (raw: unknown) => {
+    const item = conform(raw, options.kind);
+    if (item) items.push(trimmed(item));
+  };
   const selectors = {
     labelSelector: query.labelSelector || undefined,
     fieldSelector: query.fieldSelector || undefined,
@@ -71,9 +78,11 @@ export async function listPaged<T extends KubeObject = KubeObject>(
         signal: options.signal,
         expect: 'list',
       });
-      return { items: full.items.map(trim), resourceVersion: full.metadata?.resourceVersion ?? '', pages: pages + 1 };
+      items.length = 0;
+      for (const item of full.items) add(item);
+      return { items, resourceVersion: full.metadata?.resourceVersion ?? '', pages: pages + 1 };
     }
-    for (const item of page.items) items.push(trim(item));
+    for (const item of page.items) add(item);
     const next = page.metadata?.continue || undefined;
     if (next === undefined) return { items, resourceVersion: page.metadata?.resourceVersion ?? '', pages };
     // a server that hands out a token it already gave would page forever

@@ -1,5 +1,6 @@
 import type { KubeClient } from './client.ts';
-import { isApiError, type ApiError } from './errors.ts';
+import { badResponse, isApiError, type ApiError } from './errors.ts';
+import { conform } from './conform.ts';
 import { listPaged } from './pager.ts';
 import { resourcePath, type ResourceType } from './resources.ts';
 import type { KubeObject } from '../types/kube.ts';
@@ -30,7 +31,11 @@ export async function fetchQuery<T extends KubeObject>(client: KubeClient, query
   };
   if (query.name) {
     try {
-      const object = await client.request<T>('GET', path, target, { expect: 'object' });
+      const object = conform<T>(
+        await client.request<T>('GET', path, target, { expect: 'object' }),
+        query.resource.kind,
+      );
+      if (!object) throw badResponse(client.server, target, 'an object without metadata.name');
       return [(query.trim ? query.trim(object) : object) as T];
     } catch (err) {
       if (isApiError(err, 'NotFound')) return [];
@@ -40,6 +45,7 @@ export async function fetchQuery<T extends KubeObject>(client: KubeClient, query
   // pages of client.pageSize objects: one request per list up to that many, one more per page beyond
   const list = await listPaged(client, path, target, query, {
     trim: query.trim as ((item: KubeObject) => T) | undefined,
+    kind: query.resource.kind,
   });
   return list.items;
 }

@@ -716,6 +716,31 @@ const rows: Row[] = [
     stderr: 'error: internal error; you sent Bearer [REDACTED] from https://[REDACTED]@proxy',
   },
   {
+    // (items that are not objects with a name make the whole list a bad answer, exit 4: tested above)
+    name: 'status on pods whose fields have the wrong type, one of them a HAProxy pod of another namespace',
+    args: ['status', 'web'],
+    route: fakeCluster((req) => {
+      const malformed = [
+        {
+          metadata: { name: 'web-1', namespace: NS, labels: { app: 'web' }, ownerReferences: 'x' },
+          spec: { readinessGates: 'x', containers: [null] },
+          status: { conditions: [null], containerStatuses: 'x', podIP: 7 },
+        },
+        {
+          metadata: { name: 'haptic-haproxy-x', namespace: 'elsewhere', creationTimestamp: 'yesterday' },
+          spec: { containers: { name: 'haproxy' } },
+          status: { conditions: 'x' },
+        },
+      ];
+      return req.path === `/api/v1/namespaces/${NS}/pods` || req.path === '/api/v1/pods'
+        ? { json: { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: malformed } }
+        : undefined;
+    }),
+    code: 0,
+    stderr: '',
+    check: (_c, r) => expect(r.stdout).toMatch(/deployment\.apps\/web/),
+  },
+  {
     name: '404 for the namespace',
     args: ['status', 'web'],
     route: fakeCluster((req) =>

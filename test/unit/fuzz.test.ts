@@ -1,0 +1,287 @@
+// Property-based: malformed API answers never crash the model, the rules or the output (issue #21). A healthy gated
+// rollout, with HAPTIC's objects and the events and slices around it, is spoiled at random paths (a string where a
+// list belongs, [null], null, a number, an object, a missing field) and goes where a server's answer goes: the
+// trimmers of the loaders, the rollout model, why-stalled's rules, the doctor's live checks, every output format and
+// the redaction of what is printed. Each run must end with an answer, never an exception.
+//
+// `npm test` runs FUZZ_RUNS (default 300) cases; `npm run fuzz` 2,000. The seed is printed; FUZZ_SEED=<n> replays.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { diagnoseContext } from '../../src/diagnose/context.ts';
+import { runDoctor } from '../../src/diagnose/doctor/index.ts';
+import { diagnose } from '../../src/diagnose/index.ts';
+import { conform } from '../../src/kube/conform.ts';
+import { trimEvent, trimObject, trimPod, trimSlice } from '../../src/kube/trim.ts';
+import { redactDeep } from '../../src/lib/redact.ts';
+import { manifestInputs } from '../../src/model/doctor/manifest-inputs.ts';
+import { parseManifests } from '../../src/model/doctor/manifests.ts';
+import { rolloutModels } from '../../src/services/rollout-snapshots.ts';
+import type { RolloutSnapshot } from '../../src/types/snapshot.ts';
+import { doctorOutput } from '../../src/ui/doctor/output.ts';
+import { doctorText } from '../../src/ui/doctor/text.ts';
+import { formatStructured } from '../../src/ui/output.ts';
+import { rolloutOutput, statusText } from '../../src/ui/status-text.ts';
+import { painter } from '../../src/ui/style.ts';
+import { diagnosisOutput, whyText } from '../../src/ui/why-text.ts';
+import { GATE, hapticInputs, NOW, pod, podEvent, slice, snapshot } from './fixtures/rollout.ts';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+
+/** A rollout midway: two old pods (one terminating), a new one waiting for the gate, HAPTIC routing some of them. */
+function base(): RolloutSnapshot {
+  return snapshot({
+    pods: [
+      pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+      pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2', terminatingDeadlineIn: 9 }),
+      pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'missing' }),
+    ],
+    slices: [
+      slice([
+        { pod: 'web-old-1', ip: '10.0.0.1', ready: true },
+        { pod: 'web-old-2', ip: '10.0.0.2', ready: false, serving: true, terminating: true },
+        { pod: 'web-new-1', ip: '10.0.0.3', ready: false },
+      ]),
+    ],
+    events: [podEvent('web-new-1', 'Unhealthy', 'Readiness probe failed: connection refused')],
+    haptic: hapticInputs({
+      servers: [
+        { pod: 'web-new-1', ip: '10.0.0.3', disabled: false },
+        { pod: 'web-old-2', ip: '10.0.0.2', disabled: true },
+      ],
+      fleet: [
+        { name: 'haptic-haproxy-a', runs: 'current' },
+        { name: 'haptic-haproxy-b', runs: 'retained' },
+      ],
+    }),
+  });
+}
+
+type Path = (string | number)[];
+
+/** Every path to a value in plain JSON, the root excluded. */
+function paths(value: unknown, at: Path = [], out: Path[] = []): Path[] {
+  if (Array.isArray(value))
+    value.forEach((v, i) => {
+      out.push([...at, i]);
+      paths(v, [...at, i], out);
+    });
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      out.push([...at, k]);
+      paths(v, [...at, k], out);
+    }
+  return out;
+}
+
+const DELETE = Symbol('delete');
+/** What a broken or hostile server puts where a value belongs. */
+const REPLACEMENTS: unknown[] = [
+  DELETE,
+  null,
+  'x',
+  '',
+  0,
+  -1,
+  1e308,
+  true,
+  [],
+  [null],
+  ['x'],
+  {},
+  { x: 1 },
+  '2026-13-99T99:99:99Z',
+];
+
+/**
+ * Where a server's answer can be malformed: inside an object of a list (an item, or any field of one), or any field
+ * of the Deployment read by name. The lists themselves and HAPTIC's wrapper of each list are the client's (a list
+ * without items is refused there, exit 4).
+ */
+function answerPath(path: Path): boolean {
+  // the Deployment's name is how it was read (a GET by name answered without one is refused: exit 4)
+  if (path[0] === 'deployment') return path.length >= 3 && !(path[1] === 'metadata' && path[2] === 'name');
+  if (path[0] === 'haptic') return path[2] === 'items' && path.length >= 4;
+  return path.length >= 2;
+}
+
+/** The edits spoil() made last, in words, for the failure message. */
+let applied: string[] = [];
+
+function spoil(snap: RolloutSnapshot, edits: [number, number][]): RolloutSnapshot {
+  return spoilAny(snap, edits, answerPath) as RolloutSnapshot;
+}
+
+/** Edits at paths of a copy of `value` (those `where` allows): each replaces or deletes what is there. */
+function spoilAny<T>(value: T, edits: [number, number][], where: (p: Path) => boolean = (p) => p.length >= 2): T {
+  const copy = structuredClone(value) as unknown as Record<string, unknown>;
+  const all = paths(copy).filter(where);
+  applied = [];
+  for (const [p, r] of edits) {
+    const path = all[p % all.length] as Path;
+    let parent = copy as Record<string | number, unknown>;
+    for (const key of path.slice(0, -1)) {
+      const next = parent?.[key];
+      if (!next || typeof next !== 'object') {
+        parent = undefined as never;
+        break;
+      }
+      parent = next as Record<string | number, unknown>;
+    }
+    if (!parent) continue;
+    const last = path.at(-1) as string | number;
+    const replacement = REPLACEMENTS[r % REPLACEMENTS.length];
+    applied.push(`${path.join('.')} = ${replacement === DELETE ? '(deleted)' : JSON.stringify(replacement)}`);
+    if (replacement === DELETE) {
+      if (Array.isArray(parent)) parent.splice(last as number, 1);
+      else delete parent[last];
+    } else parent[last] = structuredClone(replacement);
+  }
+  return copy as unknown as T;
+}
+
+/** The kind of each of HAPTIC's lists, as its query names it (haptic-snapshot.ts). */
+const HAPTIC_KINDS: Record<string, string> = {
+  templateConfigs: 'HAProxyTemplateConfig',
+  haproxyCfgs: 'HAProxyCfg',
+  pods: 'Pod',
+  leases: 'Lease',
+  clusterRoles: 'ClusterRole',
+  clusterRoleBindings: 'ClusterRoleBinding',
+  ingresses: 'Ingress',
+  httpRoutes: 'HTTPRoute',
+  grpcRoutes: 'GRPCRoute',
+  gateways: 'Gateway',
+};
+
+/** What the loaders do with each object as it arrives: conform it to its kind (conform.ts), then trim it. */
+function arrived(snap: RolloutSnapshot): RolloutSnapshot {
+  const each = <T>(list: unknown, kind: string, trim: (o: never) => T): T[] =>
+    (list as unknown[]).flatMap((raw) => {
+      const o = conform(raw, kind);
+      return o ? [trim(o as never)] : [];
+    });
+  const haptic = Object.fromEntries(
+    Object.entries(snap.haptic).map(([k, v]) => [
+      k,
+      { ...v, items: each(v.items, HAPTIC_KINDS[k] ?? 'Any', trimObject) },
+    ]),
+  );
+  const deployment = conform(snap.deployment, 'Deployment');
+  if (!deployment) throw new Error('the Deployment read by name is always an object with a name (or exit 4)');
+  return {
+    ...snap,
+    deployment: trimObject(deployment) as RolloutSnapshot['deployment'],
+    replicaSets: each(snap.replicaSets, 'ReplicaSet', trimObject),
+    pods: each(snap.pods, 'Pod', trimPod),
+    services: each(snap.services, 'Service', trimObject),
+    slices: each(snap.slices, 'EndpointSlice', trimSlice),
+    events: each(snap.events, 'Event', trimEvent),
+    haptic: haptic as unknown as RolloutSnapshot['haptic'],
+  } as RolloutSnapshot;
+}
+
+/** Everything a one-shot status, why-stalled and live doctor would compute and print of one snapshot. */
+function answer(raw: RolloutSnapshot): void {
+  const snap = arrived(raw);
+  const [model] = rolloutModels([snap], NOW, GATE);
+  if (!model) throw new Error('no model');
+  const diagnosis = diagnose(diagnoseContext(snap, model, NOW));
+  const results = [{ model, diagnosis }];
+  const printed = [
+    statusText(model, NOW, painter(false)),
+    formatStructured(rolloutOutput([model], true), 'json'),
+    formatStructured(rolloutOutput([model], true), 'yaml'),
+    whyText(results, painter(false)),
+    formatStructured(diagnosisOutput(results), 'json'),
+  ];
+  const deployment = { ...snap.deployment, kind: 'Deployment' as const };
+  const doctor = runDoctor(
+    {
+      mode: 'live',
+      targets: [deployment],
+      deployments: [snap.deployment],
+      statefulSets: [],
+      services: snap.services,
+      slices: snap.slices,
+      pdbs: [],
+      hpas: [],
+      configMaps: [],
+      events: snap.events,
+      pods: snap.pods,
+      haptic: snap.haptic,
+      sources: {},
+      notes: [],
+    },
+    NOW,
+  );
+  printed.push(doctorText(doctor, painter(false)), formatStructured(doctorOutput(doctor), 'json'));
+  assertPrintable(printed);
+  for (const json of [printed[1], printed[4]]) JSON.parse(json as string);
+}
+
+/** What is printed, after redaction, holds no control character but newline and tab. */
+function assertPrintable(printed: string[]): void {
+  for (const text of redactDeep(printed))
+    if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text))
+      throw new Error('a control character would be printed');
+}
+
+/** Manifests as doctor -f reads them: seed 004's HAProxy in front of redis, spoiled the same way. */
+const MANIFESTS = 'test/fixtures/doctor/redis-haproxy-before/manifests';
+function manifestObjects(): unknown[] {
+  return readdirSync(MANIFESTS)
+    .sort()
+    .flatMap((f) => parseManifests(readFileSync(join(MANIFESTS, f), 'utf8'), f).objects.map((o) => o.object));
+}
+
+function doctorOn(objects: unknown[]): void {
+  const parsed = {
+    objects: objects.flatMap((o, i) =>
+      // what parseManifests would have left out (not an object with a kind and a name) is not an object here either
+      o &&
+      typeof o === 'object' &&
+      typeof (o as { kind?: unknown }).kind === 'string' &&
+      typeof (o as { metadata?: { name?: unknown } }).metadata?.name === 'string'
+        ? [{ object: o as never, source: { file: 'f.yaml', line: i + 1 } }]
+        : [],
+    ),
+    unreadable: [],
+    notes: [],
+  };
+  const report = runDoctor(manifestInputs([parsed], 'default'), NOW);
+  assertPrintable([doctorText(report, painter(false)), formatStructured(doctorOutput(report), 'json')]);
+}
+
+/**
+ * Runs `run` on `good` and on RUNS spoiled copies of it; a failure names the edits that made it and where it broke
+ * (fast-check adds the seed and the shrunk case).
+ */
+function fuzz<T>(good: T, spoiled: (good: T, edits: [number, number][]) => T, run: (value: T) => void): void {
+  process.stderr.write(`fuzz: ${RUNS} cases, seed ${SEED} (FUZZ_SEED=${SEED} replays)\n`);
+  expect(() => run(good)).not.toThrow();
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.nat(), fc.nat()), { minLength: 1, maxLength: 4 }), (edits) => {
+      const value = spoiled(good, edits);
+      try {
+        run(value);
+      } catch (err) {
+        const stack = err instanceof Error ? (err.stack ?? '').split('\n').slice(0, 4).join('\n') : String(err);
+        throw new Error(`${applied.join('; ')}\n${stack}`);
+      }
+    }),
+    { numRuns: RUNS, seed: SEED },
+  );
+}
+
+describe('fuzz', () => {
+  it(`malformed manifests never crash doctor -f (${RUNS} cases, seed ${SEED})`, () => {
+    fuzz(manifestObjects(), (good, edits) => spoilAny(good, edits), doctorOn);
+  });
+
+  it(`malformed API answers never crash the model, the rules or the output (${RUNS} cases, seed ${SEED})`, () => {
+    fuzz(base(), spoil, answer);
+  });
+});
