@@ -94,13 +94,41 @@ async function gateOne(
   try {
     patched = await patchWithRetry(client, deployment, options);
   } catch (err) {
-    // a PATCH that timed out may have been applied by the API server all the same
-    const unsure = isApiError(err, 'Timeout')
-      ? `; the patch may or may not have been applied: check with kubectl get deployment ${deployment.metadata.name} -n ${record.namespace} -o yaml`
-      : '';
-    return { ...record, result: 'failed', error: `${oneLine(err)}${unsure}`, cause: err };
+    if (!mayHaveBeenApplied(err)) return { ...record, result: 'failed', error: oneLine(err), cause: err };
+    // the API server may have applied the PATCH before the answer went wrong: read back what it holds
+    const { name } = deployment.metadata;
+    const check = `check with kubectl get deployment ${name} -n ${record.namespace} -o yaml`;
+    let fresh: Deployment | undefined;
+    try {
+      [fresh] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace: record.namespace, name });
+    } catch {
+      fresh = undefined;
+    }
+    if (!fresh || planGate(fresh, options.action, options.conditionType).changed) {
+      // a timed-out PATCH may still be applied after the read: only an answered one is known not to be
+      const known = fresh && !isApiError(err, 'Timeout');
+      return {
+        ...record,
+        result: 'failed',
+        error: `${oneLine(err)}; ${known ? 'read back, the Deployment does not have the change' : `the patch may or may not have been applied: ${check}`}`,
+        cause: err,
+      };
+    }
+    record.result = resultOf(options.action);
+    record.warnings = [
+      `the API server answered the PATCH with: ${oneLine(err)}; read back, the Deployment has the change`,
+    ];
+    return record;
   }
   record.patch = patched.patch;
+  if (patched.appliedBefore) {
+    // the PATCH was retried (429/5xx with Retry-After, or a guard that failed): the first attempt had been applied
+    record.result = resultOf(options.action);
+    record.warnings = [
+      `the API server answered the PATCH with: ${oneLine(patched.appliedBefore)}; read back, the Deployment has the change (this command's first attempt, or someone else's edit)`,
+    ];
+    return record;
+  }
   if (!patched.changed) return record;
   // written: whatever happens next, the record says so
   record.result = resultOf(options.action);
@@ -125,11 +153,14 @@ async function patchWithRetry(
   client: KubeClient,
   deployment: Deployment,
   options: GateOptions,
-): Promise<{ deployment: Deployment; patch: Operation[]; changed: boolean }> {
+): Promise<{ deployment: Deployment; patch: Operation[]; changed: boolean; appliedBefore?: unknown }> {
   let current = deployment;
+  let failed: unknown;
   for (let attempt = 0; ; attempt++) {
     const plan = planGate(current, options.action, options.conditionType);
-    if (!plan.changed) return { deployment: current, patch: [], changed: false };
+    // nothing left to do after a failed attempt: the change is there (that attempt's, or a concurrent edit's)
+    if (!plan.changed)
+      return { deployment: current, patch: [], changed: false, ...(failed ? { appliedBefore: failed } : {}) };
     const { name, namespace } = current.metadata;
     const target = { verb: 'patch', resource: R.deployments.display, namespace, name };
     try {
@@ -150,6 +181,7 @@ async function patchWithRetry(
       const [fresh] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name });
       if (!fresh) throw new Error(`deployments.apps "${name}" was deleted while this command ran`);
       if (!guardsFail(plan.patch, fresh)) throw err;
+      failed = err;
       if (attempt >= 1)
         throw new Error(
           `conflict: deployments.apps "${name}" changed again while retrying; nothing was written, run the command again`,
@@ -158,6 +190,16 @@ async function patchWithRetry(
       current = fresh;
     }
   }
+}
+
+/**
+ * Whether a PATCH that failed may have been applied all the same: it timed out, or the answer was a server error or
+ * not an API server's (the request reached a server, which may have written before it failed); a 4xx is a refusal.
+ */
+function mayHaveBeenApplied(err: unknown): boolean {
+  if (isApiError(err, 'Timeout') || isApiError(err, 'BadResponse')) return true;
+  const status = (err as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 500;
 }
 
 /** Whether the patch's `test` operations fail against this object (what a concurrent edit does). */

@@ -137,6 +137,18 @@ const status = (code: number, reason: string, message: string): Reply => ({
   json: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message },
 });
 const webPath = `/apis/apps/v1/namespaces/${NS}/deployments/web`;
+/** The web Deployment with the readiness gate, and after disable-gate removed it (generation 2). */
+const gated = () => {
+  const d = deployment();
+  (d.spec.template.spec as Record<string, unknown>).readinessGates = [
+    { conditionType: 'haproxy-haptic.org/load-balancer-ready' },
+  ];
+  return d;
+};
+const ungated = () => {
+  const d = deployment();
+  return { ...d, metadata: { ...d.metadata, generation: 2, resourceVersion: '11' } };
+};
 const onWeb = (reply: Reply | ((req: Received, n: number) => Reply | undefined)): Route =>
   fakeCluster((req, _n, received) => {
     if (req.path !== webPath || req.method !== 'GET') return undefined;
@@ -1009,6 +1021,47 @@ const rows: Row[] = [
       expect(r.stdout).toMatch(/^deployment\.apps\/web gate added$/m);
       expect(r.stdout).toMatch(
         /warning: the gate was written, but reading the Deployment back for its new revision failed: etcd leader changed/,
+      );
+    },
+  },
+  {
+    name: 'disable-gate whose PATCH is applied but answered 500: read back, it says removed',
+    args: ['disable-gate', 'web'],
+    route: fakeCluster((req, _n, received) => {
+      if (req.method === 'PATCH') return status(500, 'InternalError', 'etcd request timed out after the write');
+      if (req.path === webPath && req.method === 'GET')
+        return { json: received.some((r) => r.method === 'PATCH') ? ungated() : gated() };
+      return undefined;
+    }, gated()),
+    code: 0,
+    stderr: '',
+    check: (_c, r) => {
+      expect(r.stdout).toMatch(/^deployment\.apps\/web gate removed$/m);
+      expect(r.stdout).toMatch(
+        /warning: the API server answered the PATCH with: .*etcd request timed out after the write; read back, the Deployment has the change/,
+      );
+    },
+  },
+  {
+    name: 'disable-gate whose PATCH is applied, answered 503 with Retry-After, and retried: removed, not unchanged',
+    args: ['disable-gate', 'web'],
+    route: fakeCluster((req, _n, received) => {
+      const patches = received.filter((r) => r.method === 'PATCH').length;
+      // the first is written, then answered 503 (client-go retries it); the retry's guard no longer holds: 422
+      if (req.method === 'PATCH')
+        return patches <= 1
+          ? { ...status(503, 'ServiceUnavailable', 'try again'), headers: { 'retry-after': '1' } }
+          : status(422, 'Invalid', 'the server rejected our request due to an error in our request');
+      if (req.path === webPath && req.method === 'GET') return { json: patches > 0 ? ungated() : gated() };
+      return undefined;
+    }, gated()),
+    code: 0,
+    stderr: '',
+    check: (_c, r) => {
+      expect(r.stdout).toMatch(/^deployment\.apps\/web gate removed$/m);
+      expect(r.stdout).not.toMatch(/unchanged/);
+      expect(r.stdout).toMatch(
+        /warning: the API server answered the PATCH with: .*; read back, the Deployment has the change/,
       );
     },
   },
