@@ -160,6 +160,16 @@ export function readTimedOut(server: string, target: RequestTarget, what: 'heade
   );
 }
 
+/**
+ * Whether a write that failed may have taken effect all the same: it timed out, or its answer was a server error or
+ * not an API server's (the request reached a server, which may have written before it failed). A 4xx is a refusal.
+ */
+export function mayHaveTakenEffect(err: unknown): boolean {
+  if (isApiError(err, 'Timeout') || isApiError(err, 'BadResponse')) return true;
+  const status = (err as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 500;
+}
+
 /** An answer that is not what an API server sends (the body, if any, stays on the error, never in the message). */
 export function badResponse(
   server: string,

@@ -1,11 +1,12 @@
 import { UserError, ExitCode } from '../lib/errors.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { isApiError } from '../kube/errors.ts';
+import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
 import { R, resourcePath } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
 import { COMPONENT_LOADBALANCER, HAPTIC_PODS_SELECTOR, LABEL_COMPONENT } from '../haptic/names.ts';
 import { buildDrillReport, type DrillOutcome, type DrillReport, type DrillTarget } from '../model/drill/probe-log.ts';
 import {
+  DRILL_RUN_LABEL,
   drillPermissions,
   type Permission,
   permissionText,
@@ -344,12 +345,25 @@ export async function runDrill(
   hooks.onStep(
     `creating a probe pod in namespace ${namespace} (image ${req.image}): GET ${target.url}${target.host ? ` with Host ${target.host}` : ''} every ${req.intervalMs}ms; it is deleted at the end, also on Ctrl-C`,
   );
-  const created = await client.request<Pod>(
-    'POST',
-    pods,
-    { verb: 'create', resource: 'pods', namespace },
-    { body: plan.pod, expect: 'object' },
-  );
+  const run = process.getBuiltinModule('node:crypto').randomUUID().slice(0, 8);
+  const body = {
+    ...plan.pod,
+    metadata: { ...plan.pod.metadata, labels: { ...plan.pod.metadata.labels, [DRILL_RUN_LABEL]: run } },
+  };
+  let created: Pod;
+  try {
+    created = await client.request<Pod>(
+      'POST',
+      pods,
+      { verb: 'create', resource: 'pods', namespace },
+      { body, expect: 'object' },
+    );
+  } catch (err) {
+    // the API server may have created the pod before its answer went wrong (5xx, not JSON, too late): find it by
+    // this run's label and delete it, so that it does not probe until its deadline
+    if (mayHaveTakenEffect(err)) await deleteProbesOfRun(client, namespace, run, hooks);
+    throw err;
+  }
   const name = created.metadata.name;
   hooks.onStep(`created pod/${name}`);
   try {
@@ -403,6 +417,19 @@ export async function runDrill(
     });
   } finally {
     await deleteProbe(client, namespace, name, hooks);
+  }
+}
+
+/** Deletes the probe pods of one run, found by its label; says how to do it by hand when that fails. */
+async function deleteProbesOfRun(client: KubeClient, namespace: string, run: string, hooks: DrillHooks): Promise<void> {
+  const selector = `${DRILL_RUN_LABEL}=${run}`;
+  try {
+    const found = await fetchQuery<Pod>(client, { resource: R.pods, namespace, labelSelector: selector });
+    for (const pod of found) await deleteProbe(client, namespace, pod.metadata.name, hooks);
+  } catch (error) {
+    hooks.onStep(
+      `the probe pod may have been created; could not look for it (${error instanceof Error ? error.message : String(error)}): delete it with: kubectl delete pod -n ${namespace} -l ${selector}`,
+    );
   }
 }
 

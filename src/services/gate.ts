@@ -9,7 +9,7 @@ import type { Finding } from '../types/finding.ts';
 import { buildHaptic } from '../model/haptic/haptic.ts';
 import { planGate, type DryRun, type GateAction, type GateRecord, type GateResult } from '../model/gate-plan.ts';
 import { resolveDeployments, type TargetSelection } from './targets.ts';
-import { isApiError } from '../kube/errors.ts';
+import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
 import { oneLine } from '../lib/errors.ts';
 
 export interface GateOptions extends TargetSelection {
@@ -94,7 +94,7 @@ async function gateOne(
   try {
     patched = await patchWithRetry(client, deployment, options);
   } catch (err) {
-    if (!mayHaveBeenApplied(err)) return { ...record, result: 'failed', error: oneLine(err), cause: err };
+    if (!mayHaveTakenEffect(err)) return { ...record, result: 'failed', error: oneLine(err), cause: err };
     // the API server may have applied the PATCH before the answer went wrong: read back what it holds
     const { name } = deployment.metadata;
     const check = `check with kubectl get deployment ${name} -n ${record.namespace} -o yaml`;
@@ -190,16 +190,6 @@ async function patchWithRetry(
       current = fresh;
     }
   }
-}
-
-/**
- * Whether a PATCH that failed may have been applied all the same: it timed out, or the answer was a server error or
- * not an API server's (the request reached a server, which may have written before it failed); a 4xx is a refusal.
- */
-function mayHaveBeenApplied(err: unknown): boolean {
-  if (isApiError(err, 'Timeout') || isApiError(err, 'BadResponse')) return true;
-  const status = (err as { status?: unknown }).status;
-  return typeof status === 'number' && status >= 500;
 }
 
 /** Whether the patch's `test` operations fail against this object (what a concurrent edit does). */

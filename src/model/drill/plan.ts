@@ -13,6 +13,8 @@ import { mapSelects } from '../selectors.ts';
 export const DEFAULT_PROBE_IMAGE = 'curlimages/curl:8.11.1';
 export const PROBE_CONTAINER = 'probe';
 export const DRILL_LABEL = 'kubectl-haptic.dev/drill';
+/** one run's probe pod, so that it can be found when the answer to its creation was lost */
+export const DRILL_RUN_LABEL = 'kubectl-haptic.dev/drill-run';
 /** `kubectl rollout restart` sets this annotation on the pod template. */
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
