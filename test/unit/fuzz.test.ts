@@ -5,16 +5,19 @@
 // the redaction of what is printed. Each run must end with an answer, never an exception.
 //
 // `npm test` runs FUZZ_RUNS (default 300) cases; `npm run fuzz` 2,000. The seed is printed; FUZZ_SEED=<n> replays.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { diagnoseContext } from '../../src/diagnose/context.ts';
 import { runDoctor } from '../../src/diagnose/doctor/index.ts';
 import { diagnose } from '../../src/diagnose/index.ts';
+import { connect } from '../../src/kube/config.ts';
 import { conform } from '../../src/kube/conform.ts';
+import { CredentialError, KubeConfigError } from '../../src/kube/errors.ts';
 import { trimEvent, trimObject, trimPod, trimSlice } from '../../src/kube/trim.ts';
-import { redactDeep } from '../../src/lib/redact.ts';
+import { redactDeep, rememberSecret } from '../../src/lib/redact.ts';
 import { manifestInputs } from '../../src/model/doctor/manifest-inputs.ts';
 import { parseManifests } from '../../src/model/doctor/manifests.ts';
 import { rolloutModels } from '../../src/services/rollout-snapshots.ts';
@@ -28,6 +31,11 @@ import { diagnosisOutput, whyText } from '../../src/ui/why-text.ts';
 import { GATE, hapticInputs, NOW, pod, podEvent, slice, snapshot } from './fixtures/rollout.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+/** a hang is a failure too, but a slow machine is not: 10 ms a case on top of 10 s */
+const TIME_LIMIT = 10_000 + RUNS * 10;
+/** a credential remembered as the kubeconfig's (rememberSecret), planted in an answer */
+const PLANTED = 'fuzz-planted-credential-5b7d9f';
+rememberSecret(PLANTED);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 
 /** A rollout midway: two old pods (one terminating), a new one waiting for the gate, HAPTIC routing some of them. */
@@ -45,7 +53,11 @@ function base(): RolloutSnapshot {
         { pod: 'web-new-1', ip: '10.0.0.3', ready: false },
       ]),
     ],
-    events: [podEvent('web-new-1', 'Unhealthy', 'Readiness probe failed: connection refused')],
+    events: [
+      podEvent('web-new-1', 'Unhealthy', 'Readiness probe failed: connection refused'),
+      // a message that quotes a credential the kubeconfig holds: it must never be printed
+      podEvent('web-new-1', 'Failed', `pull failed: unauthorized for token ${PLANTED}`),
+    ],
     haptic: hapticInputs({
       servers: [
         { pod: 'web-new-1', ip: '10.0.0.3', disabled: false },
@@ -222,11 +234,13 @@ function answer(raw: RolloutSnapshot): void {
   for (const json of [printed[1], printed[4]]) JSON.parse(json as string);
 }
 
-/** What is printed, after redaction, holds no control character but newline and tab. */
+/** What is printed, after redaction, holds no control character but newline and tab, and no planted credential. */
 function assertPrintable(printed: string[]): void {
-  for (const text of redactDeep(printed))
+  for (const text of redactDeep(printed)) {
+    if (text.includes(PLANTED)) throw new Error('a credential would be printed');
     if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text))
       throw new Error('a control character would be printed');
+  }
 }
 
 /** Manifests as doctor -f reads them: seed 004's HAProxy in front of redis, spoiled the same way. */
@@ -276,12 +290,65 @@ function fuzz<T>(good: T, spoiled: (good: T, edits: [number, number][]) => T, ru
   );
 }
 
-describe('fuzz', () => {
-  it(`malformed manifests never crash doctor -f (${RUNS} cases, seed ${SEED})`, () => {
-    fuzz(manifestObjects(), (good, edits) => spoilAny(good, edits), doctorOn);
-  });
+/** A kubeconfig with a token user, an exec user and a client-certificate user, as kubectl config view writes it. */
+function kubeconfigObject(): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'c',
+    clusters: [{ name: 'k', cluster: { server: 'https://api.example:6443', 'insecure-skip-tls-verify': true } }],
+    contexts: [{ name: 'c', context: { cluster: 'k', user: 'u', namespace: 'shop' } }],
+    users: [
+      { name: 'u', user: { token: PLANTED } },
+      {
+        name: 'e',
+        user: {
+          exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'true', env: [{ name: 'A', value: 'b' }] },
+        },
+      },
+      { name: 'b', user: { username: 'admin', password: 'fuzz-password-1234' } },
+    ],
+  };
+}
 
-  it(`malformed API answers never crash the model, the rules or the output (${RUNS} cases, seed ${SEED})`, () => {
-    fuzz(base(), spoil, answer);
-  });
+const KUBECONFIG_DIR = mkdtempSync(join(tmpdir(), 'kh-fuzz-'));
+/** connect() on a kubeconfig: it works, or it says why in a kubeconfig or credential error (exit 3 or 4). */
+function connectTo(config: Record<string, unknown>): void {
+  const file = join(KUBECONFIG_DIR, 'config');
+  writeFileSync(file, JSON.stringify(config));
+  try {
+    connect({ kubeconfig: file });
+  } catch (err) {
+    if (err instanceof KubeConfigError || err instanceof CredentialError) {
+      assertPrintable([err.message]);
+      return;
+    }
+    throw err;
+  }
+}
+
+describe('fuzz', () => {
+  it(
+    `malformed kubeconfigs are kubeconfig errors, never unexpected ones (${RUNS} cases, seed ${SEED})`,
+    () => {
+      fuzz(kubeconfigObject(), (good, edits) => spoilAny(good, edits, (p) => p.length >= 1), connectTo);
+    },
+    TIME_LIMIT,
+  );
+
+  it(
+    `malformed manifests never crash doctor -f (${RUNS} cases, seed ${SEED})`,
+    () => {
+      fuzz(manifestObjects(), (good, edits) => spoilAny(good, edits), doctorOn);
+    },
+    TIME_LIMIT,
+  );
+
+  it(
+    `malformed API answers never crash the model, the rules or the output (${RUNS} cases, seed ${SEED})`,
+    () => {
+      fuzz(base(), spoil, answer);
+    },
+    TIME_LIMIT,
+  );
 });
