@@ -166,13 +166,15 @@ describe('the dataplane generation as released and at HEAD', () => {
     const ns = await newNamespace(`checksums-${revision}`);
     await served(ns, 'web', false);
     await rolledOut(ns, 'web');
+    // both pods on the same config: right after the knob changes, one may still run the render before it
     const cfg = await waitFor(liveCfg, {
-      what: 'both HAProxy pods deployed',
+      what: 'both HAProxy pods deployed with the same config',
       until: (c) =>
         (c.status?.deployedToPods ?? []).length === 2 &&
         c.status.deployedToPods.every(
           (e: { checksum?: string; lastError?: string }) => entry.test(e.checksum ?? '') && !e.lastError,
         ) &&
+        new Set(c.status.deployedToPods.map((e: { checksum?: string }) => e.checksum)).size === 1 &&
         spec.test(c.spec.checksum),
     });
     expect(new Set(cfg.status.deployedToPods.map((e: { checksum: string }) => e.checksum)).size).toBe(1);
