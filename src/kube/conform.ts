@@ -1,9 +1,10 @@
 // The boundary between what a server sends and what the model reads: an API server only ever sends objects of the
 // shapes in src/types, but a proxy, a broken aggregated API or a hostile endpoint may not. Every object is conformed
 // here as it arrives (list pages, gets, watch events), before it is trimmed: an item that is not an object with a
-// name is dropped (the list says how many); a field the model reads that has the wrong type is removed (a list
-// keeps its entries of the right shape), so that the model sees "not set" instead of crashing on a string where a
-// list belongs. Pure; unknown fields pass untouched.
+// name is left out (a list holding one is refused by the client as a bad answer before this, exit 4; a watch event
+// holding one changes nothing); a field the model reads that has the wrong type is removed (a list keeps its
+// entries of the right shape), so that the model sees "not set" instead of crashing on a string where a list
+// belongs. Pure; unknown fields pass untouched, and an object that needs nothing is returned as it is.
 import type { KubeObject } from '../types/kube.ts';
 
 /** Repairs a value: the value itself, a repaired copy, or undefined when it cannot be that shape. */
@@ -18,8 +19,7 @@ export const str: Shape = (v) => (typeof v === 'string' ? v : undefined);
  */
 export const num: Shape = (v) => (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 1e12 ? v : undefined);
 export const bool: Shape = (v) => (typeof v === 'boolean' ? v : undefined);
-export const intOrStr: Shape = (v) =>
-  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : undefined;
+export const intOrStr: Shape = (v) => (typeof v === 'string' ? v : num(v));
 /** An RFC 3339 time: a string the model can turn into a date (a string that is not one is left out). */
 export const time: Shape = (v) => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? v : undefined);
 const nullableTime: Shape = (v) => (v === null ? null : time(v));
