@@ -34,13 +34,13 @@ multi-document YAML or JSON, kind: List, helm template output) and needs no clus
 StatefulSet, DaemonSet and Argo Rollout in them (NAME or KIND/NAME picks one), names the kinds it passes over, and \
 lists the checks that need live state as not run ("needs a cluster") instead of guessing. Input it cannot read (not \
 YAML or JSON, an unrendered template, no kind or name) is never a pass: it is named and the exit code is 3. The \
-live mode checks Deployments.
+live mode checks Deployments and StatefulSets (a NAME both have is ambiguous: name the kind).
 
 Checks (id, severity — a second one for the form that is worse —, what it finds; docs/checks.md has each one's \
 title and fix):
 ${checks}
 
-Suppress checks on one Deployment with the annotation ${IGNORE_ANNOTATION}: "DR101,DR401" (on the \
+Suppress checks on one workload with the annotation ${IGNORE_ANNOTATION}: "DR101,DR401" (on the \
 HAProxyTemplateConfig for HAPTIC's tier): suppressed findings are still shown, marked, and do not count for the \
 exit code.
 
@@ -67,7 +67,8 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
   ];
   static override args = {
     name: Args.string({
-      description: 'Deployment: NAME or deployment/NAME; with -f also statefulset/NAME, daemonset/NAME, rollout/NAME.',
+      description:
+        'A workload: NAME, deployment/NAME or statefulset/NAME (sts/NAME); with -f also daemonset/NAME, rollout/NAME.',
       required: false,
       ignoreStdin: true,
     }),
@@ -84,8 +85,8 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
       char: 'R',
       summary: 'Read the folders given with -f and their sub-folders, as kubectl apply -R does.',
     }),
-    selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to check.' }),
-    'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
+    selector: Flags.string({ char: 'l', summary: 'Label selector for the workloads to check.' }),
+    'all-namespaces': Flags.boolean({ char: 'A', summary: 'Workloads of every namespace.' }),
     output: Flags.option({ char: 'o', summary: 'Output format.', options: ['json', 'yaml', 'sarif'] as const })(),
     strict: Flags.boolean({ summary: 'Exit 1 on warnings too.' }),
     'helm-history': Flags.boolean({
@@ -114,10 +115,11 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
     } else {
       if (flags.recursive) throw new UserError('-R reads folders given with -f');
       const client = this.client(flags);
-      const selection = rolloutSelection(client, args.name, flags);
-      report = this.safe(await doctorLive(client, { ...selection, helmHistory: flags['helm-history'] }));
+      const selection = { ...rolloutSelection(client, undefined, flags), all: !args.name && !flags.selector };
+      const names = args.name ? [workloadName(args.name)] : [];
+      report = this.safe(await doctorLive(client, { ...selection, names, helmHistory: flags['helm-history'] }));
       if (!report.subjects.length && !output) {
-        process.stderr.write(`${this.safe(noneFound(selection))}\n`);
+        process.stderr.write(`${this.safe(noneFound(selection, 'Deployments or StatefulSets'))}\n`);
         return;
       }
     }

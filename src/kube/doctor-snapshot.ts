@@ -11,6 +11,7 @@ import type {
   Secret,
   Service,
   StatefulSet,
+  Workload,
 } from '../types/kube.ts';
 import type { KubeClient } from './client.ts';
 import { loadHaptic } from './haptic-snapshot.ts';
@@ -19,7 +20,8 @@ import { labelSelectorQuery } from './selector-query.ts';
 import { fetchAll, fetchQuery, type Fetched } from './snapshot.ts';
 
 export interface DoctorScope {
-  targets: Deployment[];
+  /** Deployments and StatefulSets, each with its kind */
+  targets: Workload[];
   /** Helm releases whose revision Secrets to read (--helm-history) */
   helmReleases?: { release: string; namespace: string }[] | undefined;
 }
@@ -51,7 +53,7 @@ export async function loadDoctor(client: KubeClient, scope: DoctorScope): Promis
       configMaps: { resource: R.configmaps, namespace, optional: true },
       events: { resource: R.events, namespace, optional: true },
     });
-  const podsOf = (d: Deployment) =>
+  const podsOf = (d: Workload) =>
     fetchQuery<Pod>(client, {
       resource: R.pods,
       namespace: d.metadata.namespace,
@@ -80,7 +82,7 @@ export async function loadDoctor(client: KubeClient, scope: DoctorScope): Promis
   });
   return {
     mode: 'live',
-    targets: scope.targets.map((d) => ({ ...d, kind: 'Deployment' as const })),
+    targets: scope.targets,
     deployments: items<Deployment>('deployments'),
     statefulSets: items<StatefulSet>('statefulSets'),
     services: items<Service>('services'),

@@ -97,7 +97,7 @@ async function assertNamespaceExists(client: KubeClient, namespace: string): Pro
 }
 
 /** kubectl's words for an empty answer, on stderr so that stdout stays parseable. */
-export function noneFound(sel: TargetSelection): string {
+export function noneFound(sel: TargetSelection, what = 'Deployments'): string {
   const where = sel.namespace === undefined ? 'any namespace' : `namespace "${sel.namespace}"`;
-  return `No Deployments found in ${where}${sel.selector ? ` matching -l ${sel.selector}` : ''}.`;
+  return `No ${what} found in ${where}${sel.selector ? ` matching -l ${sel.selector}` : ''}.`;
 }

@@ -478,6 +478,12 @@ describe('kubectl haptic doctor on the real control plane', () => {
         new RegExp(`^cannot list poddisruptionbudgets in namespace ${ns}: forbidden: .*: DR401–DR403 not run$`),
       ),
     );
+    // nor StatefulSets: the Deployment named is checked all the same, and the report says what it could not look at
+    expect(report.notes).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^cannot read statefulsets in namespace ${ns}: .*; only Deployments are checked$`),
+      ),
+    );
   });
 
   it('an unreachable cluster is a cluster error (exit 4), named as for every command', async () => {
@@ -500,6 +506,50 @@ describe('kubectl haptic doctor on the real control plane', () => {
     });
   });
 
+  it('live: a StatefulSet is checked as a Deployment is, by sts/NAME or the whole namespace; a NAME both kinds have is ambiguous', async () => {
+    const ns = await newNamespace('doctor-sts');
+    const labels = { app: 'db' };
+    await api().apply([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'db', namespace: ns },
+        spec: {
+          replicas: 2,
+          serviceName: 'db',
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              terminationGracePeriodSeconds: 2,
+              containers: [{ name: 'db', image: 'example/db:1', ports: [{ name: 'db', containerPort: 6379 }] }],
+            },
+          },
+        },
+      },
+      service({ name: 'db', namespace: ns, selector: labels, port: 6379, targetPort: 'db' }),
+    ]);
+    const named = await doctor(['sts/db', '-n', ns, '-o', 'json']);
+    expect({ code: named.code, stderr: named.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = json(named);
+    expect(report.items.map((i) => `${i.object.kind}/${i.object.name}`)).toEqual(['StatefulSet/db']);
+    expect(findings(report, 'StatefulSet').map((f) => f.title)).toContain(
+      'no PodDisruptionBudget selects the pods of statefulset db (2 replicas): a drain may evict them all at once',
+    );
+    const all = json(await doctor(['-n', ns, '-o', 'json']));
+    expect(all.items.map((i) => `${i.object.kind}/${i.object.name}`)).toEqual(['StatefulSet/db']);
+
+    await deploy({ ns, name: 'db', gates: [], labels: { app: 'db-web' }, withService: false });
+    const ambiguous = await doctor(['db', '-n', ns]);
+    expect({ code: ambiguous.code, stderr: ambiguous.stderr }).toEqual({
+      code: 3,
+      stderr: `error: "db" is both a Deployment and a StatefulSet in namespace "${ns}": name one, deployment/db or statefulset/db\n`,
+    });
+    expect((await doctor(['ds/db', '-n', ns])).stderr).toBe(
+      'error: live mode checks Deployments and StatefulSets; check DaemonSets in manifests with -f\n',
+    );
+  });
+
   it('usage errors exit 3; no Deployments in the namespace is an empty answer', async () => {
     const ns = await newNamespace('doctor-usage');
     expect((await doctor(['-f', 'no/such/path'])).stderr).toBe('error: the path "no/such/path" does not exist\n');
@@ -510,7 +560,7 @@ describe('kubectl haptic doctor on the real control plane', () => {
     expect({ code: empty.code, stdout: empty.stdout, stderr: empty.stderr }).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No Deployments found in namespace "${ns}".\n`,
+      stderr: `No Deployments or StatefulSets found in namespace "${ns}".\n`,
     });
   });
 });
