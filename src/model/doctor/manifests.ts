@@ -24,7 +24,9 @@ function unrendered(o: Record<string, unknown>): boolean {
   const images = Array.isArray(template.spec?.containers)
     ? template.spec.containers.map((c) => (c as { image?: unknown } | null)?.image)
     : [];
-  const identity = [o.kind, o.apiVersion, o.metadata, spec.selector, spec.replicas, images];
+  const meta = (o.metadata ?? {}) as Record<string, unknown>;
+  // not annotations: their values may hold templates of their own (a snippet, a scrape config)
+  const identity = [o.kind, o.apiVersion, meta.name, meta.namespace, meta.labels, spec.selector, spec.replicas, images];
   return /\{\{.*\}\}/.test(JSON.stringify(identity) ?? '');
 }
 

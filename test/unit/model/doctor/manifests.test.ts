@@ -78,6 +78,15 @@ describe('parseManifests', () => {
     expect(parsed.unreadable[0]).not.toContain('hunter2');
   });
 
+  it('a template in an annotation is its own content, not an unrendered manifest', () => {
+    const text =
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  annotations: {snippet: "{{ .Host }}"}\nspec: {}\n';
+    expect(parseManifests(text, 'f.yaml')).toMatchObject({
+      unreadable: [],
+      objects: [{ object: { kind: 'Service' } }],
+    });
+  });
+
   it("Go templates inside a ConfigMap's data are content, not an unrendered manifest", () => {
     const text =
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: alerts}\ndata:\n  rule: "{{ $labels.instance }} is down"\n';
