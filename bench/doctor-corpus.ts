@@ -1,6 +1,6 @@
 // npm run bench:doctor [-- --runs N]
 //
-// The doctor on the corpus of other projects' manifests (test/fixtures/doctor/real/, 21 sets): no cluster. Measures
+// The doctor on the corpus of other projects' manifests (test/fixtures/doctor/real/, 22 sets): no cluster. Measures
 // the checks alone (runDoctor in-process on manifests read once, median of N), reading and checking in-process, and
 // the whole command as a fresh process (`bin/kubectl-haptic doctor -f <every set>`), beside kube-score on the same
 // files when it is installed (on PATH or in ~/.cache/kubectl-haptic/tools; `go install

@@ -127,16 +127,21 @@ export function isHAProxyImage(image: string | undefined): boolean {
  * or export HAProxy mount its configuration folder too).
  */
 export function runsHAProxy(c: Container): boolean {
-  if (isHAProxyImage(c.image)) return true;
   const words = [...(c.command ?? []), ...(c.args ?? [])].filter((w): w is string => typeof w === 'string');
   if (words[0] !== undefined && base(words[0]) === 'haproxy') return true;
   if (words.some((w, i) => /(^|\/)haproxy[^/]*\.cfg$/.test(w) && ['-f', '--'].includes(words[i - 1] ?? '')))
     return true;
+  // a shell line that starts the haproxy binary with its flags (exec /usr/local/sbin/haproxy -W -db …)
+  if (SHELLS.has(base(c.command?.[0] ?? '')) && words.some((w) => /(^|[\s;&|/])haproxy\s+-/m.test(w))) return true;
+  // a command of its own says what runs: the Data Plane API beside HAProxy uses HAProxy's image and is not HAProxy
+  if (c.command?.length) return false;
+  if (isHAProxyImage(c.image)) return true;
   const mounts = Array.isArray(c.volumeMounts) ? c.volumeMounts : [];
   return mounts.some((m) => typeof m?.mountPath === 'string' && /\/haproxy\.cfg$/.test(m.mountPath));
 }
 
 const base = (word: string) => word.split('/').pop() ?? word;
+const SHELLS = new Set(['sh', 'bash', 'ash', 'dash']);
 
 /** The template's containers with the Service ports each serves (Services of the namespace selecting the labels). */
 export function containerViews(

@@ -134,6 +134,26 @@ describe('HAProxy, recognised by what runs', () => {
     expect(
       runsHAProxy(c({ volumeMounts: [{ name: 'c', mountPath: '/cfg/haproxy.cfg', subPath: 'haproxy.cfg' }] })),
     ).toBe(true);
+    // a shell line that execs the haproxy binary is HAProxy; the Data Plane API in HAProxy's image is not
+    expect(
+      runsHAProxy(
+        c({
+          command: ['/bin/sh', '-c'],
+          args: [
+            'cp /config/haproxy.cfg /etc/haproxy/\nexec /usr/local/sbin/haproxy -W -db -- /etc/haproxy/haproxy.cfg',
+          ],
+        }),
+      ),
+    ).toBe(true);
+    expect(
+      runsHAProxy(
+        c({
+          image: 'haproxytech/haproxy-debian:3.2',
+          command: ['/bin/sh', '-c'],
+          args: ['exec dataplaneapi -f /etc/haproxy/dataplaneapi.yaml'],
+        }),
+      ),
+    ).toBe(false);
     // a folder alone is what reloaders and exporters mount too
     expect(runsHAProxy(c({ volumeMounts: [{ name: 'c', mountPath: '/usr/local/etc/haproxy' }] }))).toBe(false);
     expect(runsHAProxy(c({ command: ['envoy'] }))).toBe(false);
