@@ -116,15 +116,19 @@ async function pluginDelays(ctx: BenchContext, target: RedrawTarget, flips: numb
   let latest: RolloutModel | undefined;
   let waiter: { want: Status; resolve: (at: number) => void } | undefined;
   const shown = (m: RolloutModel | undefined) => m?.newPods.find((p) => p.name === pod)?.gate.status;
-  const live = followRollout(client, deployment, {
-    conditionType: PROBE_CONDITION,
-    drained: false,
-    onUpdate: ({ model }) => {
-      const at = performance.now();
-      latest = model;
-      if (waiter && shown(model) === waiter.want) waiter.resolve(at);
+  const live = followRollout(
+    client,
+    { ...deployment, kind: 'Deployment' },
+    {
+      conditionType: PROBE_CONDITION,
+      drained: false,
+      onUpdate: ({ model }) => {
+        const at = performance.now();
+        latest = model;
+        if (waiter && shown(model) === waiter.want) waiter.resolve(at);
+      },
     },
-  });
+  );
   live.start();
   try {
     await waitFor(() => latest, `the first model of ${target.namespace}/${target.name}`, 30_000, 50);

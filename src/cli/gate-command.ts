@@ -6,7 +6,7 @@ import { gateExitCode, waitExitCode } from './outcomes.ts';
 import { applyGate } from '../services/gate.ts';
 import type { DryRun, GateAction, GateRecord } from '../model/gate-plan.ts';
 import { waitStatus } from '../services/status.ts';
-import { deploymentNames } from '../services/targets.ts';
+import { targetNames } from '../services/targets.ts';
 import { gateOutput, gateText } from '../ui/gate-text.ts';
 import { formatStructured } from '../ui/output.ts';
 import { reportText } from '../ui/report-text.ts';
@@ -27,7 +27,7 @@ export abstract class GateCommand extends KubeCommand {
   protected abstract readonly action: GateAction;
 
   protected async runGate(force: boolean, flags: GateFlags, argv: string[]): Promise<GateRecord[]> {
-    const names = deploymentNames(argv);
+    const names = targetNames(argv);
     const timeoutMs = parseDuration(flags.timeout, '--timeout');
     if (flags.wait && flags.output) throw new UserError('--wait prints transitions as text; it does not go with -o');
     const client = this.client(flags);
@@ -52,7 +52,7 @@ export abstract class GateCommand extends KubeCommand {
     if (flags.wait && started.length) {
       const { outcome, reports } = await waitStatus(
         client,
-        { namespace: client.connection.namespace, names: started.map((r) => r.name) },
+        { namespace: client.connection.namespace, names: started.map((r) => ({ kind: r.workloadKind, name: r.name })) },
         {
           conditionType: flags['condition-type'],
           drained: false,

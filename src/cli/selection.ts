@@ -1,5 +1,5 @@
 import type { KubeClient } from '../kube/client.ts';
-import { deploymentNames, type TargetSelection } from '../services/targets.ts';
+import { targetNames, type TargetSelection } from '../services/targets.ts';
 
 /** What a read-only command looks at: the named Deployment, else -l, else every one (of the namespace, or -A). */
 export function rolloutSelection(
@@ -7,7 +7,7 @@ export function rolloutSelection(
   name: string | undefined,
   flags: { selector?: string | undefined; 'all-namespaces': boolean },
 ): TargetSelection {
-  const names = name ? deploymentNames([name]) : [];
+  const names = name ? targetNames([name]) : [];
   return {
     namespace: flags['all-namespaces'] ? undefined : client.connection.namespace,
     names,

@@ -119,7 +119,7 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
       const names = args.name ? [workloadName(args.name)] : [];
       report = this.safe(await doctorLive(client, { ...selection, names, helmHistory: flags['helm-history'] }));
       if (!report.subjects.length && !output) {
-        process.stderr.write(`${this.safe(noneFound(selection, 'Deployments or StatefulSets'))}\n`);
+        process.stderr.write(`${this.safe(noneFound(selection))}\n`);
         return;
       }
     }

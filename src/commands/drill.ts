@@ -6,7 +6,7 @@ import { conditionTypeFlag, exitCodesHelp, outputFlag } from '../cli/flags.ts';
 import { drillExitCode } from '../cli/outcomes.ts';
 import { DEFAULT_PROBE_IMAGE, permissionText } from '../model/drill/plan.ts';
 import { checkPermissions, Interrupted, planDrill, runDrill } from '../services/drill.ts';
-import { deploymentNames } from '../services/targets.ts';
+import { targetNames, targetRef } from '../services/targets.ts';
 import { drillText } from '../ui/drill-text.ts';
 import { formatStructured, toYaml } from '../ui/output.ts';
 import { waitLines } from '../ui/wait-text.ts';
@@ -99,7 +99,7 @@ ${exitCodesHelp({
 
   async run(): Promise<void> {
     const { flags, args } = await this.parse(Drill);
-    const [name] = deploymentNames([args.name]);
+    const [target] = targetNames([args.name]);
     const intervalMs = parseDuration(flags.interval, '--interval');
     const probeTimeoutMs = parseDuration(flags['probe-timeout'], '--probe-timeout');
     if (intervalMs < 10) throw new UserError('--interval must be at least 10ms');
@@ -107,7 +107,7 @@ ${exitCodesHelp({
     const client = this.client(flags);
     const request = {
       namespace: client.connection.namespace,
-      name: name!,
+      target: target!,
       image: flags.image,
       service: flags.service,
       host: flags.host,
@@ -132,7 +132,7 @@ ${exitCodesHelp({
         this.safe(
           flags.output
             ? formatStructured(shown, flags.output)
-            : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch deployment/${name} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of deployment/${name} (--no-restart)\n`}`,
+            : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch ${targetRef(plan.workload)} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of ${targetRef(plan.workload)} (--no-restart)\n`}`,
         ),
       );
       return;

@@ -97,7 +97,12 @@ export const CATALOGUE = {
     severity: 'warning',
     summary: 'The rollout takes the only pod down before its replacement is Ready.',
     title: 'replicas: 1 with a strategy that takes the only pod down before its replacement is Ready',
-    fix: `kubectl -n {namespace} patch deployment {name} -p '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
+    fix: {
+      deployment: `kubectl -n {namespace} patch deployment {name} -p '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
+      // a StatefulSet never surges: its controller deletes a pod and creates the replacement once it is gone
+      statefulSet:
+        'run at least 2 replicas (kubectl -n {namespace} scale statefulset {name} --replicas=2), or accept the gap',
+    },
   },
   HG112: {
     severity: 'warning',
@@ -147,12 +152,36 @@ export const CATALOGUE = {
     summary: 'A route that HAPTIC renders reaches a Service that selects the pod template.',
     title: 'HAPTIC routes {services}',
   },
+  HG119: {
+    severity: 'warning',
+    summary:
+      'A StatefulSet with updateStrategy OnDelete: its controller replaces a pod only when it is deleted, so the gate reaches no pod until they are deleted by hand.',
+    title:
+      'statefulset {name} updates on delete (OnDelete): no pod gets the gate until it is deleted by hand, and then each replacement waits for HAProxy',
+    fix: 'delete the pods one at a time from the highest ordinal, each once the one before is Ready (kubectl -n {namespace} delete pod {lastPod}), or roll them by themselves: kubectl -n {namespace} patch statefulset {name} -p \'{"spec":{"updateStrategy":{"type":"RollingUpdate"}}}\'',
+  },
+  HG120: {
+    severity: 'warning',
+    summary:
+      'A StatefulSet with podManagementPolicy Parallel: scaling starts and deletes pods without waiting for one another, so the gate does not pace a scale-down; rolling updates still replace maxUnavailable pods at a time.',
+    title:
+      'statefulset {name} has podManagementPolicy Parallel: a scale-down removes pods at once, without waiting for HAProxy; rolling updates go {maxUnavailable} pod(s) at a time',
+    fix: 'scale it in small steps, or use podManagementPolicy OrderedReady (set only at creation: the StatefulSet must be recreated)',
+  },
+  HG121: {
+    severity: 'warning',
+    summary:
+      'A StatefulSet whose rolling update has a partition: pods below it keep their template, so they get the gate only when the partition is lowered.',
+    title:
+      'statefulset {name} has partition {partition}: {held} keep{s} the old template and get the gate only when the partition is lowered',
+    fix: `lower it when the pods above it are Ready: kubectl -n {namespace} patch statefulset {name} -p '{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}'`,
+  },
   HS101: {
     severity: 'error',
     summary:
       'A gated pod is selected by no Service, so HAPTIC never sets its condition (near-miss selectors and selector-less Services named).',
     title: '{pods}: no Service selects {which}, so HAPTIC never sets {gateType}',
-    fix: 'create a Service that selects the pods (or fix the selector above), or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
+    fix: 'create a Service that selects the pods (or fix the selector above), or remove the gate: kubectl haptic disable-gate {target} -n {namespace}',
   },
   HS102: {
     severity: 'error',
@@ -168,7 +197,7 @@ export const CATALOGUE = {
       unlisted:
         'kubectl -n {namespace} get endpointslices -l kubernetes.io/service-name={service} -o yaml (the EndpointSlice controller lists every selected pod with an IP: is it running?)',
       externalName:
-        'an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}',
+        'an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service, or remove the gate: kubectl haptic disable-gate {target} -n {namespace}',
       portless:
         'make the Service targetPort name or number match a container port of the pod (a named targetPort the pod lacks leaves it without a port)',
     },
@@ -191,7 +220,7 @@ export const CATALOGUE = {
       unreadable: 'no HAPTIC installation could be read, so nothing explains why {gateType} is not set on {pods}',
     },
     fix: {
-      absent: `install HAPTIC with ${INSTALL_GATE_FEATURE}, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}`,
+      absent: `install HAPTIC with ${INSTALL_GATE_FEATURE}, or remove the gate: kubectl haptic disable-gate {target} -n {namespace}`,
       unreadable:
         "ask for cluster-wide read access to haproxytemplateconfigs and haproxycfgs (haproxy-haptic.org) and to HAPTIC's pods and leases, then run why-stalled again",
     },
@@ -206,7 +235,7 @@ export const CATALOGUE = {
     },
     fix: {
       rbac: `helm upgrade with --set ${INSTALL_GATE_FEATURE}`,
-      dataplane: `upgrade HAPTIC to a release with the readiness gate and set ${INSTALL_GATE_FEATURE}, or remove the gate: kubectl haptic disable-gate {name} -n {namespace}`,
+      dataplane: `upgrade HAPTIC to a release with the readiness gate and set ${INSTALL_GATE_FEATURE}, or remove the gate: kubectl haptic disable-gate {target} -n {namespace}`,
     },
   },
   HS106: {
@@ -246,7 +275,7 @@ export const CATALOGUE = {
     severity: 'error',
     summary: 'The readiness gate names a condition no installed controller writes (typo?).',
     title: 'readiness gate "{type}" is in HAPTIC\'s domain but HAPTIC writes "{gate}"',
-    fix: 'kubectl haptic disable-gate {name} -n {namespace} --condition-type {type} && kubectl haptic enable-gate {name} -n {namespace}',
+    fix: 'kubectl haptic disable-gate {target} -n {namespace} --condition-type {type} && kubectl haptic enable-gate {target} -n {namespace}',
   },
   HS109: {
     severity: 'error',
@@ -355,7 +384,7 @@ export const CATALOGUE = {
     summary: "The pod has HAPTIC's gate but waits for another readiness gate that nothing sets.",
     title:
       'pod {pod}: {gateType} is True, but the pod waits for readiness gate {other}, which is {status} {age} after its containers got ready',
-    fix: 'find the controller that should set {other}, or remove it from spec.template.spec.readinessGates of deployment {name}',
+    fix: 'find the controller that should set {other}, or remove it from spec.template.spec.readinessGates of {workload}',
   },
   HS210: {
     severity: 'error',
@@ -367,14 +396,14 @@ export const CATALOGUE = {
     severity: 'info',
     summary:
       'Not a stall: what a progressing rollout waits for (e.g. the HAProxy config routing to a pod runs on 1 of 2 HAProxy pods).',
-    title: 'deployment {name} is {state}, not stalled',
+    title: '{workload} is {state}, not stalled',
   },
   HS902: {
     severity: 'ok',
     summary: 'Not a stall: the rollout is complete (and whether old pods still drain).',
     title: {
-      drained: 'deployment {name} is rolled out',
-      draining: 'deployment {name} is rolled out; {count} old {podNoun} still draining',
+      drained: '{workload} is rolled out',
+      draining: '{workload} is rolled out; {count} old {podNoun} still draining',
     },
   },
   ...DOCTOR_CATALOGUE,

@@ -20,3 +20,22 @@ export function finding(
     ...(options.pod === undefined ? {} : { pod: options.pod }),
   };
 }
+
+/**
+ * How findings name the workload of a rollout: `target`, the argument a kubectl haptic command takes (NAME for a
+ * Deployment, as before StatefulSets were followed too; statefulset/NAME), and `workload`, in words (deployment web).
+ */
+export function workloadArgs(m: { workloadKind: 'Deployment' | 'StatefulSet'; name: string; namespace: string }): {
+  name: string;
+  namespace: string;
+  target: string;
+  workload: string;
+} {
+  const kind = m.workloadKind.toLowerCase();
+  return {
+    name: m.name,
+    namespace: m.namespace,
+    target: m.workloadKind === 'Deployment' ? m.name : `${kind}/${m.name}`,
+    workload: `${kind} ${m.name}`,
+  };
+}

@@ -1,8 +1,9 @@
-import type { Deployment, Service } from '../types/kube.ts';
+import type { RolloutTarget, Service } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
 import type { HapticModel, Installation } from '../model/haptic/haptic.ts';
 import { formatSelector } from '../model/selectors.ts';
 import { resolveStrategy } from '../model/rollout/strategy.ts';
+import { statefulSetStrategy } from '../model/rollout/statefulset.ts';
 import {
   foreignGateTypes,
   gateFeatureOff,
@@ -21,7 +22,7 @@ import type { Finding } from '../types/finding.ts';
 import { finding } from './make.ts';
 
 export interface PreflightInput {
-  deployment: Deployment;
+  workload: RolloutTarget;
   services: Service[];
   haptic: HapticModel;
   /** the cluster's routes (Ingresses, Gateways, HTTPRoutes, GRPCRoutes), as read with HAPTIC's objects */
@@ -33,7 +34,13 @@ export interface PreflightInput {
  * Checks before adding the gate. Blockers refuse the write unless --force; warnings are shown and do not block.
  * The doctor's gate-related errors that no HG check makes already come last, as warnings (doctor/gate-warnings.ts).
  */
-export function preflight({ deployment, services, haptic, routes, conditionType }: PreflightInput): Finding[] {
+export function preflight({
+  workload: deployment,
+  services,
+  haptic,
+  routes,
+  conditionType,
+}: PreflightInput): Finding[] {
   const selection = serviceCheck(deployment, services);
   const routing = routingFor(
     deployment.spec.template.metadata?.labels,
@@ -53,7 +60,7 @@ export function preflight({ deployment, services, haptic, routes, conditionType 
 }
 
 /** HG116–HG118: a route that HAPTIC renders reaches a Service that selects the pod template. */
-function routesCheck(deployment: Deployment, services: Service[], routing: Routing, haptic: HapticModel): Finding {
+function routesCheck(deployment: RolloutTarget, services: Service[], routing: Routing, haptic: HapticModel): Finding {
   const selecting = services.filter((s) => routing.services.some((r) => r.service === s.metadata.name));
   const check = routeCheck(routing, selecting, haptic.installations);
   const args = {
@@ -66,7 +73,7 @@ function routesCheck(deployment: Deployment, services: Service[], routing: Routi
   return finding('HG117', args, check.evidence);
 }
 
-function serviceCheck(deployment: Deployment, services: Service[]): Finding {
+function serviceCheck(deployment: RolloutTarget, services: Service[]): Finding {
   const labels = deployment.spec.template.metadata?.labels ?? {};
   const namespace = deployment.metadata.namespace ?? '';
   const { selecting, misses, evidence } = serviceSelection('template', labels, services, namespace);
@@ -143,26 +150,75 @@ export function gateFeatureText(inst: Installation): string {
   }
 }
 
-function strategyChecks(deployment: Deployment, conditionType: string): Finding[] {
+function strategyChecks(workload: RolloutTarget, conditionType: string): Finding[] {
   const findings: Finding[] = [];
-  const strategy = resolveStrategy(deployment);
-  const replicas = deployment.spec.replicas ?? 1;
-  const at = { namespace: deployment.metadata.namespace ?? '', name: deployment.metadata.name };
-  if (strategy.type === 'Recreate') {
-    findings.push(finding('HG112', {}, ['spec.strategy.type: Recreate']));
-  } else if (replicas === 1 && strategy.maxUnavailable >= 1) {
-    findings.push(
-      finding('HG111', at, [
-        `spec.replicas: 1, resolved maxSurge: ${strategy.maxSurge}, maxUnavailable: ${strategy.maxUnavailable}`,
-      ]),
-    );
+  const replicas = workload.spec.replicas ?? 1;
+  const at = { namespace: workload.metadata.namespace ?? '', name: workload.metadata.name };
+  if (workload.kind === 'StatefulSet') findings.push(...statefulSetChecks(workload, at));
+  else {
+    const strategy = resolveStrategy(workload);
+    if (strategy.type === 'Recreate') {
+      findings.push(finding('HG112', {}, ['spec.strategy.type: Recreate']));
+    } else if (replicas === 1 && strategy.maxUnavailable >= 1) {
+      findings.push(
+        finding(
+          'HG111',
+          at,
+          [`spec.replicas: 1, resolved maxSurge: ${strategy.maxSurge}, maxUnavailable: ${strategy.maxUnavailable}`],
+          { variant: 'deployment' },
+        ),
+      );
+    }
+    if (workload.spec.paused) findings.push(finding('HG113', at, ['spec.paused: true']));
   }
-  if (deployment.spec.paused) findings.push(finding('HG113', at, ['spec.paused: true']));
   for (const type of foreignGateTypes([
     conditionType,
-    ...(deployment.spec.template.spec.readinessGates ?? []).map((g) => g.conditionType),
+    ...(workload.spec.template.spec.readinessGates ?? []).map((g) => g.conditionType),
   ])) {
     findings.push(finding('HG114', { type, gate: GATE_CONDITION }, [`readinessGates conditionType: ${type}`]));
+  }
+  return findings;
+}
+
+/**
+ * What a StatefulSet's own way of rolling does to the gate (kubernetes/pkg/controller/statefulset): it never surges,
+ * so one replica means a gap; OnDelete rolls nothing by itself; Parallel scales without waiting; a partition holds
+ * the pods below it on their template.
+ */
+function statefulSetChecks(
+  set: Extract<RolloutTarget, { kind: 'StatefulSet' }>,
+  at: { namespace: string; name: string },
+): Finding[] {
+  const findings: Finding[] = [];
+  const replicas = set.spec.replicas ?? 1;
+  const start = set.spec.ordinals?.start ?? 0;
+  const strategy = statefulSetStrategy(set);
+  if (strategy.type === 'OnDelete')
+    findings.push(
+      finding('HG119', { ...at, lastPod: `${at.name}-${start + replicas - 1}` }, [
+        `spec.updateStrategy.type: ${set.spec.updateStrategy?.type}`,
+      ]),
+    );
+  else if (replicas === 1)
+    findings.push(
+      finding('HG111', at, ['spec.replicas: 1, a StatefulSet deletes its pod before it creates the replacement'], {
+        variant: 'statefulSet',
+      }),
+    );
+  if (set.spec.podManagementPolicy === 'Parallel')
+    findings.push(
+      finding('HG120', { ...at, maxUnavailable: strategy.maxUnavailable || 1 }, ['spec.podManagementPolicy: Parallel']),
+    );
+  const partition = set.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
+  if (strategy.type === 'RollingUpdate' && partition > 0) {
+    const heldCount = Math.min(partition, replicas);
+    const held =
+      heldCount === 1 ? `pod ${at.name}-${start}` : `pods ${at.name}-${start} to ${at.name}-${start + heldCount - 1}`;
+    findings.push(
+      finding('HG121', { ...at, partition, held, s: heldCount === 1 ? 's' : '' }, [
+        `spec.updateStrategy.rollingUpdate.partition: ${partition}`,
+      ]),
+    );
   }
   return findings;
 }

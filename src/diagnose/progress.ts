@@ -2,7 +2,7 @@ import { formatAge } from '../model/time.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import { blockingPods, type DiagnoseContext } from './context.ts';
 import type { Finding } from '../types/finding.ts';
-import { finding } from './make.ts';
+import { finding, workloadArgs } from './make.ts';
 
 /** When no rule found a fault: what a healthy rollout is waiting for, or that it is done. */
 export function progressNote(ctx: DiagnoseContext): Finding {
@@ -11,7 +11,7 @@ export function progressNote(ctx: DiagnoseContext): Finding {
     const draining = [...m.oldPods, ...m.newPods].filter((p) => p.terminating);
     return finding(
       'HS902',
-      { name: m.name, count: draining.length, podNoun: draining.length === 1 ? 'pod' : 'pods' },
+      { ...workloadArgs(m), count: draining.length, podNoun: draining.length === 1 ? 'pod' : 'pods' },
       [
         m.message,
         ...draining.map(
@@ -30,7 +30,7 @@ export function progressNote(ctx: DiagnoseContext): Finding {
   const draining = m.oldPods.filter((p) => p.terminating);
   if (draining.length) lines.push(`${draining.length} old pod${draining.length === 1 ? '' : 's'} terminating`);
   if (!lines.length) lines.push(m.message);
-  return finding('HS901', { name: m.name, state: m.phase === 'paused' ? 'paused' : 'progressing' }, lines);
+  return finding('HS901', { ...workloadArgs(m), state: m.phase === 'paused' ? 'paused' : 'progressing' }, lines);
 }
 
 function waitingFor(p: PodView): string {

@@ -30,6 +30,7 @@ export const R = {
   deployments: resourceType('apps', 'v1', 'deployments', 'Deployment'),
   replicasets: resourceType('apps', 'v1', 'replicasets', 'ReplicaSet'),
   statefulsets: resourceType('apps', 'v1', 'statefulsets', 'StatefulSet'),
+  persistentvolumeclaims: resourceType('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
   configmaps: resourceType('', 'v1', 'configmaps', 'ConfigMap'),
   secrets: resourceType('', 'v1', 'secrets', 'Secret'),
   poddisruptionbudgets: resourceType('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
@@ -114,7 +115,6 @@ export function resourcePath(resource: ResourceType, at: Locator = {}): string {
   return `${base}${ns}/${resource.plural}${name}${sub}`;
 }
 
-/** Accepts NAME, deployment/NAME, deploy/NAME, deployments.apps/NAME; other kinds are named, not crashed on. */
 /** Resource names and short names of the workload kinds, as kubectl accepts them before a slash. */
 const WORKLOAD_ALIASES: Record<string, WorkloadKind> = {
   deployment: 'Deployment',
@@ -145,13 +145,4 @@ export function parseWorkloadName(arg: string): { kind?: WorkloadKind | undefine
   if (slash < 0) return { name: arg };
   const prefix = arg.slice(0, slash).toLowerCase();
   return { kind: WORKLOAD_ALIASES[prefix], name: arg.slice(slash + 1), prefix };
-}
-
-export function parseTargetName(arg: string): { kind: string; name: string } {
-  const slash = arg.indexOf('/');
-  if (slash < 0) return { kind: 'deployment', name: arg };
-  const kind = arg.slice(0, slash).toLowerCase();
-  const name = arg.slice(slash + 1);
-  const deploymentAliases = ['deployment', 'deployments', 'deploy', 'deployment.apps', 'deployments.apps'];
-  return { kind: deploymentAliases.includes(kind) ? 'deployment' : kind, name };
 }

@@ -1,6 +1,6 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import type { Finding } from '../types/finding.ts';
-import type { Deployment, PodTemplate } from '../types/kube.ts';
+import type { ObjectMeta, PodTemplate, RolloutTarget } from '../types/kube.ts';
 
 export type GateAction = 'enable' | 'disable';
 
@@ -17,9 +17,13 @@ export interface GatePlan {
  * computed by fast-json-patch, guarded by tests of metadata.generation (bumped by any spec change) and of the
  * current readinessGates value, so a concurrent edit fails instead of being overwritten.
  */
-export function planGate(deployment: Deployment, action: GateAction, conditionType: string): GatePlan {
-  const before = structuredClone(deployment);
-  const after = structuredClone(deployment);
+export function planGate(
+  workload: { metadata: ObjectMeta; spec: { template: PodTemplate } },
+  action: GateAction,
+  conditionType: string,
+): GatePlan {
+  const before = structuredClone(workload);
+  const after = structuredClone(workload);
   const gates = before.spec.template.spec.readinessGates;
   const gatesBefore = (gates ?? []).map((g) => g.conditionType);
   const has = gatesBefore.includes(conditionType);
@@ -33,7 +37,7 @@ export function planGate(deployment: Deployment, action: GateAction, conditionTy
   const diff = fastJsonPatch.compare(before, after);
   const gatesAfter = (after.spec.template.spec.readinessGates ?? []).map((g) => g.conditionType);
   if (diff.length === 0) return { changed: false, gatesBefore, gatesAfter, patch: [] };
-  const guards: Operation[] = [{ op: 'test', path: '/metadata/generation', value: deployment.metadata.generation }];
+  const guards: Operation[] = [{ op: 'test', path: '/metadata/generation', value: workload.metadata.generation }];
   if (gates) guards.push({ op: 'test', path: '/spec/template/spec/readinessGates', value: gates });
   return { changed: true, gatesBefore, gatesAfter, patch: [...guards, ...diff] };
 }
@@ -42,13 +46,14 @@ export type DryRun = 'none' | 'client' | 'server';
 export type GateResult = 'added' | 'removed' | 'unchanged' | 'refused' | 'failed';
 
 export interface GateRecord {
+  workloadKind: RolloutTarget['kind'];
   name: string;
   namespace: string;
   action: GateAction;
   result: GateResult;
   dryRun: DryRun;
   conditionType: string;
-  /** the Deployment's revision after the write (a new one when the write started a rollout) */
+  /** after the write: a Deployment's revision number, a StatefulSet's update revision (new when a rollout started) */
   revision?: string | undefined;
   gatesBefore: string[];
   gatesAfter: string[];

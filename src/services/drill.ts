@@ -20,21 +20,22 @@ import {
 import type { RolloutHistory } from '../model/rollout/history.ts';
 import type { RolloutReport } from '../model/rollout/report.ts';
 import { mapSelects } from '../model/selectors.ts';
-import type { Deployment, Pod, Service } from '../types/kube.ts';
+import type { Pod, RolloutTarget, Service, TargetName } from '../types/kube.ts';
 import { followRollout } from './live-rollout.ts';
 import type { RolloutUpdate } from '../model/rollout/report.ts';
-import { resolveDeployments } from './targets.ts';
+import { resolveTargets, targetRef } from './targets.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 
-// kubectl haptic drill: a probe pod sends requests to the Deployment's Service (or through HAPTIC's HAProxy) while
+// kubectl haptic drill: a probe pod sends requests to the workload's Service (or through HAPTIC's HAProxy) while
 // its rollout runs; its log says how each request ended. The plan is made and the permissions checked before
 // anything is created; the probe pod is deleted whatever happens after it was created.
 
 export interface DrillRequest {
   namespace: string;
-  name: string;
+  /** the Deployment or StatefulSet whose rollout is drilled */
+  target: TargetName;
   image: string;
-  /** the Service to target (default: the one selecting the Deployment's pods) */
+  /** the Service to target (default: the one selecting the workload's pods) */
   service?: string | undefined;
   /** go through HAPTIC's HAProxy with this Host header */
   host?: string | undefined;
@@ -51,34 +52,34 @@ export interface DrillRequest {
 }
 
 export interface DrillPlan {
-  deployment: Deployment;
+  workload: RolloutTarget;
   target: DrillTarget;
   pod: ProbePodManifest;
   restart?: ReturnType<typeof restartPatch> | undefined;
   permissions: Permission[];
 }
 
-/** Resolves the Deployment and the target, and writes down the pod and patch; reads only. */
+/** Resolves the workload and the target, and writes down the pod and patch; reads only. */
 export async function planDrill(client: KubeClient, req: DrillRequest, now = Date.now()): Promise<DrillPlan> {
   if (!req.path.startsWith('/')) throw new UserError(`--path must start with "/": ${req.path}`);
-  const [deployment] = await resolveDeployments(client, { namespace: req.namespace, names: [req.name] });
-  const target = req.host ? await haproxyTarget(client, req) : await serviceTarget(client, deployment!, req);
+  const [workload] = await resolveTargets(client, { namespace: req.namespace, names: [req.target] });
+  const target = req.host ? await haproxyTarget(client, req) : await serviceTarget(client, workload!, req);
   const deadlineMs = req.timeoutMs > 0 ? req.timeoutMs : 3_600_000;
   return {
-    deployment: deployment!,
+    workload: workload!,
     target,
-    pod: probePod(deployment!, target, {
+    pod: probePod(workload!, target, {
       image: req.image,
       intervalMs: req.intervalMs,
       timeoutMs: req.probeTimeoutMs,
       deadlineMs,
     }),
     restart: req.restart ? restartPatch(now) : undefined,
-    permissions: drillPermissions(req.restart),
+    permissions: drillPermissions(req.restart, workload!.kind),
   };
 }
 
-async function serviceTarget(client: KubeClient, deployment: Deployment, req: DrillRequest): Promise<DrillTarget> {
+async function serviceTarget(client: KubeClient, deployment: RolloutTarget, req: DrillRequest): Promise<DrillTarget> {
   const services = await fetchQuery<Service>(client, { resource: R.services, namespace: req.namespace });
   const selecting = servicesOf(deployment, services);
   const service = req.service
@@ -92,8 +93,8 @@ async function serviceTarget(client: KubeClient, deployment: Deployment, req: Dr
     const names = selecting.map((s) => s.metadata.name).join(', ');
     throw new UserError(
       selecting.length === 0
-        ? `no Service in namespace "${req.namespace}" selects the pods of deployment/${req.name}: name one with --service, or go through HAPTIC's HAProxy with --host`
-        : `several Services select the pods of deployment/${req.name} (${names}): name one with --service`,
+        ? `no Service in namespace "${req.namespace}" selects the pods of ${targetRef(deployment)}: name one with --service, or go through HAPTIC's HAProxy with --host`
+        : `several Services select the pods of ${targetRef(deployment)} (${names}): name one with --service`,
     );
   }
   return serviceURL(service, req, 'service');
@@ -207,7 +208,7 @@ export async function missingPermissions(
 
 /** Refuses, before anything is created, when the user lacks a permission drill needs (exit 4, as a forbidden request). */
 export async function checkPermissions(client: KubeClient, plan: DrillPlan): Promise<void> {
-  const namespace = plan.deployment.metadata.namespace!;
+  const namespace = plan.workload.metadata.namespace!;
   const missing = await missingPermissions(client, namespace, plan.permissions);
   if (!missing.length) return;
   const list = missing.map((p) => `${permissionText(p)} (${p.for})`).join(', ');
@@ -299,7 +300,7 @@ async function follow(
   });
   let last: RolloutUpdate | undefined;
   let progressingAt: number | undefined;
-  const follower = followRollout(client, plan.deployment, {
+  const follower = followRollout(client, plan.workload, {
     conditionType: req.conditionType,
     drained: true,
     onFatal: fail,
@@ -339,7 +340,8 @@ export async function runDrill(
   req: DrillRequest,
   hooks: DrillHooks,
 ): Promise<DrillReport> {
-  const namespace = plan.deployment.metadata.namespace!;
+  const namespace = plan.workload.metadata.namespace!;
+  const workload = targetRef(plan.workload);
   const pods = resourcePath(R.pods, { namespace });
   const target = plan.target;
   hooks.onStep(
@@ -376,13 +378,14 @@ export async function runDrill(
     // a moment of requests before the change, as a baseline
     await sleep(Math.max(1000, 3 * req.intervalMs), hooks.signal);
     if (plan.restart) {
-      const deploymentPath = resourcePath(R.deployments, { namespace, name: plan.deployment.metadata.name });
-      hooks.onStep(`restarting deployment/${plan.deployment.metadata.name} (as kubectl rollout restart)`);
+      const resource = plan.workload.kind === 'Deployment' ? R.deployments : R.statefulsets;
+      const { name: workloadName } = plan.workload.metadata;
+      hooks.onStep(`restarting ${workload} (as kubectl rollout restart)`);
       restartedAt = (hooks.now ?? Date.now)();
-      const patched = await client.request<Deployment>(
+      const patched = await client.request<RolloutTarget>(
         'PATCH',
-        deploymentPath,
-        { verb: 'patch', resource: 'deployments.apps', namespace, name: plan.deployment.metadata.name },
+        resourcePath(resource, { namespace, name: workloadName }),
+        { verb: 'patch', resource: resource.display, namespace, name: workloadName },
         {
           body: restartPatch(restartedAt),
           contentType: 'application/strategic-merge-patch+json',
@@ -391,7 +394,7 @@ export async function runDrill(
       );
       generation = patched.metadata.generation ?? 0;
     } else {
-      hooks.onStep(`waiting for a rollout of deployment/${plan.deployment.metadata.name} to start (--no-restart)`);
+      hooks.onStep(`waiting for a rollout of ${workload} to start (--no-restart)`);
     }
     const result = await followed;
     // the requests still in flight when the rollout ended, and the lines that tell them
@@ -403,7 +406,8 @@ export async function runDrill(
       { query: { container: PROBE_CONTAINER, timestamps: true } },
     );
     return buildDrillReport({
-      deployment: plan.deployment.metadata.name,
+      workloadKind: plan.workload.kind,
+      name: plan.workload.metadata.name,
       namespace,
       target,
       probe: { pod: name, image: req.image, intervalMs: req.intervalMs, timeoutMs: req.probeTimeoutMs },

@@ -3,12 +3,12 @@ import { loadHaptic } from '../kube/haptic-snapshot.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { R, resourcePath } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
-import type { Deployment, Service } from '../types/kube.ts';
+import type { RolloutTarget, Service } from '../types/kube.ts';
 import { preflight } from '../diagnose/preflight.ts';
 import type { Finding } from '../types/finding.ts';
 import { buildHaptic } from '../model/haptic/haptic.ts';
 import { planGate, type DryRun, type GateAction, type GateRecord, type GateResult } from '../model/gate-plan.ts';
-import { resolveDeployments, type TargetSelection } from './targets.ts';
+import { resolveTargets, type TargetSelection } from './targets.ts';
 import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
 import { oneLine } from '../lib/errors.ts';
 
@@ -21,9 +21,9 @@ export interface GateOptions extends TargetSelection {
 
 /** enable-gate / disable-gate: resolve every target first, then plan, check and patch each on its own. */
 export async function applyGate(client: KubeClient, options: GateOptions): Promise<GateRecord[]> {
-  const deployments = await resolveDeployments(client, options);
+  const targets = await resolveTargets(client, options);
   const needsPreflight =
-    options.action === 'enable' && deployments.some((d) => planGate(d, 'enable', options.conditionType).changed);
+    options.action === 'enable' && targets.some((d) => planGate(d, 'enable', options.conditionType).changed);
   const [services, haptic] = needsPreflight
     ? await Promise.all([
         fetchQuery<Service>(client, { resource: R.services, namespace: options.namespace }),
@@ -32,27 +32,28 @@ export async function applyGate(client: KubeClient, options: GateOptions): Promi
     : [[], undefined];
   const hapticModel = haptic && buildHaptic(haptic, Date.now());
   const records: GateRecord[] = [];
-  for (const deployment of deployments) {
+  for (const workload of targets) {
     const findings =
       haptic && hapticModel
-        ? preflight({ deployment, services, haptic: hapticModel, routes: haptic, conditionType: options.conditionType })
+        ? preflight({ workload, services, haptic: hapticModel, routes: haptic, conditionType: options.conditionType })
         : [];
-    records.push(await gateOne(client, deployment, findings, options));
+    records.push(await gateOne(client, workload, findings, options));
   }
   return records;
 }
 
 /**
- * What the command would do to one Deployment, decided without a request: unchanged, refused by a blocker, or the
+ * What the command would do to one workload, decided without a request: unchanged, refused by a blocker, or the
  * patch and the pod template before and after (with --dry-run=client, that is the whole answer).
  */
 export function planRecord(
-  deployment: Deployment,
+  deployment: RolloutTarget,
   findings: Finding[],
   options: Pick<GateOptions, 'namespace' | 'action' | 'conditionType' | 'dryRun' | 'force'>,
 ): GateRecord {
   const plan = planGate(deployment, options.action, options.conditionType);
   const record: GateRecord = {
+    workloadKind: deployment.kind,
     name: deployment.metadata.name,
     namespace: deployment.metadata.namespace ?? options.namespace ?? '',
     action: options.action,
@@ -82,9 +83,18 @@ export function planRecord(
 
 const resultOf = (action: GateAction): GateResult => (action === 'enable' ? 'added' : 'removed');
 
+/** Where a workload of this kind lives in the API. */
+const resourceOf = (kind: RolloutTarget['kind']) => (kind === 'Deployment' ? R.deployments : R.statefulsets);
+
+/** A workload read back, tagged with the kind it was read as. */
+async function readBack(client: KubeClient, kind: RolloutTarget['kind'], namespace: string | undefined, name: string) {
+  const [found] = await fetchQuery(client, { resource: resourceOf(kind), namespace, name });
+  return found && ({ ...found, kind } as RolloutTarget);
+}
+
 async function gateOne(
   client: KubeClient,
-  deployment: Deployment,
+  deployment: RolloutTarget,
   findings: Finding[],
   options: GateOptions,
 ): Promise<GateRecord> {
@@ -97,10 +107,10 @@ async function gateOne(
     if (!mayHaveTakenEffect(err)) return { ...record, result: 'failed', error: oneLine(err), cause: err };
     // the API server may have applied the PATCH before the answer went wrong: read back what it holds
     const { name } = deployment.metadata;
-    const check = `check with kubectl get deployment ${name} -n ${record.namespace} -o yaml`;
-    let fresh: Deployment | undefined;
+    const check = `check with kubectl get ${deployment.kind.toLowerCase()} ${name} -n ${record.namespace} -o yaml`;
+    let fresh: RolloutTarget | undefined;
     try {
-      [fresh] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace: record.namespace, name });
+      fresh = await readBack(client, deployment.kind, record.namespace, name);
     } catch {
       fresh = undefined;
     }
@@ -110,13 +120,13 @@ async function gateOne(
       return {
         ...record,
         result: 'failed',
-        error: `${oneLine(err)}; ${known ? 'read back, the Deployment does not have the change' : `the patch may or may not have been applied: ${check}`}`,
+        error: `${oneLine(err)}; ${known ? `read back, the ${deployment.kind} does not have the change` : `the patch may or may not have been applied: ${check}`}`,
         cause: err,
       };
     }
     record.result = resultOf(options.action);
     record.warnings = [
-      `the API server answered the PATCH with: ${oneLine(err)}; read back, the Deployment has the change`,
+      `the API server answered the PATCH with: ${oneLine(err)}; read back, the ${deployment.kind} has the change`,
     ];
     return record;
   }
@@ -125,7 +135,7 @@ async function gateOne(
     // the PATCH was retried (429/5xx with Retry-After, or a guard that failed): the first attempt had been applied
     record.result = resultOf(options.action);
     record.warnings = [
-      `the API server answered the PATCH with: ${oneLine(patched.appliedBefore)}; read back, the Deployment has the change (this command's first attempt, or someone else's edit)`,
+      `the API server answered the PATCH with: ${oneLine(patched.appliedBefore)}; read back, the ${deployment.kind} has the change (this command's first attempt, or someone else's edit)`,
     ];
     return record;
   }
@@ -138,7 +148,7 @@ async function gateOne(
   } catch (err) {
     record.revision = undefined;
     record.warnings = [
-      `the gate was written, but reading the Deployment back for its new revision failed: ${oneLine(err)}`,
+      `the gate was written, but reading the ${deployment.kind} back for its new revision failed: ${oneLine(err)}`,
     ];
   }
   return record;
@@ -146,14 +156,14 @@ async function gateOne(
 
 /**
  * Sends the guarded patch. The API server answers a failed `test` operation with a bare 422 ("the server rejected
- * our request…"), so after a 409 or 422 the Deployment is re-read: if the tested fields changed, it was a concurrent
+ * our request…"), so after a 409 or 422 the workload is re-read: if the tested fields changed, it was a concurrent
  * edit and the patch is re-planned and sent once more; otherwise the 422 was a real validation error and is reported.
  */
 async function patchWithRetry(
   client: KubeClient,
-  deployment: Deployment,
+  deployment: RolloutTarget,
   options: GateOptions,
-): Promise<{ deployment: Deployment; patch: Operation[]; changed: boolean; appliedBefore?: unknown }> {
+): Promise<{ deployment: RolloutTarget; patch: Operation[]; changed: boolean; appliedBefore?: unknown }> {
   let current = deployment;
   let failed: unknown;
   for (let attempt = 0; ; attempt++) {
@@ -162,29 +172,25 @@ async function patchWithRetry(
     if (!plan.changed)
       return { deployment: current, patch: [], changed: false, ...(failed ? { appliedBefore: failed } : {}) };
     const { name, namespace } = current.metadata;
-    const target = { verb: 'patch', resource: R.deployments.display, namespace, name };
+    const resource = resourceOf(deployment.kind);
+    const target = { verb: 'patch', resource: resource.display, namespace, name };
     try {
-      const result = await client.request<Deployment>(
-        'PATCH',
-        resourcePath(R.deployments, { namespace, name }),
-        target,
-        {
-          body: plan.patch,
-          contentType: 'application/json-patch+json',
-          expect: 'object',
-          query: { dryRun: options.dryRun === 'server' ? 'All' : undefined, fieldManager: 'kubectl-haptic' },
-        },
-      );
-      return { deployment: result, patch: plan.patch, changed: true };
+      const answer = await client.request<RolloutTarget>('PATCH', resourcePath(resource, { namespace, name }), target, {
+        body: plan.patch,
+        contentType: 'application/json-patch+json',
+        expect: 'object',
+        query: { dryRun: options.dryRun === 'server' ? 'All' : undefined, fieldManager: 'kubectl-haptic' },
+      });
+      return { deployment: { ...answer, kind: deployment.kind } as RolloutTarget, patch: plan.patch, changed: true };
     } catch (err) {
       if (!isApiError(err, 'Conflict') && !isApiError(err, 'Invalid')) throw err;
-      const [fresh] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name });
-      if (!fresh) throw new Error(`deployments.apps "${name}" was deleted while this command ran`);
+      const fresh = await readBack(client, deployment.kind, namespace, name);
+      if (!fresh) throw new Error(`${resource.display} "${name}" was deleted while this command ran`);
       if (!guardsFail(plan.patch, fresh)) throw err;
       failed = err;
       if (attempt >= 1)
         throw new Error(
-          `conflict: deployments.apps "${name}" changed again while retrying; nothing was written, run the command again`,
+          `conflict: ${resource.display} "${name}" changed again while retrying; nothing was written, run the command again`,
           { cause: err },
         );
       current = fresh;
@@ -193,7 +199,7 @@ async function patchWithRetry(
 }
 
 /** Whether the patch's `test` operations fail against this object (what a concurrent edit does). */
-function guardsFail(patch: Operation[], object: Deployment): boolean {
+function guardsFail(patch: Operation[], object: RolloutTarget): boolean {
   try {
     fastJsonPatch.applyPatch(
       structuredClone(object),
@@ -206,14 +212,17 @@ function guardsFail(patch: Operation[], object: Deployment): boolean {
   }
 }
 
-function revisionOf(deployment: Deployment): string | undefined {
-  return deployment.metadata.annotations?.['deployment.kubernetes.io/revision'];
+/** A Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name). */
+function revisionOf(workload: RolloutTarget): string | undefined {
+  return workload.kind === 'StatefulSet'
+    ? workload.status?.updateRevision
+    : workload.metadata.annotations?.['deployment.kubernetes.io/revision'];
 }
 
-/** The Deployment controller stamps the new revision once it observes the new generation; wait a little for it. */
+/** The controller stamps the new revision once it observes the new generation; wait a little for it. */
 async function observedRevision(
   client: KubeClient,
-  written: Deployment,
+  written: RolloutTarget,
   timeoutMs = 5000,
 ): Promise<string | undefined> {
   const { name, namespace, generation = 0 } = written.metadata;
@@ -221,7 +230,7 @@ async function observedRevision(
   let latest = written;
   while ((latest.status?.observedGeneration ?? 0) < generation && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
-    latest = (await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name }))[0] ?? latest;
+    latest = (await readBack(client, written.kind, namespace, name)) ?? latest;
   }
   return revisionOf(latest);
 }

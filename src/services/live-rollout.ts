@@ -14,13 +14,14 @@ import { buildReport, type RolloutUpdate } from '../model/rollout/report.ts';
 import { buildRollout, type RolloutModel } from '../model/rollout/rollout.ts';
 import { transitions } from '../model/rollout/transitions.ts';
 import type {
-  Deployment,
   EndpointSlice,
   KubeEvent,
   KubeObject,
   Lease,
+  PersistentVolumeClaim,
   Pod,
   ReplicaSet,
+  RolloutTarget,
   Service,
 } from '../types/kube.ts';
 import type { HAProxyCfg, HAProxyTemplateConfig } from '../types/haptic.ts';
@@ -56,7 +57,7 @@ export interface FollowOptions {
   drained: boolean;
   onUpdate: (update: RolloutUpdate) => void;
   /**
-   * A read the model cannot do without (the Deployment, its ReplicaSets and pods, the namespace's Services and
+   * A read the model cannot do without (the workload, a Deployment's ReplicaSets, the pods, the namespace's Services and
    * EndpointSlices) is refused: unauthorized or forbidden FATAL_REFUSALS times in a row. Called once; no update
    * follows. Without it such a follow would wait forever, never "complete".
    */
@@ -73,10 +74,10 @@ export interface RolloutFollower {
   stop(): void;
 }
 
-/** Follows one Deployment's rollout with informers on the API server. */
+/** Follows one workload's rollout with informers on the API server. */
 export function followRollout(
   client: KubeClient,
-  target: Deployment,
+  target: RolloutTarget,
   options: FollowOptions & { informer?: InformerOptions },
 ): RolloutFollower {
   keepHeapSmall();
@@ -88,7 +89,7 @@ export function followRollout(
 }
 
 /**
- * Opens each distinct query once, however many followers ask for it: followers of several Deployments share one
+ * Opens each distinct query once, however many followers ask for it: followers of several workloads share one
  * informer per list (rolloutQueries makes the same queries for all of them), each picking its own objects. The
  * informer starts with the first follower that starts it and stops with the last that stops it.
  */
@@ -145,12 +146,10 @@ export function sharedStores(open: StoreFactory): StoreFactory {
 }
 
 type Part =
-  | 'replicaSets'
   | 'pods'
   | 'services'
   | 'slices'
   | 'warnings'
-  | 'deploymentEvents'
   | 'templateConfigs'
   | 'haproxyCfgs'
   | 'hapticPods'
@@ -165,20 +164,25 @@ type Part =
 const MAY_BE_ABSENT: Part[] = ['gateways', 'httpRoutes', 'grpcRoutes'];
 
 /**
- * The status pipeline on a loop: stores (list + watch) keep one Deployment's objects and HAPTIC's current; every
+ * The status pipeline on a loop: stores (list + watch) keep one workload's objects and HAPTIC's current; every
  * event marks the snapshot dirty; one debounced recompute builds the model and its top finding; an update is
  * emitted only when something a person would see changed. The stores hold what rolloutQueries asks for `scope`
- * (the Deployments followed together, this one by default): the same lists as a one-shot status, label-selected,
- * paged and trimmed as objects arrive; the stream picks this Deployment's objects from them (splitRollouts).
+ * (the workloads followed together, this one by default): the same lists as a one-shot status, label-selected,
+ * paged and trimmed as objects arrive; the stream picks this workload's objects from them (splitRollouts).
  */
 export class RolloutStream implements RolloutFollower {
   private readonly stores: Store[] = [];
   private readonly leaseStores = new Map<string, Store>();
   private readonly open: StoreFactory;
   private readonly options: FollowOptions;
-  private readonly target: Deployment;
-  private readonly deployment: Store;
+  private readonly target: RolloutTarget;
+  /** the workload itself (the Deployments' or the StatefulSets' list of the scope) */
+  private readonly workload: Store;
   private readonly parts: Record<Part, Store>;
+  /** a Deployment's ReplicaSets; a StatefulSet's claims, when it has volumeClaimTemplates */
+  private readonly replicaSets: Store | undefined;
+  private readonly claims: Store | undefined;
+  private readonly workloadEvents: Store[];
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -193,27 +197,29 @@ export class RolloutStream implements RolloutFollower {
 
   constructor(
     open: StoreFactory,
-    target: Deployment,
+    target: RolloutTarget,
     options: FollowOptions,
-    scope: { deployments: Deployment[]; selector?: string | undefined } = { deployments: [target] },
+    scope: { targets: RolloutTarget[]; selector?: string | undefined } = { targets: [target] },
   ) {
     this.open = open;
     this.options = options;
     this.target = target;
-    const q = rolloutQueries(scope.deployments, scope.selector);
+    const q = rolloutQueries(scope.targets, scope.selector);
     const make = (query: Query) => {
       const store = open(query, () => this.dirty());
       this.stores.push(store);
       return store;
     };
-    this.deployment = make(q.deployments);
+    // the scope holds this target, so the queries of its kind are there
+    this.workload = make((target.kind === 'Deployment' ? q.deployments : q.statefulSets)!);
+    this.replicaSets = target.kind === 'Deployment' ? make(q.replicaSets!) : undefined;
+    this.claims = target.kind === 'StatefulSet' && q.claims ? make(q.claims) : undefined;
+    this.workloadEvents = q.workloadEvents.map(make);
     this.parts = {
-      replicaSets: make(q.replicaSets),
       pods: make(q.pods),
       services: make(q.services),
       slices: make(q.slices),
       warnings: make(q.warnings),
-      deploymentEvents: make(q.deploymentEvents),
       templateConfigs: make({ resource: R.haproxytemplateconfigs, trim: trimObject }),
       haproxyCfgs: make({ resource: R.haproxycfgs, trim: trimObject }),
       hapticPods: make({ resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, trim: trimObject }),
@@ -284,7 +290,7 @@ export class RolloutStream implements RolloutFollower {
   /** The reads the model needs: a list that never succeeded is unknown, never "no objects". */
   private required(): Store[] {
     const p = this.parts;
-    return [this.deployment, p.replicaSets, p.pods, p.services, p.slices];
+    return [this.workload, ...(this.replicaSets ? [this.replicaSets] : []), p.pods, p.services, p.slices];
   }
 
   private recompute(): void {
@@ -299,12 +305,11 @@ export class RolloutStream implements RolloutFollower {
       return;
     }
     const { name, namespace } = this.target.metadata;
-    const deployment = (this.deployment.items() as Deployment[]).find(
-      (d) => d.metadata.name === name && d.metadata.namespace === namespace,
-    );
+    const found = this.workload.items().find((d) => d.metadata.name === name && d.metadata.namespace === namespace);
+    const workload = found && ({ ...found, kind: this.target.kind } as RolloutTarget);
     // optional reads (events, HAPTIC's objects, Leases) answer with their error: the model says what is unreadable
     const optional = [...this.stores.filter((s) => !required.includes(s)), ...this.leaseStores.values()];
-    if (!deployment || !required.every((s) => s.synced) || !optional.every((s) => s.synced || s.error)) return;
+    if (!workload || !required.every((s) => s.synced) || !optional.every((s) => s.synced || s.error)) return;
     const leases = [...this.leaseStores.values()];
     const p = this.parts;
     const read = <T>(s: Store): Read<T> => ({
@@ -326,12 +331,13 @@ export class RolloutStream implements RolloutFollower {
       httpRoutes: read(p.httpRoutes),
       grpcRoutes: read(p.grpcRoutes),
     };
-    const [snapshot] = splitRollouts([deployment], {
-      replicaSets: p.replicaSets.items() as ReplicaSet[],
+    const [snapshot] = splitRollouts([workload], {
+      replicaSets: (this.replicaSets?.items() ?? []) as ReplicaSet[],
       pods: p.pods.items() as Pod[],
       services: p.services.items() as Service[],
       slices: p.slices.items() as EndpointSlice[],
-      events: [...p.warnings.items(), ...p.deploymentEvents.items()] as KubeEvent[],
+      events: [...p.warnings.items(), ...this.workloadEvents.flatMap((s) => s.items())] as KubeEvent[],
+      claims: (this.claims?.items() ?? []) as PersistentVolumeClaim[],
       haptic,
     }) as [RolloutSnapshot];
     const now = (this.options.now ?? Date.now)();

@@ -5,22 +5,22 @@ import { buildHaptic } from '../model/haptic/haptic.ts';
 import { buildRollout, withOwnServers, type RolloutModel } from '../model/rollout/rollout.ts';
 import { splitRollouts } from '../model/rollout/inputs.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
-import { resolveDeployments, type TargetSelection } from './targets.ts';
+import { resolveTargets, type TargetSelection } from './targets.ts';
 
 /**
- * The Deployments a selection names and, for all of them at once, the objects their rollouts are made of, split
- * into one snapshot each: one round of a constant number of lists (rolloutQueries), whatever their number; for
- * named Deployments, those lists that do not need their selectors go out with the Deployments' own GETs.
+ * The Deployments and StatefulSets a selection names and, for all of them at once, the objects their rollouts are
+ * made of, split into one snapshot each: one round of a constant number of lists (rolloutQueries), whatever their
+ * number; for named workloads, those lists that do not need their selectors go out with the workloads' own GETs.
  */
 export async function rolloutSnapshots(client: KubeClient, selection: TargetSelection): Promise<RolloutSnapshot[]> {
-  // named Deployments must all exist: what does not need their selectors is sent beside their GETs
+  // named workloads must all exist: what does not need their selectors is sent beside their GETs
   const early =
     selection.names.length && selection.namespace !== undefined
       ? prefetchRollouts(client, selection.namespace, selection.names)
       : undefined;
-  const deployments = await resolveDeployments(client, selection, trimObject);
-  if (!deployments.length) return [];
-  return splitRollouts(deployments, await loadRollouts(client, deployments, early));
+  const targets = await resolveTargets(client, selection, { trim: trimObject });
+  if (!targets.length) return [];
+  return splitRollouts(targets, await loadRollouts(client, targets, early));
 }
 
 /**

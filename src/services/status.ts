@@ -3,14 +3,14 @@ import { UserError } from '../lib/errors.ts';
 import type { RolloutUpdate, WaitEntry } from '../model/rollout/report.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
-import { resolveDeployments, type TargetSelection } from './targets.ts';
+import { resolveTargets, type TargetSelection } from './targets.ts';
 import type { WaitResult } from './wait.ts';
 
 export interface StatusOptions extends TargetSelection {
   conditionType: string;
 }
 
-/** One snapshot, one model per Deployment. */
+/** One snapshot, one model per workload. */
 export async function loadStatus(
   client: KubeClient,
   options: StatusOptions,
@@ -35,7 +35,7 @@ export interface RolloutFeed {
 }
 
 /**
- * status --watch: the one Deployment the selection names, followed with informers. What following needs loads only
+ * status --watch: the one workload the selection names, followed with informers. What following needs loads only
  * here: a one-shot status reads once and prints.
  */
 export async function followStatus(
@@ -43,9 +43,8 @@ export async function followStatus(
   selection: TargetSelection,
   options: FollowStatusOptions,
 ): Promise<RolloutFeed> {
-  const deployments = await resolveDeployments(client, selection);
-  if (deployments.length !== 1)
-    throw new UserError(`--watch follows one Deployment; ${deployments.length} match: name one`);
+  const targets = await resolveTargets(client, selection);
+  if (targets.length !== 1) throw new UserError(`--watch follows one workload; ${targets.length} match: name one`);
   const { followRollout } = await import('./live-rollout.ts');
   const map = options.map ?? ((update: RolloutUpdate) => update);
   let failure: unknown;
@@ -55,7 +54,7 @@ export async function followStatus(
     ended,
     failure: () => failure,
     subscribe(onUpdate) {
-      const follower = followRollout(client, deployments[0]!, {
+      const follower = followRollout(client, targets[0]!, {
         conditionType: options.conditionType,
         drained: options.drained,
         onUpdate: (update) => onUpdate(map(update)),
@@ -77,15 +76,12 @@ export interface WaitStatusOptions {
   onEntry: (entry: WaitEntry) => void;
 }
 
-/** status --wait (and enable-gate --wait): follows every Deployment the selection names until each completes. */
+/** status --wait (and enable-gate --wait): follows every workload the selection names until each completes. */
 export async function waitStatus(
   client: KubeClient,
   selection: TargetSelection,
   options: WaitStatusOptions,
 ): Promise<WaitResult> {
-  const [deployments, { waitForRollouts }] = await Promise.all([
-    resolveDeployments(client, selection),
-    import('./wait.ts'),
-  ]);
-  return waitForRollouts(client, deployments, { ...options, selector: selection.selector });
+  const [targets, { waitForRollouts }] = await Promise.all([resolveTargets(client, selection), import('./wait.ts')]);
+  return waitForRollouts(client, targets, { ...options, selector: selection.selector });
 }

@@ -1,33 +1,37 @@
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError } from '../kube/errors.ts';
-import { shownInput, UserError } from '../lib/errors.ts';
-import { objectNameProblem, parseTargetName, parseWorkloadName, R } from '../kube/resources.ts';
+import { oneLine, shownInput, UserError } from '../lib/errors.ts';
+import { objectNameProblem, parseWorkloadName, R } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
-import type { Deployment, KubeObject, WorkloadKind } from '../types/kube.ts';
+import type { KubeObject, RolloutTarget, TargetName, WorkloadKind } from '../types/kube.ts';
 import { compareText } from '../lib/order.ts';
 
 export interface TargetSelection {
   /** undefined: every namespace (-A) */
   namespace: string | undefined;
-  names: string[];
+  names: TargetName[];
   selector?: string | undefined;
   all?: boolean | undefined;
   /** read-only commands, like kubectl get: no match is an empty answer, not an error */
   allowNone?: boolean | undefined;
 }
 
-/** Checks the shape of NAME / kind/NAME arguments before any request: only Deployments are supported. */
-export function deploymentNames(args: string[]): string[] {
+/**
+ * Checks the shape of NAME / KIND/NAME arguments before any request: Deployments and StatefulSets (deployment/NAME,
+ * deploy/NAME, statefulset/NAME, sts/NAME, as kubectl spells them); a bare NAME is whichever of the two has it.
+ */
+export function targetNames(args: string[]): TargetName[] {
   return args.map((arg) => {
-    const { kind, name } = parseTargetName(arg);
-    if (!name) throw new UserError(`invalid target "${shownInput(arg)}": use NAME or deployment/NAME`);
-    if (kind !== 'deployment')
+    const { kind, name, prefix } = parseWorkloadName(arg);
+    if (!name)
+      throw new UserError(`invalid target "${shownInput(arg)}": use NAME, deployment/NAME or statefulset/NAME`);
+    if (prefix !== undefined && kind !== 'Deployment' && kind !== 'StatefulSet')
       throw new UserError(
-        `${shownInput(kind)} "${shownInput(name)}": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)`,
+        `${shownInput(prefix)} "${shownInput(name)}": only Deployments and StatefulSets are supported (DaemonSets, Argo Rollouts and Pods are not)`,
       );
     const problem = objectNameProblem(name);
-    if (problem) throw new UserError(`invalid Deployment name "${shownInput(name)}": ${problem}`);
-    return name;
+    if (problem) throw new UserError(`invalid ${kind ? `${kind} ` : ''}name "${shownInput(name)}": ${problem}`);
+    return { kind: kind as TargetName['kind'], name };
   });
 }
 
@@ -43,51 +47,111 @@ export function workloadName(arg: string): { kind?: WorkloadKind | undefined; na
   return { kind, name };
 }
 
+const tagged =
+  <K extends RolloutTarget['kind']>(kind: K) =>
+  (o: KubeObject) =>
+    ({ ...o, kind }) as Extract<RolloutTarget, { kind: K }>;
+
+/** kubectl's name of a kind in messages: deployments.apps, statefulsets.apps. */
+const display = (kind: RolloutTarget['kind']) => (kind === 'Deployment' ? R.deployments : R.statefulsets).display;
+
+export interface ResolveOptions {
+  /** applied to each object as it arrives (read-only commands drop what they never read) */
+  trim?: ((o: KubeObject) => KubeObject) | undefined;
+  /**
+   * Where to say that StatefulSets could not be read (forbidden) while Deployments could: the command goes on with
+   * the Deployments. Without it, that refusal is the command's error.
+   */
+  notes?: string[] | undefined;
+}
+
 /**
- * Resolves the Deployments a command acts on, all before any write: named ones must all exist, a selector or
- * --all must match at least one. An unknown namespace is named as such. `trim` is applied to each as it arrives
- * (read-only commands drop what they never read; the doctor and the gate commands keep whole objects).
+ * Resolves the Deployments and StatefulSets a command acts on, all before any write: named ones must all exist (a
+ * bare NAME that both kinds have is ambiguous, as kubectl would need the kind too), a selector or --all must match
+ * at least one. An unknown namespace is named as such. Sorted by namespace, name, then kind.
  */
-export async function resolveDeployments(
+export async function resolveTargets(
   client: KubeClient,
   sel: TargetSelection,
-  trim?: (d: KubeObject) => KubeObject,
-): Promise<Deployment[]> {
-  if (sel.names.length && (sel.selector || sel.all)) throw new UserError('name Deployments or use -l/--all, not both');
+  options: ResolveOptions = {},
+): Promise<RolloutTarget[]> {
+  if (sel.names.length && (sel.selector || sel.all)) throw new UserError('name workloads or use -l/--all, not both');
   if (!sel.names.length && !sel.selector && !sel.all)
-    throw new UserError('no Deployments given: name them (NAME or deployment/NAME), or use -l SELECTOR or --all');
+    throw new UserError(
+      'no workloads given: name them (NAME, deployment/NAME or statefulset/NAME), or use -l SELECTOR or --all',
+    );
   const { namespace } = sel;
+  const { trim } = options;
   if (namespace === undefined && sel.names.length)
-    throw new UserError('a Deployment cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
-  const found = sel.names.length
-    ? await Promise.all(
-        sel.names.map((name) =>
-          fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name, trim }).then((items) => ({
-            name,
-            item: items[0],
-          })),
-        ),
-      )
-    : (
-        await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, labelSelector: sel.selector, trim })
-      ).map((item) => ({ name: item.metadata.name, item }));
-  const missing = found.filter((f) => !f.item).map((f) => f.name);
-  if (namespace !== undefined && (missing.length || found.length === 0)) await assertNamespaceExists(client, namespace);
-  if (missing.length)
-    throw new UserError(
-      `deployments.apps ${missing.map((m) => `"${m}"`).join(', ')} not found in namespace "${namespace}"`,
-    );
+    throw new UserError('a workload cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
   const where = namespace === undefined ? 'any namespace' : `namespace "${namespace}"`;
-  if (found.length === 0 && sel.allowNone) return [];
-  if (found.length === 0)
-    throw new UserError(
-      sel.selector ? `no Deployments in ${where} match -l ${sel.selector}` : `no Deployments in ${where}`,
+  // a bare NAME may still be a Deployment when StatefulSets may not be read: the refusal is kept, and is the error
+  // only if no Deployment has the name; over -l or the namespace it is a note when the caller takes notes
+  let setsRefused: unknown;
+  const readSets = async (query: { name?: string; labelSelector?: string | undefined }, bare: boolean) => {
+    try {
+      return (await fetchQuery(client, { resource: R.statefulsets, namespace, trim, ...query })).map(
+        tagged('StatefulSet'),
+      );
+    } catch (err) {
+      if (!isApiError(err, 'Forbidden') || !bare || (!query.name && !options.notes)) throw err;
+      setsRefused = err;
+      const note = `cannot read statefulsets in ${where}: ${oneLine(err)}; only Deployments are looked at`;
+      if (options.notes && !options.notes.includes(note)) options.notes.push(note);
+      return [];
+    }
+  };
+  const readDeployments = async (query: { name?: string; labelSelector?: string | undefined }) =>
+    (await fetchQuery(client, { resource: R.deployments, namespace, trim, ...query })).map(tagged('Deployment'));
+  let found: RolloutTarget[];
+  if (sel.names.length) {
+    const each = await Promise.all(
+      sel.names.map(async ({ kind, name }) => {
+        const [deployments, sets] = await Promise.all([
+          kind === 'StatefulSet' ? [] : readDeployments({ name }),
+          kind === 'Deployment' ? [] : readSets({ name }, kind === undefined),
+        ]);
+        if (deployments[0] && sets[0])
+          throw new UserError(
+            `"${name}" is both a Deployment and a StatefulSet in namespace "${namespace}": name one, deployment/${name} or statefulset/${name}`,
+          );
+        return { kind, name, item: deployments[0] ?? sets[0] };
+      }),
     );
-  return found
-    .map((f) => f.item as Deployment)
-    .sort((a, b) =>
-      compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`),
-    );
+    const missing = each.filter((f) => !f.item);
+    if (missing.length && setsRefused) throw setsRefused;
+    if (missing.length) {
+      await assertNamespaceExists(client, namespace!);
+      const kinds = new Set(missing.map((m) => m.kind));
+      const what =
+        kinds.size === 1 && !kinds.has(undefined) ? display([...kinds][0]!) : 'deployments.apps or statefulsets.apps';
+      throw new UserError(
+        `${what} ${missing.map((m) => `"${m.name}"`).join(', ')} not found in namespace "${namespace}"`,
+      );
+    }
+    found = each.map((f) => f.item!);
+  } else {
+    const [deployments, sets] = await Promise.all([
+      readDeployments({ labelSelector: sel.selector }),
+      readSets({ labelSelector: sel.selector }, true),
+    ]);
+    found = [...deployments, ...sets];
+    if (namespace !== undefined && found.length === 0) await assertNamespaceExists(client, namespace);
+    if (found.length === 0 && sel.allowNone) return [];
+    if (found.length === 0)
+      throw new UserError(
+        sel.selector
+          ? `no Deployments or StatefulSets in ${where} match -l ${sel.selector}`
+          : `no Deployments or StatefulSets in ${where}`,
+      );
+  }
+  const key = (t: RolloutTarget) => `${t.metadata.namespace}/${t.metadata.name}/${t.kind}`;
+  return found.sort((a, b) => compareText(key(a), key(b)));
+}
+
+/** How messages name a target: deployment/web, statefulset/db. */
+export function targetRef(t: { kind: RolloutTarget['kind']; metadata: { name: string } }): string {
+  return `${t.kind.toLowerCase()}/${t.metadata.name}`;
 }
 
 async function assertNamespaceExists(client: KubeClient, namespace: string): Promise<void> {
@@ -97,7 +161,7 @@ async function assertNamespaceExists(client: KubeClient, namespace: string): Pro
 }
 
 /** kubectl's words for an empty answer, on stderr so that stdout stays parseable. */
-export function noneFound(sel: TargetSelection, what = 'Deployments'): string {
+export function noneFound(sel: TargetSelection, what = 'Deployments or StatefulSets'): string {
   const where = sel.namespace === undefined ? 'any namespace' : `namespace "${sel.namespace}"`;
   return `No ${what} found in ${where}${sel.selector ? ` matching -l ${sel.selector}` : ''}.`;
 }

@@ -253,9 +253,40 @@ export interface StatefulSet extends KubeObject {
     serviceName?: string;
     template: PodTemplate;
     minReadySeconds?: number;
+    /** OrderedReady (the default): one pod at a time, each waiting for the one before to be Ready; or Parallel */
     podManagementPolicy?: string;
+    /** RollingUpdate (the default) or OnDelete; the API server defaults rollingUpdate to {partition: 0} */
     updateStrategy?: { type?: string; rollingUpdate?: { partition?: number; maxUnavailable?: number | string } };
+    volumeClaimTemplates?: { metadata: { name: string }; spec?: { storageClassName?: string | null } }[];
+    /** the first ordinal (StatefulSetStartOrdinal): pods are NAME-start … NAME-(start+replicas-1) */
+    ordinals?: { start?: number };
   };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    currentReplicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    /** ControllerRevision names: the pods' controller-revision-hash label holds one of them */
+    currentRevision?: string;
+    updateRevision?: string;
+    conditions?: Condition[];
+  };
+}
+
+/** A workload whose rollout the plugin follows, tagged with its kind (the items of a list carry none). */
+export type RolloutTarget = (Deployment & { kind: 'Deployment' }) | (StatefulSet & { kind: 'StatefulSet' });
+
+/** A workload named on the command line: NAME (either kind) or KIND/NAME. */
+export interface TargetName {
+  kind?: RolloutTarget['kind'] | undefined;
+  name: string;
+}
+
+export interface PersistentVolumeClaim extends KubeObject {
+  spec?: { storageClassName?: string | null; volumeName?: string };
+  status?: { phase?: string };
 }
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Rollout';

@@ -3,13 +3,14 @@ import type { HAProxyCfg, HAProxyTemplateConfig } from './haptic.ts';
 import type { Gateway, GatewayRoute, Ingress } from './routes.ts';
 import type {
   ClusterRole,
-  Deployment,
   EndpointSlice,
   KubeEvent,
   Lease,
+  PersistentVolumeClaim,
   Pod,
   ReplicaSet,
   RoleBinding,
+  RolloutTarget,
   Service,
 } from './kube.ts';
 
@@ -41,20 +42,23 @@ export interface HapticInputs {
 }
 
 /**
- * The objects read for one or several Deployments at once, one list per kind (selected by the union of their
- * selectors, in their namespace or cluster-wide): model/rollout-inputs.ts splits them into one RolloutSnapshot each.
+ * The objects read for one or several workloads at once, one list per kind (selected by the union of their
+ * selectors, in their namespace or cluster-wide): model/rollout/inputs.ts splits them into one RolloutSnapshot each.
  */
 export interface RolloutLists {
+  /** the Deployments' ReplicaSets (none for StatefulSets, whose pods carry their revision in a label) */
   replicaSets: ReplicaSet[];
   pods: Pod[];
   services: Service[];
   slices: EndpointSlice[];
-  /** Warning events, and the Deployments' own (ScalingReplicaSet…) */
+  /** Warning events, and the workloads' own (ScalingReplicaSet, SuccessfulCreate…) */
   events: KubeEvent[];
+  /** the PersistentVolumeClaims of the namespace, read only for StatefulSets with volumeClaimTemplates */
+  claims: PersistentVolumeClaim[];
   haptic: HapticInputs;
 }
 
-/** The objects behind one Deployment's rollout, as the API server sent them (one snapshot, or informers' caches). */
+/** The objects behind one workload's rollout, as the API server sent them (one snapshot, or informers' caches). */
 export interface RolloutSnapshot extends RolloutLists {
-  deployment: Deployment;
+  workload: RolloutTarget;
 }

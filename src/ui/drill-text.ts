@@ -21,7 +21,7 @@ export function drillText(r: DrillReport, paint: Painter): string {
   const lines = [
     paint(
       'bold',
-      `drill deployment.apps/${r.deployment} -n ${r.namespace}: ${requests(r.requests)}, ${r.failed} failed`,
+      `drill ${r.workloadKind === 'Deployment' ? 'deployment.apps' : 'statefulset.apps'}/${r.name} -n ${r.namespace}: ${requests(r.requests)}, ${r.failed} failed`,
     ),
   ];
   const via =

@@ -34,13 +34,14 @@ export function envByName(template: PodTemplate): PodTemplate {
   return { ...template, spec: out as unknown as PodTemplate['spec'] };
 }
 
-/** kubectl-like result lines for enable-gate / disable-gate, one block per Deployment. */
+/** kubectl-like result lines for enable-gate / disable-gate, one block per workload. */
 export function gateText(records: GateRecord[], paint: Painter): string {
   return `${records.map((r) => recordLines(r, paint).join('\n')).join('\n\n')}\n`;
 }
 
 function recordLines(r: GateRecord, paint: Painter): string[] {
-  const head = `deployment.apps/${r.name}`;
+  const head = `${r.workloadKind === 'StatefulSet' ? 'statefulset.apps' : 'deployment.apps'}/${r.name}`;
+  const target = r.workloadKind === 'StatefulSet' ? `statefulset/${r.name}` : r.name;
   const lines: string[] = [];
   const dry =
     r.dryRun === 'none'
@@ -80,7 +81,7 @@ function recordLines(r: GateRecord, paint: Painter): string[] {
   }
   if (r.dryRun === 'none' && (r.result === 'added' || r.result === 'removed')) {
     lines.push(
-      `  the pod template changed, so a rollout started${r.revision ? ` (revision ${r.revision})` : ''}; follow it with: kubectl haptic status ${r.name} -n ${r.namespace} --watch`,
+      `  the pod template changed, so a rollout started${r.revision ? ` (revision ${r.revision})` : ''}; follow it with: kubectl haptic status ${target} -n ${r.namespace} --watch`,
     );
   }
   return lines;

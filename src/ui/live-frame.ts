@@ -14,7 +14,15 @@ import {
   type Stage,
   type StageState,
 } from './stages.ts';
-import { headline, installationLine, type Tone } from './status-rows.ts';
+import {
+  headline,
+  installationLine,
+  newSetText,
+  revisionText,
+  strategyText,
+  type Tone,
+  workloadRef,
+} from './status-rows.ts';
 import type { Color } from './style.ts';
 import { compareText } from '../lib/order.ts';
 
@@ -153,9 +161,7 @@ function fitRows(
 
 /** The rollout in one short line: the table view has no room for status's long summary. */
 function liveSummary(m: RolloutModel): string {
-  const st = m.strategy;
-  const strategy = st.type === 'Recreate' ? 'Recreate' : `maxSurge ${st.maxSurge}, maxUnavailable ${st.maxUnavailable}`;
-  return `deployment.apps/${m.name} -n ${m.namespace} · revision ${m.revision ?? '?'} · ${strategy} · ${m.gated ? 'gated' : 'not gated'}`;
+  return `${workloadRef(m)} -n ${m.namespace} · revision ${revisionText(m)} · ${strategyText(m, true)} · ${m.gated ? 'gated' : 'not gated'}`;
 }
 
 function headerLines(s: LiveState): Line[] {
@@ -241,15 +247,7 @@ function tableLines(s: LiveState): Line[] {
     return [[seg(`  … and ${f.hidden} more${parts ? ` (${parts})` : ''}`, { dim: true })]];
   };
   const lines: Line[] = [...headerLines(s), []];
-  lines.push([
-    seg('NEW PODS', { bold: true }),
-    seg(
-      m.newReplicaSet
-        ? `  replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})`
-        : '  none yet',
-      { dim: true },
-    ),
-  ]);
+  lines.push([seg('NEW PODS', { bold: true }), seg(`  ${newSetText(m) ?? 'none yet'}`, { dim: true })]);
   lines.push(
     ...(m.newPods.length
       ? fresh.shown.map((p) => podLine(p, 'new', s, nameWidth, compact))

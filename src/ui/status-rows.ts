@@ -116,12 +116,45 @@ export function headline(m: RolloutModel): Cell {
   return cell(`${icon} ${m.message}${drain}`, tone);
 }
 
-export function summaryLine(m: RolloutModel): string {
+/** How the rollout replaces pods, in a few words: a Deployment's strategy, a StatefulSet's update strategy. */
+export function strategyText(m: RolloutModel, short = false): string {
   const s = m.strategy;
-  const strategy =
-    s.type === 'Recreate' ? 'Recreate' : `RollingUpdate maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`;
+  if (s.type === 'Recreate' || s.type === 'OnDelete') return s.type;
+  const set = m.statefulSet;
+  if (!set) return `${short ? '' : 'RollingUpdate '}maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`;
+  const partition = set.partition > 0 ? `, partition ${set.partition}` : '';
+  return `${short ? '' : 'RollingUpdate '}maxUnavailable ${s.maxUnavailable}, ${set.podManagementPolicy}${partition}`;
+}
+
+/** The workload as kubectl names it in output: deployment.apps/web, statefulset.apps/db. */
+export function workloadRef(m: RolloutModel): string {
+  return `${m.workloadKind === 'StatefulSet' ? 'statefulset.apps' : 'deployment.apps'}/${m.name}`;
+}
+
+/** A Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name). */
+export function revisionText(m: RolloutModel): string {
+  return m.statefulSet ? (m.statefulSet.updateRevision ?? '?') : (m.revision ?? '?');
+}
+
+/** What the new pods belong to: the new ReplicaSet, or the StatefulSet's update revision; undefined when none yet. */
+export function newSetText(m: RolloutModel): string | undefined {
+  if (m.newReplicaSet) return `replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})`;
+  if (m.statefulSet?.updateRevision) return `revision ${m.statefulSet.updateRevision} (update revision)`;
+  return undefined;
+}
+
+/** What the old pods belong to: the old ReplicaSets, or the revisions of a StatefulSet's other pods. */
+export function oldSetText(m: RolloutModel): string {
+  const set = m.statefulSet;
+  if (!set) return m.oldReplicaSets.map((rs) => `replicaset/${rs.name} (revision ${rs.revision ?? '?'})`).join(', ');
+  const revisions = [...new Set(m.oldPods.map((p) => p.revision ?? '?'))];
+  const held = set.heldByPartition.length ? `; ${set.heldByPartition.length} held by partition ${set.partition}` : '';
+  return `revision ${revisions.join(', ')}${held}`;
+}
+
+export function summaryLine(m: RolloutModel): string {
   const gate = m.gated ? `gate ${m.gateType}` : `not gated (no ${m.gateType} in readinessGates)`;
-  return `deployment.apps/${m.name} -n ${m.namespace} · revision ${m.revision ?? '?'} · ${strategy} · ${gate}`;
+  return `${workloadRef(m)} -n ${m.namespace} · revision ${revisionText(m)} · ${strategyText(m)} · ${gate}`;
 }
 
 export function countsLine(m: RolloutModel): string {

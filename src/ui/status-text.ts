@@ -7,8 +7,10 @@ import {
   installationLine,
   NEW_POD_HEADER,
   newPodRow,
+  newSetText,
   OLD_POD_HEADER,
   oldPodRow,
+  oldSetText,
   summaryLine,
   type Cell,
   type Tone,
@@ -29,7 +31,7 @@ function paintCell(c: Cell, paint: Painter): string {
   return color ? paint(color, c.text) : c.text;
 }
 
-/** -o json|yaml of status: the model of the one Deployment named, else a RolloutList. */
+/** -o json|yaml of status: the model of the one workload named, else a RolloutList. */
 export function rolloutOutput(models: RolloutModel[], named: boolean): unknown {
   return models.length === 1 && named
     ? models[0]
@@ -39,8 +41,9 @@ export function rolloutOutput(models: RolloutModel[], named: boolean): unknown {
 /** The one-shot status view of one rollout, readable like kubectl output. */
 export function statusText(m: RolloutModel, now: number, paint: Painter, topFinding?: Finding): string {
   const lines = [paint('bold', summaryLine(m)), paintCell(headline(m), paint), `  ${countsLine(m)}`];
-  if (m.newReplicaSet) {
-    lines.push('', `NEW PODS  replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})`);
+  const newSet = newSetText(m);
+  if (newSet) {
+    lines.push('', `NEW PODS  ${newSet}`);
     lines.push(
       ...(m.newPods.length
         ? table([NEW_POD_HEADER, ...m.newPods.map((p) => newPodRow(p, now).map((c) => paintCell(c, paint)))])
@@ -49,10 +52,7 @@ export function statusText(m: RolloutModel, now: number, paint: Painter, topFind
   }
   const oldWithPods = m.oldReplicaSets.filter((rs) => m.oldPods.length || rs.replicas > 0);
   if (m.oldPods.length || oldWithPods.length) {
-    lines.push(
-      '',
-      `OLD PODS  ${m.oldReplicaSets.map((rs) => `replicaset/${rs.name} (revision ${rs.revision ?? '?'})`).join(', ')}`,
-    );
+    lines.push('', `OLD PODS  ${oldSetText(m)}`);
     lines.push(
       ...(m.oldPods.length
         ? table([OLD_POD_HEADER, ...m.oldPods.map((p) => oldPodRow(p, now).map((c) => paintCell(c, paint)))])

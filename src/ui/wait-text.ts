@@ -4,7 +4,7 @@ import { findingView } from './findings.ts';
 /** status --wait's log: one line per entry, UTC time first (a CI log's own clock may differ), indented details. */
 export function waitLines(entry: WaitEntry): string[] {
   const stamp = new Date(entry.at).toISOString().slice(11, 19);
-  const prefix = `${stamp} ${entry.deployment ? `deployment/${entry.deployment}: ` : ''}`;
+  const prefix = `${stamp} ${entry.workload ? `${entry.workload}: ` : ''}`;
   switch (entry.kind) {
     case 'transition':
       return [`${prefix}${entry.text}`];

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler from Go modules into a cache folder
-# outside the repo, once. Later runs find the binaries there and return at once.
+# outside the repo, once, and kubectl of the same version, which the end-to-end tests run beside the plugin to
+# compare their answers (kubectl rollout status). Later runs find the binaries there and return at once.
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.3}"
@@ -9,7 +10,7 @@ CACHE="${KUBECTL_HAPTIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-haptic}"
 BIN="$CACHE/testbin/v$K8S_VERSION"
 export GOFLAGS="${GOFLAGS:--mod=mod}" CGO_ENABLED=0
 
-want=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl)
 missing=0
 for b in "${want[@]}"; do [ -x "$BIN/$b" ] || missing=1; done
 if [ "$missing" = 0 ]; then echo "$BIN"; exit 0; fi
@@ -25,8 +26,10 @@ if [ ! -x "$BIN/etcd" ]; then
     && go build -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3 && mv "$BIN/etcd.tmp" "$BIN/etcd")
 fi
 
-if [ ! -x "$BIN/kube-apiserver" ] || [ ! -x "$BIN/kube-controller-manager" ] || [ ! -x "$BIN/kube-scheduler" ]; then
-  log "building Kubernetes v$K8S_VERSION (kube-apiserver, kube-controller-manager, kube-scheduler) from Go modules;"
+k8s=()
+for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do [ -x "$BIN/$c" ] || k8s+=("$c"); done
+if [ "${#k8s[@]}" -gt 0 ]; then
+  log "building Kubernetes v$K8S_VERSION (${k8s[*]}) from Go modules;"
   log "the first build takes 10-25 minutes on 2 cores, later runs reuse $BIN"
   STAGING="0.${K8S_VERSION#*.}"
   work="$CACHE/build/k8s-$K8S_VERSION"; rm -rf "$work"; mkdir -p "$work"
@@ -47,11 +50,12 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
   go mod tidy >&2
   ldflags="-s -w -X k8s.io/component-base/version.gitVersion=v$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${STAGING#0.}"
-  for c in kube-apiserver kube-controller-manager kube-scheduler; do
+  for c in "${k8s[@]}"; do
     log "compiling $c..."
     go build -trimpath -ldflags "$ldflags" -o "$BIN/$c.tmp" "k8s.io/kubernetes/cmd/$c" && mv "$BIN/$c.tmp" "$BIN/$c"
   done

@@ -128,7 +128,7 @@ describe('cluster access like kubectl', () => {
     });
     expect(switched).toMatchObject({
       code: 3,
-      stderr: 'error: deployments.apps "web" not found in namespace "kube-system"\n',
+      stderr: 'error: deployments.apps or statefulsets.apps "web" not found in namespace "kube-system"\n',
     });
     const unknown = await runPlugin(['status', 'web', '--context', 'nope'], {
       env: { KUBECONFIG: `${first}:${second}` },
@@ -159,18 +159,18 @@ describe('cluster access like kubectl', () => {
     expect(await runPlugin(['status', '-n', empty])).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No Deployments found in namespace "${empty}".\n`,
+      stderr: `No Deployments or StatefulSets found in namespace "${empty}".\n`,
     });
     expect(await runPlugin(['why-stalled', '-n', empty, '-l', 'app=x'])).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No Deployments found in namespace "${empty}" matching -l app=x.\n`,
+      stderr: `No Deployments or StatefulSets found in namespace "${empty}" matching -l app=x.\n`,
     });
     const json = await runPlugin(['status', '-n', empty, '-o', 'json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: [] });
     const wait = await runPlugin(['status', '-n', empty, '--wait']);
-    expect(wait).toMatchObject({ code: 3, stderr: `error: no Deployments in namespace "${empty}"\n` });
+    expect(wait).toMatchObject({ code: 3, stderr: `error: no Deployments or StatefulSets in namespace "${empty}"\n` });
   });
 
   it('rejects unknown flags and commands as usage errors (exit 3)', async () => {

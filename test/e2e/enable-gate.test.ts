@@ -191,7 +191,7 @@ describe('enable-gate / disable-gate on the real control plane', () => {
     ]);
     const options = {
       namespace: ns,
-      names: ['race'],
+      names: [{ kind: 'Deployment' as const, name: 'race' }],
       action: 'enable' as const,
       conditionType: GATE,
       dryRun: 'none' as const,
@@ -341,22 +341,27 @@ describe('enable-gate / disable-gate on the real control plane', () => {
     );
 
     const cases: [string[], number, string][] = [
-      [['enable-gate', 'nope', '-n', ns], 3, `error: deployments.apps "nope" not found in namespace "${ns}"\n`],
+      [
+        ['enable-gate', 'nope', '-n', ns],
+        3,
+        `error: deployments.apps or statefulsets.apps "nope" not found in namespace "${ns}"\n`,
+      ],
+      [['enable-gate', 'sts/nope', '-n', ns], 3, `error: statefulsets.apps "nope" not found in namespace "${ns}"\n`],
       [['enable-gate', 'web', '-n', 'no-such-namespace'], 3, 'error: namespace "no-such-namespace" not found\n'],
       [
         ['enable-gate', '-l', 'app=nothing', '-n', ns],
         3,
-        `error: no Deployments in namespace "${ns}" match -l app=nothing\n`,
+        `error: no Deployments or StatefulSets in namespace "${ns}" match -l app=nothing\n`,
       ],
       [
-        ['enable-gate', 'statefulset/db', '-n', ns],
+        ['enable-gate', 'daemonset/db', '-n', ns],
         3,
-        'error: statefulset "db": only Deployments are supported yet (StatefulSets, DaemonSets and Pods are not)\n',
+        'error: daemonset "db": only Deployments and StatefulSets are supported (DaemonSets, Argo Rollouts and Pods are not)\n',
       ],
       [
         ['enable-gate', '-n', ns],
         3,
-        'error: no Deployments given: name them (NAME or deployment/NAME), or use -l SELECTOR or --all\n',
+        'error: no workloads given: name them (NAME, deployment/NAME or statefulset/NAME), or use -l SELECTOR or --all\n',
       ],
       [
         ['enable-gate', 'web', '--kubeconfig', '/nonexistent'],

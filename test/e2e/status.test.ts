@@ -473,7 +473,10 @@ describe('kubectl haptic status', () => {
   it('gives one line and exit code 3 for an unknown Deployment and for --watch without a terminal', async () => {
     const ns = await newNamespace('status-bad');
     const cases: [string[], string][] = [
-      [['status', 'nope', '-n', ns], `error: deployments.apps "nope" not found in namespace "${ns}"\n`],
+      [
+        ['status', 'nope', '-n', ns],
+        `error: deployments.apps or statefulsets.apps "nope" not found in namespace "${ns}"\n`,
+      ],
       [['status', 'web', '-n', 'no-such-namespace'], 'error: namespace "no-such-namespace" not found\n'],
       [
         ['status', 'web', '-n', ns, '--watch'],

@@ -375,12 +375,17 @@ const rows: Row[] = [
   // ----- names the API server would refuse, checked before any request (exit 3, no request sent)
   ...(
     [
-      [['status', '.'], 'error: invalid Deployment name ".": may not be \'.\''],
-      [['status', '..'], 'error: invalid Deployment name "..": may not be \'..\''],
+      [['status', '.'], 'error: invalid name ".": may not be \'.\''],
+      [['status', '..'], 'error: invalid name "..": may not be \'..\''],
       [['status', 'deployment/a/b'], 'error: invalid Deployment name "a/b": may not contain \'/\''],
+      [['status', 'sts/a/b'], 'error: invalid StatefulSet name "a/b": may not contain \'/\''],
+      [
+        ['status', 'daemonset/web'],
+        'error: daemonset "web": only Deployments and StatefulSets are supported (DaemonSets, Argo Rollouts and Pods are not)',
+      ],
       [
         ['why-stalled', 'Web'],
-        /^error: invalid Deployment name "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/,
+        /^error: invalid name "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/,
       ],
       [['status', 'web', '-n', '..'], 'error: invalid namespace ".." (-n/--namespace): may not be \'..\''],
       [

@@ -113,8 +113,9 @@ const REPLACEMENTS: unknown[] = [
  * without items is refused there, exit 4).
  */
 function answerPath(path: Path): boolean {
-  // the Deployment's name is how it was read (a GET by name answered without one is refused: exit 4)
-  if (path[0] === 'deployment') return path.length >= 3 && !(path[1] === 'metadata' && path[2] === 'name');
+  // the Deployment's name is how it was read (a GET by name answered without one is refused: exit 4); its kind is
+  // the plugin's tag, not the server's
+  if (path[0] === 'workload') return path.length >= 3 && !(path[1] === 'metadata' && path[2] === 'name');
   if (path[0] === 'haptic') return path[2] === 'items' && path.length >= 4;
   return path.length >= 2;
 }
@@ -181,11 +182,11 @@ function arrived(snap: RolloutSnapshot): RolloutSnapshot {
       { ...v, items: each(v.items, HAPTIC_KINDS[k] ?? 'Any', trimObject) },
     ]),
   );
-  const deployment = conform(snap.deployment, 'Deployment');
-  if (!deployment) throw new Error('the Deployment read by name is always an object with a name (or exit 4)');
+  const workload = conform<RolloutSnapshot['workload']>(snap.workload, 'Deployment');
+  if (!workload) throw new Error('the Deployment read by name is always an object with a name (or exit 4)');
   return {
     ...snap,
-    deployment: trimObject(deployment) as RolloutSnapshot['deployment'],
+    workload: { ...trimObject(workload), kind: 'Deployment' } as RolloutSnapshot['workload'],
     replicaSets: each(snap.replicaSets, 'ReplicaSet', trimObject),
     pods: each(snap.pods, 'Pod', trimPod),
     services: each(snap.services, 'Service', trimObject),
@@ -209,12 +210,12 @@ function answer(raw: RolloutSnapshot): void {
     whyText(results, painter(false)),
     formatStructured(diagnosisOutput(results), 'json'),
   ];
-  const deployment = { ...snap.deployment, kind: 'Deployment' as const };
+  const deployment = snap.workload as Extract<RolloutSnapshot['workload'], { kind: 'Deployment' }>;
   const doctor = runDoctor(
     {
       mode: 'live',
       targets: [deployment],
-      deployments: [snap.deployment],
+      deployments: [deployment],
       statefulSets: [],
       services: snap.services,
       slices: snap.slices,

@@ -85,14 +85,14 @@ describe('golden outputs of every scenario', () => {
 describe('golden output of enable-gate --dry-run=client', () => {
   it('an ungated Deployment: preflight results, the guarded patch, the pod template before and after', async () => {
     const { objects, snapshot } = scenario('hs901-progressing');
-    const d = structuredClone(snapshot.deployment) as Deployment;
+    const d = structuredClone(snapshot.workload) as Deployment & { kind: 'Deployment' };
     delete d.spec.template.spec.readinessGates;
     d.spec.template.spec.containers[0] = {
       ...d.spec.template.spec.containers[0]!,
       ports: [{ name: 'http', containerPort: 8080 }],
     };
     const findings = preflight({
-      deployment: d,
+      workload: d,
       services: snapshot.services,
       haptic: buildHaptic(snapshot.haptic, NOW),
       routes: snapshot.haptic,

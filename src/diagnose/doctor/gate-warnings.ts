@@ -3,7 +3,7 @@
 // Only those enable-gate does not already make itself: DR601 is its HG101, DR602 its HG102/HG104, DR603 its
 // HG111/HG112 (the same code, see rollout.ts), so what is left is DR103 (no readinessProbe: the gate then waits for
 // HAProxy only) and DR501 (publishNotReadyAddresses: clients get the pods before the gate).
-import type { Deployment, Service, Workload } from '../../types/kube.ts';
+import type { Deployment, RolloutTarget, Service, StatefulSet, Workload } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import type { Finding } from '../../types/finding.ts';
 import { workloadFacts, type DoctorEnv } from './context.ts';
@@ -12,12 +12,11 @@ import { probeRules } from './probes.ts';
 
 export const GATE_WARNING_IDS = ['DR103', 'DR501'];
 
-export function gateWarnings(deployment: Deployment, services: Service[]): Finding[] {
+export function gateWarnings(deployment: RolloutTarget, services: Service[]): Finding[] {
   const spec = deployment.spec.template.spec;
   const gates = spec.readinessGates ?? [];
-  const gated: Workload = {
+  const gated = {
     ...deployment,
-    kind: 'Deployment',
     spec: {
       ...deployment.spec,
       template: {
@@ -30,13 +29,13 @@ export function gateWarnings(deployment: Deployment, services: Service[]): Findi
         },
       },
     },
-  };
+  } as unknown as Workload;
   const env: DoctorEnv = {
     inputs: {
       mode: 'live',
       targets: [gated],
-      deployments: [gated],
-      statefulSets: [],
+      deployments: deployment.kind === 'Deployment' ? [gated as unknown as Deployment] : [],
+      statefulSets: deployment.kind === 'StatefulSet' ? [gated as unknown as StatefulSet] : [],
       services,
       slices: [],
       pdbs: [],

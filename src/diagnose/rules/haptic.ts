@@ -10,7 +10,7 @@ import {
 } from '../checks/haptic.ts';
 import { podList, relevantInstallations, waitingForGate, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../../types/finding.ts';
-import { finding } from '../make.ts';
+import { finding, workloadArgs } from '../make.ts';
 
 /** How long a new HAProxy pod may run without a deploy status before its missing entry counts as a failure. */
 const FIRST_DEPLOY_GRACE_MS = 20_000;
@@ -24,12 +24,9 @@ export function hapticRules(ctx: DiagnoseContext): Finding[] {
     // unreadable but not absent (e.g. forbidden): HAPTIC may well be there; say so instead of "install HAPTIC"
     const absent = noInstallation(m.hapticUnreadable);
     return [
-      finding(
-        'HS104',
-        { gateType: m.gateType, pods: podList(waiting), name: m.name, namespace: m.namespace },
-        absent.evidence,
-        { variant: absent.variant },
-      ),
+      finding('HS104', { gateType: m.gateType, pods: podList(waiting), ...workloadArgs(m) }, absent.evidence, {
+        variant: absent.variant,
+      }),
     ];
   }
   const findings: Finding[] = [];
@@ -39,7 +36,7 @@ export function hapticRules(ctx: DiagnoseContext): Finding[] {
     const off = gateFeatureOff(inst);
     if (off)
       findings.push(
-        finding('HS105', { installation, gateType: m.gateType, name: m.name, namespace: m.namespace }, off.evidence, {
+        finding('HS105', { installation, gateType: m.gateType, ...workloadArgs(m) }, off.evidence, {
           variant: off.variant,
         }),
       );

@@ -3,7 +3,7 @@ import { formatAge } from '../../model/time.ts';
 import type { PodView } from '../../model/rollout/pod.ts';
 import { blockingPods, rawPod, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../../types/finding.ts';
-import { finding } from '../make.ts';
+import { finding, workloadArgs } from '../make.ts';
 
 // A pod can stay not Ready for reasons neither HAPTIC nor a failing probe report. These rules name them once the
 // wait is longer than the pod's own spec explains, so "progressing" is only said of waits that are still explained.
@@ -28,7 +28,7 @@ export function readinessRules(ctx: DiagnoseContext): Finding[] {
             other: other.type,
             status: other.status,
             age: formatAge(p.containersReady.forMs ?? 0),
-            name: m.name,
+            ...workloadArgs(m),
           },
           [
             `readinessGates: ${p.readinessGates.map((g) => `${g.type}=${g.status}`).join(', ')}`,

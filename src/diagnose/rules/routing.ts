@@ -6,7 +6,7 @@ import { routeCheck } from '../checks/routes.ts';
 import { serviceSelection } from '../checks/services.ts';
 import { blockingPods, podList, rawPod, waitingForGate, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../../types/finding.ts';
-import { finding } from '../make.ts';
+import { finding, workloadArgs } from '../make.ts';
 
 /** How long the EndpointSlice controller may take to list a new pod before its absence counts. */
 const SLICE_LAG_MS = 10_000;
@@ -27,8 +27,7 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
           pods: podList(unselected),
           which: unselected.length === 1 ? 'this gated pod' : 'these gated pods',
           gateType: m.gateType,
-          name: m.name,
-          namespace: m.namespace,
+          ...workloadArgs(m),
         },
         evidence,
       ),
@@ -94,8 +93,7 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
       pod: p.name,
       services: (unlisted.length ? unlisted : portless).join(', '),
       service: unlisted[0] ?? portless[0] ?? '',
-      name: m.name,
-      namespace: m.namespace,
+      ...workloadArgs(m),
     };
     findings.push(finding('HS102', args, evidence, { variant, pod: p.name }));
   }
@@ -107,7 +105,7 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
     const unset = stuck.filter((p) => statusOf(p) !== undefined && statusOf(p) !== 'True');
     if (!unset.length) continue;
     findings.push(
-      finding('HS108', { type, gate: GATE_CONDITION, name: m.name, namespace: m.namespace }, [
+      finding('HS108', { type, gate: GATE_CONDITION, ...workloadArgs(m) }, [
         `spec.template.spec.readinessGates: ${[...gates].join(', ')}`,
         unset.some((p) => statusOf(p) !== 'missing')
           ? `${podList(unset)}: condition ${type} is not True`

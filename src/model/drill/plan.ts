@@ -1,4 +1,4 @@
-import type { Deployment, Service } from '../../types/kube.ts';
+import type { RolloutTarget, Service } from '../../types/kube.ts';
 import type { DrillTarget } from './probe-log.ts';
 import { mapSelects } from '../selectors.ts';
 
@@ -56,7 +56,7 @@ export interface ProbePodManifest {
   spec: Record<string, unknown>;
 }
 
-export function probePod(deployment: Deployment, target: DrillTarget, probe: ProbeSettings): ProbePodManifest {
+export function probePod(deployment: RolloutTarget, target: DrillTarget, probe: ProbeSettings): ProbePodManifest {
   const name = deployment.metadata.name;
   const env = [
     { name: 'DRILL_URL', value: target.url },
@@ -121,17 +121,21 @@ export interface Permission {
   for: string;
 }
 
-/** What drill does with the API in the namespace: create, read and delete its pod, restart, and follow the rollout. */
-export function drillPermissions(restart: boolean): Permission[] {
+/**
+ * What drill does with the API in the namespace: create, read and delete its pod, restart, and follow the rollout
+ * (a Deployment with its ReplicaSets; a StatefulSet, whose pods carry their revision).
+ */
+export function drillPermissions(restart: boolean, kind: RolloutTarget['kind'] = 'Deployment'): Permission[] {
+  const resource = kind === 'Deployment' ? 'deployments' : 'statefulsets';
   const follow = (resource: string, group = ''): Permission[] =>
     ['list', 'watch'].map((verb) => ({ verb, group, resource, for: 'following the rollout' }));
   return [
     { verb: 'create', group: '', resource: 'pods', for: 'creating the probe pod' },
     { verb: 'get', group: '', resource: 'pods', subresource: 'log', for: "reading the probe's results" },
     { verb: 'delete', group: '', resource: 'pods', for: 'deleting the probe pod' },
-    ...(restart ? [{ verb: 'patch', group: 'apps', resource: 'deployments', for: 'restarting the rollout' }] : []),
-    ...follow('deployments', 'apps'),
-    ...follow('replicasets', 'apps'),
+    ...(restart ? [{ verb: 'patch', group: 'apps', resource, for: 'restarting the rollout' }] : []),
+    ...follow(resource, 'apps'),
+    ...(kind === 'Deployment' ? follow('replicasets', 'apps') : []),
     ...follow('pods'),
     ...follow('services'),
     ...follow('endpointslices', 'discovery.k8s.io'),
@@ -143,8 +147,8 @@ export function permissionText(p: Permission): string {
   return `${p.verb} ${p.resource}${p.subresource ? `/${p.subresource}` : ''}${p.group ? `.${p.group}` : ''}`;
 }
 
-/** The Services that send traffic to the Deployment's pods (their selector matches its pod template). */
-export function servicesOf(deployment: Deployment, services: Service[]): Service[] {
+/** The Services that send traffic to the workload's pods (their selector matches its pod template). */
+export function servicesOf(deployment: RolloutTarget, services: Service[]): Service[] {
   const labels = deployment.spec.template?.metadata?.labels ?? {};
   return services.filter((s) => Object.keys(s.spec?.selector ?? {}).length > 0 && mapSelects(s.spec?.selector, labels));
 }

@@ -158,7 +158,9 @@ export interface DrillTarget {
 export interface DrillReport {
   apiVersion: typeof MODEL_VERSION;
   kind: 'DrillReport';
-  deployment: string;
+  /** the drilled workload: a Deployment or a StatefulSet */
+  workloadKind: 'Deployment' | 'StatefulSet';
+  name: string;
   namespace: string;
   target: DrillTarget;
   probe: { pod: string; image: string; intervalMs: number; timeoutMs: number };
@@ -194,7 +196,8 @@ export interface DrillReport {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function buildDrillReport(input: {
-  deployment: string;
+  workloadKind: DrillReport['workloadKind'];
+  name: string;
   namespace: string;
   target: DrillTarget;
   probe: DrillReport['probe'];
@@ -228,7 +231,8 @@ export function buildDrillReport(input: {
   return {
     apiVersion: MODEL_VERSION,
     kind: 'DrillReport',
-    deployment: input.deployment,
+    workloadKind: input.workloadKind,
+    name: input.name,
     namespace: input.namespace,
     target: input.target,
     probe: input.probe,

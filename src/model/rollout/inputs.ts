@@ -1,4 +1,4 @@
-import type { Deployment, KubeObject } from '../../types/kube.ts';
+import type { KubeObject, RolloutTarget } from '../../types/kube.ts';
 import type { RolloutLists, RolloutSnapshot } from '../../types/snapshot.ts';
 import { selectorMatches } from '../selectors.ts';
 
@@ -14,23 +14,29 @@ function byNamespace<T extends KubeObject>(items: T[]): Map<string, T[]> {
 }
 
 /**
- * One snapshot per Deployment from lists read for several at once: its namespace's Services, EndpointSlices and
- * Events, and the ReplicaSets and pods its selector selects — the same rule as the API server's label selection, so
- * a Deployment sees what a list by its own selector would have returned, whatever wider list they came from.
+ * One snapshot per workload from lists read for several at once: its namespace's Services, EndpointSlices and
+ * Events, and the ReplicaSets, pods and claims its selector selects — the same rule as the API server's label
+ * selection, so a workload sees what a list by its own selector would have returned, whatever wider list they came
+ * from. A StatefulSet's claims carry the matchLabels of its selector only (rolloutQueries), and are picked by those.
  */
-export function splitRollouts(deployments: Deployment[], lists: RolloutLists): RolloutSnapshot[] {
+export function splitRollouts(targets: RolloutTarget[], lists: RolloutLists): RolloutSnapshot[] {
   const replicaSets = byNamespace(lists.replicaSets);
   const pods = byNamespace(lists.pods);
   const services = byNamespace(lists.services);
   const slices = byNamespace(lists.slices);
   const events = byNamespace(lists.events);
-  return deployments.map((deployment) => {
-    const ns = deployment.metadata.namespace ?? '';
-    const selected = <T extends KubeObject>(items: T[] | undefined) =>
-      (items ?? []).filter((o) => selectorMatches(deployment.spec.selector, o.metadata.labels));
+  const claims = byNamespace(lists.claims);
+  return targets.map((workload) => {
+    const ns = workload.metadata.namespace ?? '';
+    const selected = <T extends KubeObject>(items: T[] | undefined, selector = workload.spec.selector) =>
+      (items ?? []).filter((o) => selectorMatches(selector, o.metadata.labels));
     return {
-      deployment,
-      replicaSets: selected(replicaSets.get(ns)),
+      workload,
+      replicaSets: workload.kind === 'Deployment' ? selected(replicaSets.get(ns)) : [],
+      claims:
+        workload.kind === 'StatefulSet'
+          ? selected(claims.get(ns), { matchLabels: workload.spec.selector.matchLabels ?? {} })
+          : [],
       pods: selected(pods.get(ns)),
       services: services.get(ns) ?? [],
       slices: slices.get(ns) ?? [],

@@ -57,6 +57,8 @@ export interface ContainerProblem {
 export interface PodView {
   name: string;
   uid?: string | undefined;
+  /** a StatefulSet's pod: the revision it was made from (its controller-revision-hash label) */
+  revision?: string | undefined;
   phase: string;
   node?: string | undefined;
   ip?: string | undefined;
@@ -257,6 +259,7 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
   return {
     name: pod.metadata.name,
     uid: pod.metadata.uid,
+    revision: pod.metadata.labels?.['controller-revision-hash'],
     phase: pod.status?.phase ?? 'Pending',
     node: pod.spec.nodeName,
     ip: pod.status?.podIP,

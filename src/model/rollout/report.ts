@@ -106,8 +106,8 @@ function drainOf(o: PodHistory): RolloutReport['drains'][number] {
   };
 }
 
-/** What status --wait reports, as it happens; `deployment` is set when several are followed. */
-export type WaitEntry = { at: number; deployment?: string | undefined } & (
+/** What status --wait reports, as it happens; `workload` (deployment/NAME, statefulset/NAME) is set when several are followed. */
+export type WaitEntry = { at: number; workload?: string | undefined } & (
   | { kind: 'transition'; text: string }
   | { kind: 'stalled'; finding: Finding }
   | { kind: 'retrying'; text: string }

@@ -1,4 +1,4 @@
-import type { Deployment, Pod, ReplicaSet } from '../../types/kube.ts';
+import type { Deployment, Pod, ReplicaSet, RolloutTarget } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import { findCondition } from '../conditions.ts';
 import type { RolloutSnapshot } from '../../types/snapshot.ts';
@@ -8,6 +8,15 @@ import type { RenderedServer } from '../haptic/haptic-config.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
 import { compareText } from '../../lib/order.ts';
 import { routeInstallations, routingFor, type Routing } from '../haptic/routes.ts';
+import {
+  byOrdinal,
+  splitByRevision,
+  statefulSetPhase,
+  statefulSetStrategy,
+  statefulSetView,
+  type Phase,
+  type StatefulSetView,
+} from './statefulset.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
 
@@ -23,7 +32,7 @@ export interface BuildOptions {
   haptic?: HapticModel | undefined;
 }
 
-export type Phase = 'progressing' | 'complete' | 'failed' | 'paused';
+export type { Phase };
 
 export interface ReplicaSetView {
   name: string;
@@ -37,12 +46,16 @@ export interface ReplicaSetView {
 export interface RolloutModel {
   apiVersion: typeof MODEL_VERSION;
   kind: 'Rollout';
+  /** what rolls out: a Deployment (ReplicaSets) or a StatefulSet (revisions, one ordinal at a time) */
+  workloadKind: RolloutTarget['kind'];
   name: string;
   namespace: string;
+  /** a Deployment's revision number */
   revision?: string | undefined;
   generation: number;
   observedGeneration: number;
   strategy: ResolvedStrategy;
+  /** a Deployment's; 0 for a StatefulSet, which has none */
   progressDeadlineSeconds: number;
   minReadySeconds: number;
   paused: boolean;
@@ -52,7 +65,7 @@ export interface RolloutModel {
   phase: Phase;
   /** kubectl rollout status's words for where the rollout stands */
   message: string;
-  /** complete, and no pod of an old ReplicaSet is left (not even terminating) */
+  /** complete, and no pod of an old ReplicaSet (of a StatefulSet: of an older revision, but those its partition holds) is left, not even terminating */
   drained: boolean;
   counts: { desired: number; current: number; updated: number; ready: number; available: number; terminating: number };
   conditions: {
@@ -62,8 +75,12 @@ export interface RolloutModel {
     available?: { status: string; reason?: string | undefined } | undefined;
     replicaFailure?: { reason?: string | undefined; message?: string | undefined } | undefined;
   };
+  /** a Deployment's ReplicaSets (none for a StatefulSet) */
   newReplicaSet?: ReplicaSetView | undefined;
   oldReplicaSets: ReplicaSetView[];
+  /** a StatefulSet's revisions, partition and claims */
+  statefulSet?: StatefulSetView | undefined;
+  /** pods of the new ReplicaSet or the update revision; a StatefulSet's in ordinal order */
   newPods: PodView[];
   oldPods: PodView[];
   /** HAPTIC's installations; in a one-shot answer (status, why-stalled) their configs list this rollout's servers only */
@@ -71,7 +88,7 @@ export interface RolloutModel {
   hapticUnreadable?: string | undefined;
   /** the routes that reach the Services selecting the pod template, and whether HAPTIC renders them */
   routing: Routing;
-  /** events of the Deployment and its ReplicaSets (pods carry their own) */
+  /** events of the workload and its ReplicaSets (pods carry their own) */
   events: { object: string; type: string; reason: string; message: string; count: number }[];
 }
 
@@ -205,16 +222,16 @@ export function withOwnServers(model: RolloutModel): RolloutModel {
 export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildOptions = {}): RolloutModel {
   const gateType = options.gateType ?? GATE_CONDITION;
   const haptic = options.haptic ?? buildHaptic(snap.haptic, now, options.memory);
-  const d = snap.deployment;
-  const uid = d.metadata.uid;
-  const owned = snap.replicaSets.filter((rs) => ownedBy(rs, uid));
-  const newRS = findNewReplicaSet(d, owned);
+  const w = snap.workload;
+  const uid = w.metadata.uid;
+  const owned = w.kind === 'Deployment' ? snap.replicaSets.filter((rs) => ownedBy(rs, uid)) : [];
+  const newRS = w.kind === 'Deployment' ? findNewReplicaSet(w, owned) : undefined;
   const oldRSs = owned.filter((rs) => rs !== newRS);
-  const desired = d.spec.replicas ?? 1;
-  const gated = (d.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
+  const desired = w.spec.replicas ?? 1;
+  const gated = (w.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
   const routing = routingFor(
-    d.spec.template.metadata?.labels,
+    w.spec.template.metadata?.labels,
     snap.services,
     snap.haptic,
     routeInstallations(installations),
@@ -231,37 +248,60 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     configsUnreadable: haptic.configsUnreadable,
     routing,
   };
+  const view = (p: Pod) =>
+    buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) });
   const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
-  const newPods = (newRS ? podsOf([newRS]) : []).map((p) =>
-    buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }),
-  );
-  const oldPods = podsOf(oldRSs).map((p) =>
-    buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) }),
-  );
-  const { phase, message } = phaseOf(d, desired);
-  const s = d.status ?? {};
-  const progressing = findCondition(s.conditions, 'Progressing');
-  const available = findCondition(s.conditions, 'Available');
-  const replicaFailure = findCondition(s.conditions, 'ReplicaFailure');
+  const split =
+    w.kind === 'StatefulSet'
+      ? splitByRevision(
+          w,
+          snap.pods.filter((p) => ownedBy(p, uid)),
+        )
+      : { newPods: newRS ? podsOf([newRS]) : [], oldPods: podsOf(oldRSs) };
+  const newPods = split.newPods.map(view);
+  const oldPods = split.oldPods.map(view);
+  const { phase, message } = w.kind === 'StatefulSet' ? statefulSetPhase(w) : phaseOf(w, desired);
+  const set =
+    w.kind === 'StatefulSet'
+      ? statefulSetView(
+          w,
+          oldPods.map((p) => p.name),
+          snap.claims,
+        )
+      : undefined;
+  const s = w.status ?? {};
+  const conditions = w.kind === 'Deployment' ? w.status?.conditions : undefined;
+  const progressing = findCondition(conditions, 'Progressing');
+  const available = findCondition(conditions, 'Available');
+  const replicaFailure = findCondition(conditions, 'ReplicaFailure');
   const rsNames = new Set(owned.map((rs) => rs.metadata.name));
+  const order =
+    w.kind === 'StatefulSet'
+      ? byOrdinal(w.metadata.name)
+      : (a: { name: string }, b: { name: string }) => compareText(a.name, b.name);
   const byName = (a: { name: string }, b: { name: string }) => compareText(a.name, b.name);
+  const held = new Set(set?.heldByPartition ?? []);
   return {
     apiVersion: MODEL_VERSION,
     kind: 'Rollout',
-    name: d.metadata.name,
-    namespace: d.metadata.namespace ?? '',
-    revision: revisionOf(d),
-    generation: d.metadata.generation ?? 0,
+    workloadKind: w.kind,
+    name: w.metadata.name,
+    namespace: w.metadata.namespace ?? '',
+    revision: w.kind === 'Deployment' ? revisionOf(w) : undefined,
+    generation: w.metadata.generation ?? 0,
     observedGeneration: s.observedGeneration ?? 0,
-    strategy: resolveStrategy(d),
-    progressDeadlineSeconds: d.spec.progressDeadlineSeconds ?? 600,
-    minReadySeconds: d.spec.minReadySeconds ?? 0,
-    paused: !!d.spec.paused,
+    strategy: w.kind === 'StatefulSet' ? statefulSetStrategy(w) : resolveStrategy(w),
+    progressDeadlineSeconds: w.kind === 'Deployment' ? (w.spec.progressDeadlineSeconds ?? 600) : 0,
+    minReadySeconds: w.spec.minReadySeconds ?? 0,
+    paused: w.kind === 'Deployment' && !!w.spec.paused,
     gateType,
     gated,
     phase,
     message,
-    drained: phase === 'complete' && oldPods.length === 0 && newPods.every((p) => !p.terminating),
+    drained:
+      phase === 'complete' &&
+      oldPods.every((p) => held.has(p.name) && !p.terminating) &&
+      newPods.every((p) => !p.terminating),
     counts: {
       desired,
       current: s.replicas ?? 0,
@@ -285,15 +325,16 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     },
     newReplicaSet: newRS && rsView(newRS),
     oldReplicaSets: oldRSs.map(rsView).sort(byName),
-    newPods: newPods.sort(byName),
-    oldPods: oldPods.sort(byName),
+    statefulSet: set,
+    newPods: newPods.sort(order),
+    oldPods: oldPods.sort(order),
     installations,
     hapticUnreadable: haptic.unreadable,
     routing,
     events: snap.events
       .filter(
         (e) =>
-          (e.involvedObject.kind === 'Deployment' && e.involvedObject.name === d.metadata.name) ||
+          (e.involvedObject.kind === w.kind && e.involvedObject.name === w.metadata.name) ||
           (e.involvedObject.kind === 'ReplicaSet' && rsNames.has(e.involvedObject.name ?? '')),
       )
       .map((e) => ({

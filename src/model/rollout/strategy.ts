@@ -1,7 +1,8 @@
 import type { Deployment } from '../../types/kube.ts';
 
 export interface ResolvedStrategy {
-  type: 'RollingUpdate' | 'Recreate';
+  /** OnDelete: a StatefulSet's, which replaces a pod only when it is deleted */
+  type: 'RollingUpdate' | 'Recreate' | 'OnDelete';
   maxSurge: number;
   maxUnavailable: number;
 }

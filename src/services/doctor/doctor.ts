@@ -1,16 +1,15 @@
 import type { KubeClient } from '../../kube/client.ts';
 import { loadDoctor } from '../../kube/doctor-snapshot.ts';
-import { oneLine, shownInput, UserError } from '../../lib/errors.ts';
-import { isApiError } from '../../kube/errors.ts';
+import { shownInput, UserError } from '../../lib/errors.ts';
 import { runDoctor, type DoctorReport } from '../../diagnose/doctor/index.ts';
 import { helmReleaseOf } from '../../model/doctor/helm-release.ts';
 import { manifestInputs } from '../../model/doctor/manifest-inputs.ts';
 import { selectorMatches } from '../../model/selectors.ts';
-import type { Deployment, LabelSelector, StatefulSet, Workload, WorkloadKind } from '../../types/kube.ts';
+import type { LabelSelector, Workload, WorkloadKind } from '../../types/kube.ts';
 import { R } from '../../kube/resources.ts';
 import { fetchQuery } from '../../kube/snapshot.ts';
 import { readManifestFiles } from './manifest-files.ts';
-import { resolveDeployments, type TargetSelection } from '../targets.ts';
+import { resolveTargets, type TargetSelection } from '../targets.ts';
 
 export interface LiveDoctorOptions extends Omit<TargetSelection, 'names'> {
   /** the workloads named: NAME (a Deployment or a StatefulSet) or KIND/NAME */
@@ -19,61 +18,23 @@ export interface LiveDoctorOptions extends Omit<TargetSelection, 'names'> {
   helmHistory: boolean;
 }
 
-const asWorkload =
-  (kind: 'Deployment' | 'StatefulSet') =>
-  (o: Deployment | StatefulSet): Workload =>
-    ({ ...o, kind }) as unknown as Workload;
-
 /**
- * The workloads live mode checks: Deployments and StatefulSets. A bare NAME is whichever of the two has it, and
- * ambiguous when both do (as kubectl, the user names the kind); -l and the whole namespace take both kinds.
+ * The workloads live mode checks: Deployments and StatefulSets, as every command resolves them (resolveTargets: a
+ * bare NAME is whichever of the two has it, ambiguous when both do; -l and the whole namespace take both kinds). A
+ * user who may read Deployments but not StatefulSets gets the Deployments checked, and is told.
  */
 async function resolveWorkloads(
   client: KubeClient,
   options: LiveDoctorOptions,
 ): Promise<{ targets: Workload[]; notes: string[] }> {
-  const namespace = options.namespace;
-  const notes: string[] = [];
-  // a user who may read Deployments but not StatefulSets gets the Deployments checked, and is told
-  const statefulSets = async (query: { name?: string; labelSelector?: string | undefined }) => {
-    try {
-      return await fetchQuery<StatefulSet>(client, { resource: R.statefulsets, namespace, ...query });
-    } catch (err) {
-      if (!isApiError(err, 'Forbidden')) throw err;
-      notes.push(
-        `cannot read statefulsets${namespace ? ` in namespace ${namespace}` : ''}: ${oneLine(err)}; only Deployments are checked`,
-      );
-      return [];
-    }
-  };
-  if (!options.names.length) {
-    const [deployments, sets] = await Promise.all([
-      resolveDeployments(client, { ...options, names: [], allowNone: true }),
-      statefulSets({ labelSelector: options.selector }),
-    ]);
-    return {
-      targets: [...deployments.map(asWorkload('Deployment')), ...sets.map(asWorkload('StatefulSet'))],
-      notes,
-    };
-  }
-  const targets: Workload[] = [];
-  for (const { kind, name } of options.names) {
+  const names = options.names.map(({ kind, name }) => {
     if (kind === 'DaemonSet' || kind === 'Rollout')
       throw new UserError(`live mode checks Deployments and StatefulSets; check ${kind}s in manifests with -f`);
-    const [deployment] =
-      kind === 'StatefulSet' ? [] : await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name });
-    const [statefulSet] = kind === 'Deployment' ? [] : await statefulSets({ name });
-    if (deployment && statefulSet)
-      throw new UserError(
-        `"${name}" is both a Deployment and a StatefulSet in namespace "${namespace}": name one, deployment/${name} or statefulset/${name}`,
-      );
-    if (deployment) targets.push(asWorkload('Deployment')(deployment));
-    else if (statefulSet) targets.push(asWorkload('StatefulSet')(statefulSet));
-    else if (kind === 'StatefulSet')
-      throw new UserError(`statefulsets.apps "${name}" not found in namespace "${namespace}"`);
-    else await resolveDeployments(client, { namespace, names: [name] }); // not found: its error, namespace included
-  }
-  return { targets, notes };
+    return { kind, name };
+  });
+  const notes: string[] = [];
+  const targets = await resolveTargets(client, { ...options, names, allowNone: !names.length }, { notes });
+  return { targets: targets as unknown as Workload[], notes };
 }
 
 /** Live mode: the Deployments and StatefulSets (named, -l, or all), what is around them in one parallel round, the checks. */

@@ -11,7 +11,7 @@ const ids = (
 ) => {
   const inputs = hapticInputs(o.haptic);
   return preflight({
-    deployment: d,
+    workload: { ...d, kind: 'Deployment' },
     services: o.services ?? [service()],
     haptic: buildHaptic(inputs, NOW),
     routes: inputs,
@@ -73,7 +73,7 @@ describe('enable-gate preflight', () => {
       ingresses: { items: [], error: { kind: 'Forbidden', message: 'ingresses.networking.k8s.io is forbidden' } },
     };
     const [, route] = preflight({
-      deployment: probed(),
+      workload: { ...probed(), kind: 'Deployment' },
       services: [service()],
       haptic: buildHaptic(inputs, NOW),
       routes,
@@ -121,7 +121,7 @@ describe('enable-gate preflight', () => {
 
   it('blocks without any installation', () => {
     const f = preflight({
-      deployment: ungated(),
+      workload: { ...ungated(), kind: 'Deployment' },
       services: [service()],
       haptic: {
         installations: [],

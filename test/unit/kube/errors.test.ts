@@ -4,7 +4,7 @@ import { ExitCode } from '../../../src/lib/errors.ts';
 import { parseDuration } from '../../../src/cli/duration.ts';
 import { apiErrorFromStatus, unreachable } from '../../../src/kube/errors.ts';
 import { formatAge } from '../../../src/model/time.ts';
-import { parseTargetName, R, resourcePath } from '../../../src/kube/resources.ts';
+import { parseWorkloadName, R, resourcePath } from '../../../src/kube/resources.ts';
 
 const target = { verb: 'patch', resource: 'deployments.apps', namespace: 'shop', name: 'web' };
 
@@ -88,10 +88,15 @@ describe('resources', () => {
     );
   });
   it.each([
-    ['web', 'deployment', 'web'],
-    ['deployment/web', 'deployment', 'web'],
-    ['deploy/web', 'deployment', 'web'],
-    ['deployments.apps/web', 'deployment', 'web'],
-    ['statefulset/db', 'statefulset', 'db'],
-  ])('parses target %s', (arg, kind, name) => expect(parseTargetName(arg)).toEqual({ kind, name }));
+    ['web', undefined, 'web'],
+    ['deployment/web', 'Deployment', 'web'],
+    ['deploy/web', 'Deployment', 'web'],
+    ['deployments.apps/web', 'Deployment', 'web'],
+    ['statefulset/db', 'StatefulSet', 'db'],
+    ['sts/db', 'StatefulSet', 'db'],
+    ['STATEFULSETS.APPS/db', 'StatefulSet', 'db'],
+  ])('parses target %s', (arg, kind, name) => {
+    const parsed = parseWorkloadName(arg);
+    expect([parsed.kind, parsed.name]).toEqual([kind, name]);
+  });
 });

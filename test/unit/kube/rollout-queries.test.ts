@@ -1,7 +1,8 @@
 // Which lists status reads for its Deployments: label-selected cluster-side by their selectors (one's own, or the
 // cover of several), one request per kind whatever their number, and each Deployment's share of them.
 import { describe, expect, it } from 'vitest';
-import { rolloutQueries } from '../../../src/kube/rollout-snapshot.ts';
+import { rolloutQueries, type RolloutQueries } from '../../../src/kube/rollout-snapshot.ts';
+import type { Query } from '../../../src/kube/snapshot.ts';
 import { labelSelectorQuery, MAX_UNION_SELECTOR, unionSelector } from '../../../src/kube/selector-query.ts';
 import { trimEvent, trimObject, trimPod, trimSlice } from '../../../src/kube/trim.ts';
 import { splitRollouts } from '../../../src/model/rollout/inputs.ts';
@@ -9,7 +10,8 @@ import { selectorMatches } from '../../../src/model/selectors.ts';
 import type { Deployment, KubeObject, LabelSelector } from '../../../src/types/kube.ts';
 import { hapticInputs } from '../fixtures/rollout.ts';
 
-const deploy = (name: string, namespace: string, selector: LabelSelector): Deployment => ({
+const deploy = (name: string, namespace: string, selector: LabelSelector): Deployment & { kind: 'Deployment' } => ({
+  kind: 'Deployment',
   metadata: { name, namespace, uid: `d-${namespace}-${name}` },
   spec: {
     selector,
@@ -131,6 +133,16 @@ describe('unionSelector', () => {
   });
 });
 
+/** Each query as [resource, namespace, labelSelector, fieldSelector, optional]; a list of queries as a list of those. */
+function queriesView(q: RolloutQueries): Record<string, unknown> {
+  const one = (v: Query) => [v.resource.plural, v.namespace, v.labelSelector, v.fieldSelector, !!v.optional];
+  return Object.fromEntries(
+    Object.entries(q)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, Array.isArray(v) ? v.map(one) : one(v as Query)]),
+  );
+}
+
 describe('rolloutQueries', () => {
   it('one Deployment: its namespace, its selector, its own events and the warnings, each with its trimmer', () => {
     const d = deploy('web', 'shop', {
@@ -138,12 +150,7 @@ describe('rolloutQueries', () => {
       matchExpressions: [{ key: 'track', operator: 'In', values: ['stable', 'canary'] }],
     });
     const q = rolloutQueries([d]);
-    const view = Object.fromEntries(
-      Object.entries(q).map(([k, v]) => [
-        k,
-        [v.resource.plural, v.namespace, v.labelSelector, v.fieldSelector, !!v.optional],
-      ]),
-    );
+    const view = queriesView(q);
     expect(view).toEqual({
       deployments: ['deployments', 'shop', undefined, 'metadata.name=web', false],
       replicaSets: ['replicasets', 'shop', 'app=web,track in (stable,canary)', undefined, false],
@@ -151,23 +158,47 @@ describe('rolloutQueries', () => {
       services: ['services', 'shop', undefined, undefined, false],
       slices: ['endpointslices', 'shop', undefined, undefined, false],
       warnings: ['events', 'shop', undefined, 'type=Warning', true],
-      deploymentEvents: [
-        'events',
-        'shop',
-        undefined,
-        'type=Normal,involvedObject.kind=Deployment,involvedObject.name=web',
-        true,
-      ],
+      workloadEvents: [['events', 'shop', undefined, 'type=Normal,involvedObject.name=web', true]],
     });
     expect([
-      q.deployments.trim,
-      q.replicaSets.trim,
+      q.deployments?.trim,
+      q.replicaSets?.trim,
       q.pods.trim,
       q.services.trim,
       q.slices.trim,
       q.warnings.trim,
-      q.deploymentEvents.trim,
+      q.workloadEvents[0]?.trim,
     ]).toEqual([trimObject, trimObject, trimPod, trimObject, trimSlice, trimEvent, trimEvent]);
+  });
+
+  it('one StatefulSet: itself, its pods, no ReplicaSets, its claims by the matchLabels of its selector', () => {
+    const s = {
+      ...deploy('db', 'shop', { matchLabels: { app: 'db' }, matchExpressions: [{ key: 'tier', operator: 'Exists' }] }),
+      kind: 'StatefulSet' as const,
+    };
+    const q = rolloutQueries([{ ...s, spec: { ...s.spec, volumeClaimTemplates: [{ metadata: { name: 'data' } }] } }]);
+    expect(queriesView(q)).toEqual({
+      statefulSets: ['statefulsets', 'shop', undefined, 'metadata.name=db', false],
+      pods: ['pods', 'shop', 'app=db,tier', undefined, false],
+      claims: ['persistentvolumeclaims', 'shop', 'app=db', undefined, true],
+      services: ['services', 'shop', undefined, undefined, false],
+      slices: ['endpointslices', 'shop', undefined, undefined, false],
+      warnings: ['events', 'shop', undefined, 'type=Warning', true],
+      workloadEvents: [['events', 'shop', undefined, 'type=Normal,involvedObject.name=db', true]],
+    });
+    // without volumeClaimTemplates there is no claim to wait for, and none is listed
+    expect(rolloutQueries([s]).claims).toBeUndefined();
+    // Deployments and StatefulSets together: one list of each, one events query per kind (a field selector has no "or")
+    const both = rolloutQueries([deploy('web', 'shop', { matchLabels: { app: 'web' } }), s], 'tier=front');
+    expect([
+      both.deployments?.labelSelector,
+      both.statefulSets?.labelSelector,
+      both.replicaSets?.resource.plural,
+    ]).toEqual(['tier=front', 'tier=front', 'replicasets']);
+    expect(both.workloadEvents.map((e) => e.fieldSelector)).toEqual([
+      'type=Normal,involvedObject.kind=Deployment',
+      'type=Normal,involvedObject.kind=StatefulSet',
+    ]);
   });
 
   it('several Deployments: the same number of queries, a union selector, cluster-wide across namespaces', () => {
@@ -179,16 +210,24 @@ describe('rolloutQueries', () => {
     expect([
       one.pods.namespace,
       one.pods.labelSelector,
-      one.deployments.labelSelector,
-      one.deployments.fieldSelector,
-      one.deploymentEvents.fieldSelector,
+      one.deployments?.labelSelector,
+      one.deployments?.fieldSelector,
+      one.workloadEvents.map((e) => e.fieldSelector).join(),
     ]).toEqual(['shop', 'app in (api,web)', 'tier=front', undefined, 'type=Normal,involvedObject.kind=Deployment']);
     const spread = Array.from({ length: 200 }, (_, i) =>
       deploy(`web-${i % 5}`, `ns-${Math.floor(i / 5)}`, { matchLabels: { app: `web-${i % 5}` } }),
     );
     const all = rolloutQueries(spread);
     expect(Object.keys(all)).toEqual(Object.keys(one));
-    expect(Object.values(all).map((v) => v.namespace)).toEqual(Object.values(all).map(() => undefined));
+    expect(
+      Object.values(all)
+        .flat()
+        .map((v) => v?.namespace),
+    ).toEqual(
+      Object.values(all)
+        .flat()
+        .map(() => undefined),
+    );
     expect(all.pods.labelSelector).toBe('app in (web-0,web-1,web-2,web-3,web-4)');
   });
 });
@@ -222,6 +261,7 @@ describe('splitRollouts', () => {
       services,
       slices: [],
       events: [],
+      claims: [],
       haptic: hapticInputs({ servers: [] }),
     } as never);
     const names = (items: KubeObject[]) => items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
@@ -236,6 +276,6 @@ describe('splitRollouts', () => {
       ['other/web-rs'],
       ['other/s'],
     ]);
-    expect(w!.deployment).toBe(web);
+    expect(w!.workload).toBe(web);
   });
 });

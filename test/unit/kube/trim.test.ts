@@ -33,7 +33,7 @@ function outputs(snapshot: RolloutSnapshot) {
 
 /** The snapshot as status reads it: every object through the trimmer of its query. */
 function trimmed(s: RolloutSnapshot): RolloutSnapshot {
-  const q = rolloutQueries([s.deployment]);
+  const q = rolloutQueries([s.workload]);
   const each = <T>(query: { trim?(item: KubeObject): KubeObject }, items: T[]) =>
     items.map((i) => query.trim!(structuredClone(i) as KubeObject) as T);
   const haptic = Object.fromEntries(
@@ -43,8 +43,12 @@ function trimmed(s: RolloutSnapshot): RolloutSnapshot {
     ]),
   ) as unknown as HapticInputs;
   return {
-    deployment: q.deployments.trim!(structuredClone(s.deployment)) as Deployment,
-    replicaSets: each(q.replicaSets, s.replicaSets),
+    workload: {
+      ...q.deployments!.trim!(structuredClone(s.workload)),
+      kind: 'Deployment',
+    } as RolloutSnapshot['workload'],
+    claims: [],
+    replicaSets: each(q.replicaSets!, s.replicaSets),
     pods: each(q.pods, s.pods),
     services: each(q.services, s.services),
     slices: each(q.slices, s.slices),
@@ -157,7 +161,8 @@ function noisySnapshot(s: RolloutSnapshot): RolloutSnapshot {
     ]),
   ) as unknown as HapticInputs;
   return {
-    deployment: noisy(s.deployment),
+    workload: noisy(s.workload),
+    claims: [],
     replicaSets: s.replicaSets.map(noisy),
     pods: s.pods.map(noisy),
     services: s.services.map(noisy),

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DRILL_RUN_LABEL, probePod } from '../../../src/model/drill/plan.ts';
 import { runDrill, type DrillPlan, type DrillRequest } from '../../../src/services/drill.ts';
-import type { Deployment } from '../../../src/types/kube.ts';
+import type { RolloutTarget } from '../../../src/types/kube.ts';
 import { answer, fakeApiServer, statusBody, type FakeApiServer } from '../kube/api-server.ts';
 
 let api: FakeApiServer | undefined;
@@ -17,10 +17,10 @@ const deployment = {
   kind: 'Deployment',
   metadata: { name: 'web', namespace: 'ns', uid: 'u1', generation: 1 },
   spec: { selector: { matchLabels: { app: 'web' } }, template: { spec: { containers: [] } } },
-} as unknown as Deployment;
+} as unknown as RolloutTarget;
 const target = { via: 'service' as const, service: 'web', url: 'http://10.0.0.1:80/' };
 const plan: DrillPlan = {
-  deployment,
+  workload: deployment,
   target,
   pod: probePod(deployment, target, { image: 'curl', intervalMs: 100, timeoutMs: 2000, deadlineMs: 60_000 }),
   permissions: [],

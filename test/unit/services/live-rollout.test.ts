@@ -7,7 +7,7 @@ import type { Query } from '../../../src/kube/snapshot.ts';
 import { RolloutStream, sameJson, sharedStores, type Store } from '../../../src/services/live-rollout.ts';
 import type { RolloutUpdate } from '../../../src/model/rollout/report.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
-import { deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice } from '../fixtures/rollout.ts';
+import { asTarget, deployment, GATE, hapticInputs, NOW, pod, replicaSet, service, slice } from '../fixtures/rollout.ts';
 
 class FakeStore implements Store {
   objects: KubeObject[] = [];
@@ -72,7 +72,7 @@ function harness(debounceMs = 100) {
       stores.set(key(query), store);
       return store;
     },
-    deployment(),
+    asTarget(deployment()),
     {
       conditionType: GATE,
       drained: false,
@@ -105,7 +105,7 @@ function harness(debounceMs = 100) {
       ]),
     ]);
     get('events@shop#type=Warning').list([]);
-    get('events@shop#type=Normal,involvedObject.kind=Deployment,involvedObject.name=web').list([]);
+    get('events@shop#type=Normal,involvedObject.name=web').list([]);
     listHaptic(get, inputs);
   };
   return { stream, stores, updates, fatal, listAll, leases: () => inputs.leases.items };
@@ -289,7 +289,7 @@ describe('RolloutStream', () => {
     /** the same objects for Deployment api: its own names, labels and uids */
     const twin = <T>(o: T): T =>
       JSON.parse(JSON.stringify(o).replaceAll('web', 'api').replaceAll('"d-1"', '"d-2"').replaceAll('"rs-', '"ars-'));
-    const web = deployment();
+    const web = asTarget(deployment());
     const api = twin(web);
     const updates: Record<string, RolloutUpdate[]> = { web: [], api: [] };
     const streams = [web, api].map(
@@ -305,7 +305,7 @@ describe('RolloutStream', () => {
             tickMs: 60_000,
             now: () => NOW,
           },
-          { deployments: [web, api] },
+          { targets: [web, api] },
         ),
     );
     expect(created).toHaveLength(16);

@@ -30,7 +30,7 @@ const request = (r: Received) =>
     .map(([k, v]) => `${k}=${v}`)
     .sort()
     .join('&')}`;
-const isDeploymentRead = (r: Received) => r.path.startsWith('/apis/apps/v1/namespaces/ns/deployments');
+const isDeploymentRead = (r: Received) => /^\/apis\/apps\/v1\/namespaces\/ns\/(deployments|statefulsets)/.test(r.path);
 
 describe('rolloutSnapshots', () => {
   it('sends the lists that need no selector beside the GET of a named Deployment, and no other requests than a selection by label', async () => {
@@ -45,13 +45,15 @@ describe('rolloutSnapshots', () => {
       // the Deployment is answered only once the Services, EndpointSlices, events and HAPTIC's configs are asked
       // for: without the early lists its GET never gets an answer and the test times out
       if (r.path === '/apis/apps/v1/namespaces/ns/deployments/web') held.push(res);
+      else if (r.path === '/apis/apps/v1/namespaces/ns/statefulsets/web')
+        answer(res, statusBody(404, 'NotFound', 'statefulsets.apps "web" not found'), 404);
       else if (r.path === '/apis/apps/v1/namespaces/ns/deployments') answer(res, { ...emptyList, items: [web] });
       else answer(res, emptyList);
       if (early.every((path) => api!.received.some((x) => x.path === path)))
         for (const h of held.splice(0)) answer(h, web);
     });
-    const [named] = await rolloutSnapshots(api.client, { namespace: 'ns', names: ['web'] });
-    expect(named!.deployment.metadata.name).toBe('web');
+    const [named] = await rolloutSnapshots(api.client, { namespace: 'ns', names: [{ name: 'web' }] });
+    expect(named!.workload).toMatchObject({ kind: 'Deployment', metadata: { name: 'web' } });
     const selectorRequests = api.received.filter(
       (r) => /\/(replicasets|pods)$/.test(r.path) && r.query.get('labelSelector') === 'app=web',
     );
@@ -75,11 +77,16 @@ describe('rolloutSnapshots', () => {
     api = await fakeApiServer((r, res) => {
       if (r.path === '/apis/apps/v1/namespaces/ns/deployments/gone')
         return answer(res, statusBody(404, 'NotFound', 'deployments.apps "gone" not found'), 404);
+      if (r.path === '/apis/apps/v1/namespaces/ns/statefulsets/gone')
+        return answer(res, statusBody(404, 'NotFound', 'statefulsets.apps "gone" not found'), 404);
       if (r.path === '/api/v1/namespaces/ns') return answer(res, { kind: 'Namespace', metadata: { name: 'ns' } });
       answer(res, statusBody(403, 'Forbidden', 'services is forbidden'), 403);
     });
-    await expect(rolloutSnapshots(api.client, { namespace: 'ns', names: ['gone'] })).rejects.toThrow(
-      'deployments.apps "gone" not found in namespace "ns"',
+    await expect(rolloutSnapshots(api.client, { namespace: 'ns', names: [{ name: 'gone' }] })).rejects.toThrow(
+      'deployments.apps or statefulsets.apps "gone" not found in namespace "ns"',
     );
+    await expect(
+      rolloutSnapshots(api.client, { namespace: 'ns', names: [{ kind: 'Deployment', name: 'gone' }] }),
+    ).rejects.toThrow('deployments.apps "gone" not found in namespace "ns"');
   });
 });

@@ -17,7 +17,8 @@ const history: RolloutHistory = {
   progressed: true,
 };
 const base = {
-  deployment: 'web',
+  workloadKind: 'Deployment' as const,
+  name: 'web',
   namespace: 'shop',
   target: { via: 'service' as const, service: 'shop/web', url: 'http://10.96.0.12:80/' },
   probe: { pod: 'haptic-drill-web-x7k2p', image: 'curlimages/curl:8.11.1', intervalMs: 100, timeoutMs: 2000 },

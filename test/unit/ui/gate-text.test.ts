@@ -6,6 +6,7 @@ import { envByName, gateText } from '../../../src/ui/gate-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 
 const record = (extra: Partial<GateRecord>): GateRecord => ({
+  workloadKind: 'Deployment',
   name: 'web',
   namespace: 'shop',
   action: 'enable',

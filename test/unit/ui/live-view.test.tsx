@@ -183,7 +183,7 @@ describe('keys: a selected pod, its detail, the help', () => {
   });
 
   it('shows the selected pod in detail: conditions, EndpointSlices, HAProxy per HAProxy pod, findings about it', () => {
-    const f = finding('HS901', { name: 'web', state: 'progressing' }, [
+    const f = finding('HS901', { name: 'web', workload: 'deployment web', state: 'progressing' }, [
       'pod web-new-1: HAProxy config routing to it runs on 1/2 HAProxy pods (containers ready 20s ago)',
     ]);
     expect(text(base({ mode: 'detail', selected: 'web-new-1', findings: [f] }))).toMatchInlineSnapshot(`

@@ -9,7 +9,7 @@ import {
   servicePort,
   servicesOf,
 } from '../../../../src/model/drill/plan.ts';
-import type { Deployment, Service } from '../../../../src/types/kube.ts';
+import type { RolloutTarget, Service } from '../../../../src/types/kube.ts';
 
 const deployment = {
   metadata: { name: 'web', namespace: 'shop' },
@@ -17,7 +17,7 @@ const deployment = {
     selector: { matchLabels: { app: 'web' } },
     template: { metadata: { labels: { app: 'web', tier: 'front' } }, spec: { containers: [] } },
   },
-} as unknown as Deployment;
+} as unknown as RolloutTarget;
 const svc = (
   name: string,
   selector: Record<string, string> | undefined,

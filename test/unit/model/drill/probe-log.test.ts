@@ -136,7 +136,8 @@ describe('buildDrillReport', () => {
       `${ts(6000)} 4 0 200 0.001`,
     ].join('\n');
     const report = buildDrillReport({
-      deployment: 'web',
+      workloadKind: 'Deployment' as const,
+      name: 'web',
       namespace: 'shop',
       target,
       probe,
@@ -175,7 +176,8 @@ describe('buildDrillReport', () => {
 
   it('times the rollout from the restart, else from when it was first seen progressing, to complete and drained', () => {
     const done = {
-      deployment: 'web',
+      workloadKind: 'Deployment' as const,
+      name: 'web',
       namespace: 'shop',
       target,
       probe,
@@ -190,14 +192,23 @@ describe('buildDrillReport', () => {
 
   it('reports a probe log of 200,000 requests (no spread of the whole list onto the call stack)', () => {
     const log = Array.from({ length: 200_000 }, (_, i) => `${ts(1000 + i)} ${i + 1} 0 200 0.001`).join('\n');
-    const report = buildDrillReport({ deployment: 'web', namespace: 'shop', target, probe, outcome: 'complete', log });
+    const report = buildDrillReport({
+      workloadKind: 'Deployment' as const,
+      name: 'web',
+      namespace: 'shop',
+      target,
+      probe,
+      outcome: 'complete',
+      log,
+    });
     expect(report).toMatchObject({ requests: 200_000, failed: 0, startedAt: '2026-03-01T10:00:00.999Z' });
   });
 
   it('says no-failures when every request succeeded, and counts nothing from an empty log', () => {
     expect(
       buildDrillReport({
-        deployment: 'web',
+        workloadKind: 'Deployment' as const,
+        name: 'web',
         namespace: 'shop',
         target,
         probe,
@@ -206,7 +217,15 @@ describe('buildDrillReport', () => {
       }),
     ).toMatchObject({ requests: 1, failed: 0, verdict: 'no-failures', groups: [] });
     expect(
-      buildDrillReport({ deployment: 'web', namespace: 'shop', target, probe, outcome: 'timeout', log: '' }),
+      buildDrillReport({
+        workloadKind: 'Deployment' as const,
+        name: 'web',
+        namespace: 'shop',
+        target,
+        probe,
+        outcome: 'timeout',
+        log: '',
+      }),
     ).toMatchObject({ requests: 0, failed: 0, startedAt: undefined });
   });
 });
