@@ -392,6 +392,53 @@ export const CATALOGUE = {
     title: 'pod {pod}: containers not ready for {age}, longer than the {probe} allows ({budget})',
     fix: 'kubectl -n {namespace} describe pod {pod} (probe settings and events); kubectl -n {namespace} logs {pod} -c {container}',
   },
+  HS211: {
+    severity: 'error',
+    summary:
+      "A StatefulSet's controller waits on a pod that cannot become Ready (crash loop, image, failing probe, config): with podManagementPolicy OrderedReady it replaces no other pod until that one is Ready, and Kubernetes never rolls back by itself.",
+    title: {
+      updateRevision:
+        'statefulset {name} waits on pod {pod} of the new revision {revision}, which cannot become Ready ({cause}): the rollout stops there, and Kubernetes does not roll it back',
+      olderRevision:
+        'statefulset {name} waits on pod {pod} of the older revision {revision}, which cannot become Ready ({cause}): the controller never replaces a pod that is not Ready',
+    },
+    fix: {
+      updateRevision:
+        'fix the pod template (or go back: kubectl -n {namespace} rollout undo statefulset/{name}), then delete the pod so that it is made again from the fixed revision: kubectl -n {namespace} delete pod {pod}',
+      olderRevision:
+        'delete the pod so that it is made again from the update revision: kubectl -n {namespace} delete pod {pod}',
+    },
+  },
+  HS212: {
+    severity: 'error',
+    summary:
+      "A StatefulSet's pod waits for its PersistentVolumeClaim, which is not bound (no StorageClass and no matching volume, a class that does not exist, a volume in another zone).",
+    title: 'pod {pod} waits for its claim {claim}, which is {phase}{because}',
+    fix: {
+      noClass:
+        'no StorageClass provisions it and no PersistentVolume matches: create a PersistentVolume that fits the claim (kubectl -n {namespace} describe pvc {claim}), or give the volumeClaimTemplate a class a provisioner serves (kubectl get storageclass); volumeClaimTemplates cannot be edited: recreate the StatefulSet with kubectl delete statefulset {name} -n {namespace} --cascade=orphan',
+      classMissing:
+        'create the StorageClass {storageClass}, or recreate the StatefulSet with a class that exists (kubectl get storageclass; kubectl delete statefulset {name} -n {namespace} --cascade=orphan keeps its pods)',
+      zone: 'the volume can only be used where no node for the pod is: free a node there, or move the data (kubectl describe pv, its nodeAffinity)',
+      other: 'kubectl -n {namespace} describe pvc {claim}',
+    },
+  },
+  HS213: {
+    severity: 'warning',
+    summary:
+      "A StatefulSet's rolling update partition holds pods on an older revision: kubectl rollout status calls the rollout complete, but those pods keep the old template until the partition is lowered.",
+    title:
+      'statefulset {name} has partition {partition}: {held} keep{s} revision {revision} until the partition is lowered',
+    fix: `lower it: kubectl -n {namespace} patch statefulset {name} -p '{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}'`,
+  },
+  HS214: {
+    severity: 'warning',
+    summary:
+      'A StatefulSet with updateStrategy OnDelete has pods of an older revision: its controller replaces a pod only when it is deleted.',
+    title:
+      'statefulset {name} updates on delete (OnDelete): {count} {podNoun} of an older revision stay until deleted by hand',
+    fix: 'delete them one at a time from the highest ordinal, each once the one before is Ready: kubectl -n {namespace} delete pod {pod}',
+  },
   HS901: {
     severity: 'info',
     summary:

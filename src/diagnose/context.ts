@@ -17,9 +17,15 @@ export function diagnoseContext(snapshot: RolloutSnapshot, model: RolloutModel, 
   return { model, services: snapshot.services, pods: snapshot.pods, events: snapshot.events, now };
 }
 
-/** New pods that hold the rollout: not Ready and not terminating. */
+/**
+ * Pods that hold the rollout: not Ready and not terminating. A Deployment's new pods; any of a StatefulSet's, whose
+ * controller waits on a pod of whatever revision that is not Ready before it goes on (an older revision's, after a
+ * rollback), in ordinal order.
+ */
 export function blockingPods(ctx: DiagnoseContext): PodView[] {
-  return ctx.model.newPods.filter((p) => p.ready.status !== 'True' && !p.terminating);
+  const m = ctx.model;
+  const pods = m.workloadKind === 'StatefulSet' ? [...m.newPods, ...m.oldPods] : m.newPods;
+  return pods.filter((p) => p.ready.status !== 'True' && !p.terminating);
 }
 
 /** Blocking pods whose containers are ready and that wait for the gate only. */

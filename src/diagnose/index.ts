@@ -8,14 +8,18 @@ import { hapticRules } from './rules/haptic.ts';
 import { readinessRules } from './rules/readiness.ts';
 import { deadlineRule, drainRules, replicaSetRules } from './rules/rollout.ts';
 import { routingRules, twoInstallationsRule } from './rules/routing.ts';
+import { statefulSetHolds, statefulSetRules } from './rules/statefulset.ts';
 
 /**
- * The ordered catalogue: the order decides which cause is reported first. Pods that cannot exist or run come
- * first (the gate is innocent then), then pods held by something other than HAPTIC (another gate, containers that
- * stay unready), then why HAPTIC never sees the pod, then HAPTIC itself, then drains; the
- * progress deadline last, since it only reports that one of the above lasted too long.
+ * The ordered catalogue: the order decides which cause is reported first. A StatefulSet's own stalls come first (a
+ * claim that is not bound, the pod its ordered controller waits on: each names the pod and the StatefulSet's way
+ * out, which the generic cause after it does not), then pods that cannot exist or run (the gate is innocent then),
+ * then pods held by something other than HAPTIC (another gate, containers that stay unready), then why HAPTIC never sees the pod, then HAPTIC itself, then drains, then what a StatefulSet holds
+ * back on purpose (a partition, OnDelete); the progress deadline last, since it only reports that one of the above
+ * lasted too long.
  */
 const RULES = [
+  statefulSetRules,
   replicaSetRules,
   containerRules,
   readinessRules,
@@ -23,6 +27,7 @@ const RULES = [
   hapticRules,
   twoInstallationsRule,
   drainRules,
+  statefulSetHolds,
 ];
 
 export interface Diagnosis {

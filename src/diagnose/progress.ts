@@ -23,14 +23,27 @@ export function progressNote(ctx: DiagnoseContext): Finding {
   }
   const lines = blockingPods(ctx).flatMap((p) => [waitingFor(p), ...olderConfigs(ctx, p)]);
   const missing = m.counts.desired - m.newPods.filter((p) => !p.terminating).length;
-  if (missing > 0)
+  const plural = missing === 1 ? '' : 's';
+  if (missing > 0 && m.strategy.type === 'OnDelete')
+    lines.push(`${missing} pod${plural} of an older revision, replaced only when deleted (OnDelete)`);
+  else if (missing > 0 && m.statefulSet)
     lines.push(
-      `${missing} new pod${missing === 1 ? '' : 's'} not created yet (maxSurge ${m.strategy.maxSurge}, maxUnavailable ${m.strategy.maxUnavailable})`,
+      `${missing} pod${plural} not of the update revision yet (replaced from the highest ordinal, maxUnavailable ${m.strategy.maxUnavailable} at a time)`,
+    );
+  else if (missing > 0)
+    lines.push(
+      `${missing} new pod${plural} not created yet (maxSurge ${m.strategy.maxSurge}, maxUnavailable ${m.strategy.maxUnavailable})`,
     );
   const draining = m.oldPods.filter((p) => p.terminating);
   if (draining.length) lines.push(`${draining.length} old pod${draining.length === 1 ? '' : 's'} terminating`);
   if (!lines.length) lines.push(m.message);
-  return finding('HS901', { ...workloadArgs(m), state: m.phase === 'paused' ? 'paused' : 'progressing' }, lines);
+  const state =
+    m.strategy.type === 'OnDelete'
+      ? 'waiting for its pods to be deleted'
+      : m.phase === 'paused'
+        ? 'paused'
+        : 'progressing';
+  return finding('HS901', { ...workloadArgs(m), state }, lines);
 }
 
 function waitingFor(p: PodView): string {

@@ -223,6 +223,36 @@ export const KIND_SHAPES: Record<string, Shape> = {
       conditions,
     }),
   }),
+  StatefulSet: obj({
+    spec: withDefault(
+      obj({
+        replicas: num,
+        selector: selectorOrEmpty,
+        serviceName: str,
+        template: templateOrEmpty,
+        minReadySeconds: num,
+        podManagementPolicy: str,
+        updateStrategy: obj({ type: str, rollingUpdate: obj({ partition: num, maxUnavailable: intOrStr }) }),
+        volumeClaimTemplates: list(
+          obj({ metadata: obj({ name: str }, ['name']), spec: obj({ storageClassName: str }) }, ['metadata']),
+        ),
+        ordinals: obj({ start: num }),
+      }),
+      () => ({ selector: {}, template: { spec: { containers: [] } } }),
+    ),
+    status: obj({
+      observedGeneration: num,
+      replicas: num,
+      readyReplicas: num,
+      currentReplicas: num,
+      updatedReplicas: num,
+      availableReplicas: num,
+      currentRevision: str,
+      updateRevision: str,
+      conditions,
+    }),
+  }),
+  PersistentVolumeClaim: obj({ spec: obj({ storageClassName: str, volumeName: str }), status: obj({ phase: str }) }),
   ReplicaSet: obj({
     spec: withDefault(obj({ replicas: num, selector: selectorOrEmpty, template: templateOrEmpty }), () => ({
       selector: {},

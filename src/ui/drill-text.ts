@@ -1,6 +1,7 @@
 import { CLASS_WORDS, type DrillReport, FAILURE_CLASSES } from '../model/drill/probe-log.ts';
 import { duration, shortPod } from './report-text.ts';
 import type { Painter } from './style.ts';
+import { workloadRef } from './status-rows.ts';
 
 const CHANGE_WORDS = {
   restart: () => 'the restart',
@@ -19,10 +20,7 @@ export function drillText(r: DrillReport, paint: Painter): string {
   const zero = Date.parse(r.rollout.restartedAt ?? r.startedAt ?? '') || 0;
   const at = (iso: string) => signed(Date.parse(iso) - zero);
   const lines = [
-    paint(
-      'bold',
-      `drill ${r.workloadKind === 'Deployment' ? 'deployment.apps' : 'statefulset.apps'}/${r.name} -n ${r.namespace}: ${requests(r.requests)}, ${r.failed} failed`,
-    ),
+    paint('bold', `drill ${workloadRef(r)} -n ${r.namespace}: ${requests(r.requests)}, ${r.failed} failed`),
   ];
   const via =
     r.target.via === 'haproxy'

@@ -4,6 +4,7 @@ import { lineDiff } from './diff.ts';
 import { findingLines, findingsOutput } from './findings.ts';
 import { toYaml } from './output.ts';
 import type { Painter } from './style.ts';
+import { workloadRef } from './status-rows.ts';
 
 const verb = { enable: 'added', disable: 'removed' } as const;
 
@@ -40,7 +41,7 @@ export function gateText(records: GateRecord[], paint: Painter): string {
 }
 
 function recordLines(r: GateRecord, paint: Painter): string[] {
-  const head = `${r.workloadKind === 'StatefulSet' ? 'statefulset.apps' : 'deployment.apps'}/${r.name}`;
+  const head = workloadRef(r);
   const target = r.workloadKind === 'StatefulSet' ? `statefulset/${r.name}` : r.name;
   const lines: string[] = [];
   const dry =

@@ -1,5 +1,6 @@
 import { spread, type RolloutReport, type Spread } from '../model/rollout/report.ts';
 import type { Painter } from './style.ts';
+import { workloadRef } from './status-rows.ts';
 
 /** Configs listed one by one in the text report: the last few (-o json|yaml has them all). */
 const CONFIGS_LISTED = 3;
@@ -26,7 +27,7 @@ export function reportText(r: RolloutReport, paint: Painter): string {
   const lines = [
     paint(
       'bold',
-      `Rollout report: deployment.apps/${r.name} -n ${r.namespace} ${r.drained ? 'complete and drained' : 'complete'}${r.totalMs !== undefined ? ` in ${duration(r.totalMs)}` : ''} (as watched)`,
+      `Rollout report: ${workloadRef(r)} -n ${r.namespace} ${r.drained ? 'complete and drained' : 'complete'}${r.totalMs !== undefined ? ` in ${duration(r.totalMs)}` : ''} (as watched)`,
     ),
   ];
   const g = r.gateLatency;

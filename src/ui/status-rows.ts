@@ -127,8 +127,8 @@ export function strategyText(m: RolloutModel, short = false): string {
 }
 
 /** The workload as kubectl names it in output: deployment.apps/web, statefulset.apps/db. */
-export function workloadRef(m: RolloutModel): string {
-  return `${m.workloadKind === 'StatefulSet' ? 'statefulset.apps' : 'deployment.apps'}/${m.name}`;
+export function workloadRef(w: { workloadKind: RolloutModel['workloadKind']; name: string }): string {
+  return `${w.workloadKind === 'StatefulSet' ? 'statefulset.apps' : 'deployment.apps'}/${w.name}`;
 }
 
 /** A Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name). */

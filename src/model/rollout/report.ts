@@ -17,6 +17,7 @@ export interface Spread {
 export interface RolloutReport {
   apiVersion: typeof MODEL_VERSION;
   kind: 'RolloutReport';
+  workloadKind: RolloutModel['workloadKind'];
   name: string;
   namespace: string;
   phase: RolloutModel['phase'];
@@ -71,6 +72,7 @@ export function buildReport(model: RolloutModel, history: RolloutHistory): Rollo
   return {
     apiVersion: MODEL_VERSION,
     kind: 'RolloutReport',
+    workloadKind: model.workloadKind,
     name: model.name,
     namespace: model.namespace,
     phase: model.phase,

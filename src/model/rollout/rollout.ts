@@ -267,6 +267,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
           w,
           oldPods.map((p) => p.name),
           snap.claims,
+          snap.events,
         )
       : undefined;
   const s = w.status ?? {};

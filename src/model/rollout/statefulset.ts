@@ -1,7 +1,7 @@
 // A StatefulSet's rollout: its phase as `kubectl rollout status statefulset` decides it, which pods are of the update
 // revision and which of an older one, and what holds its pods back (partition, OnDelete, claims). Pure functions of
 // the StatefulSet, its pods and claims.
-import type { PersistentVolumeClaim, Pod, StatefulSet } from '../../types/kube.ts';
+import type { KubeEvent, PersistentVolumeClaim, Pod, StatefulSet } from '../../types/kube.ts';
 import type { ResolvedStrategy } from './strategy.ts';
 
 /** The label the StatefulSet controller puts on each pod: the name of the ControllerRevision it was made from. */
@@ -20,7 +20,14 @@ export interface StatefulSetView {
   /** pods of an older revision that the partition holds back on purpose */
   heldByPartition: string[];
   /** claims of its pods (volumeClaimTemplates × ordinals) that exist and are not Bound */
-  pendingClaims: { name: string; ordinal: number; phase: string; storageClass?: string | undefined }[];
+  pendingClaims: {
+    name: string;
+    ordinal: number;
+    phase: string;
+    storageClass?: string | undefined;
+    /** the claim's latest Warning event (FailedBinding, ProvisioningFailed…): why it is not bound */
+    event?: { reason: string; message: string } | undefined;
+  }[];
 }
 
 export type Phase = 'progressing' | 'complete' | 'failed' | 'paused';
@@ -113,7 +120,12 @@ export function splitByRevision(s: StatefulSet, pods: Pod[]): { newPods: Pod[]; 
  * its pod from being scheduled (the scheduler's VolumeBinding plugin) — a claim not created yet is the controller's
  * next step, not a stall.
  */
-export function statefulSetView(s: StatefulSet, oldPods: string[], claims: PersistentVolumeClaim[]): StatefulSetView {
+export function statefulSetView(
+  s: StatefulSet,
+  oldPods: string[],
+  claims: PersistentVolumeClaim[],
+  events: KubeEvent[],
+): StatefulSetView {
   const name = s.metadata.name;
   const start = s.spec.ordinals?.start ?? 0;
   const partition = s.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
@@ -122,13 +134,23 @@ export function statefulSetView(s: StatefulSet, oldPods: string[], claims: Persi
   for (let ordinal = start; ordinal < start + (s.spec.replicas ?? 1); ordinal++)
     for (const t of s.spec.volumeClaimTemplates ?? []) {
       const claim = byName.get(`${t.metadata.name}-${name}-${ordinal}`);
-      if (claim && claim.status?.phase !== 'Bound')
+      if (claim && claim.status?.phase !== 'Bound') {
+        const latest = events
+          .filter(
+            (e) =>
+              e.type === 'Warning' &&
+              e.involvedObject.kind === 'PersistentVolumeClaim' &&
+              e.involvedObject.name === claim.metadata.name,
+          )
+          .sort((a, b) => eventTime(b) - eventTime(a))[0];
         pendingClaims.push({
           name: claim.metadata.name,
           ordinal,
           phase: claim.status?.phase ?? 'Pending',
           storageClass: claim.spec?.storageClassName ?? undefined,
+          event: latest && { reason: latest.reason ?? '', message: latest.message ?? '' },
         });
+      }
     }
   const updateStrategy =
     (s.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate' ? 'RollingUpdate' : 'OnDelete';
@@ -148,4 +170,8 @@ export function statefulSetView(s: StatefulSet, oldPods: string[], claims: Persi
         : [],
     pendingClaims,
   };
+}
+
+function eventTime(e: KubeEvent): number {
+  return Date.parse(e.series?.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '') || 0;
 }

@@ -183,3 +183,58 @@ describe('enable-gate preflight', () => {
     ]);
   });
 });
+
+describe("enable-gate preflight of a StatefulSet: what its controller's way of rolling does to the gate", () => {
+  const statefulSet = (spec: Record<string, unknown> = {}) => {
+    const d = probed();
+    return { ...d, kind: 'StatefulSet' as const, spec: { ...d.spec, replicas: 3, serviceName: 'web', ...spec } };
+  };
+  const check = (s: ReturnType<typeof statefulSet>) => {
+    const inputs = hapticInputs();
+    return preflight({
+      workload: s as never,
+      services: [service()],
+      haptic: buildHaptic(inputs, NOW),
+      routes: inputs,
+      conditionType: GATE,
+    })
+      .map(describeFinding)
+      .filter((f) => f.severity !== 'ok');
+  };
+
+  it('passes a served StatefulSet that rolls by itself (RollingUpdate, OrderedReady, no partition)', () => {
+    expect(check(statefulSet())).toEqual([]);
+  });
+
+  it('warns of OnDelete (no pod gets the gate until deleted), naming the highest ordinal to start with', () => {
+    expect(check(statefulSet({ updateStrategy: { type: 'OnDelete' }, ordinals: { start: 1 } }))).toEqual([
+      expect.objectContaining({
+        id: 'HG119',
+        severity: 'warning',
+        fix: expect.stringContaining('(kubectl -n shop delete pod web-3)'),
+      }),
+    ]);
+  });
+
+  it('warns of Parallel, of a partition (naming the pods it holds), and of one replica (a StatefulSet never surges)', () => {
+    const found = check(
+      statefulSet({
+        podManagementPolicy: 'Parallel',
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2, maxUnavailable: 2 } },
+      }),
+    );
+    expect(found.map((f) => [f.id, f.title])).toEqual([
+      [
+        'HG120',
+        'statefulset web has podManagementPolicy Parallel: a scale-down removes pods at once, without waiting for HAProxy; rolling updates go 2 pod(s) at a time',
+      ],
+      [
+        'HG121',
+        'statefulset web has partition 2: pods web-0 to web-1 keep the old template and get the gate only when the partition is lowered',
+      ],
+    ]);
+    expect(check(statefulSet({ replicas: 1 })).map((f) => [f.id, f.fix])).toEqual([
+      ['HG111', 'run at least 2 replicas (kubectl -n shop scale statefulset web --replicas=2), or accept the gap'],
+    ]);
+  });
+});

@@ -22,6 +22,7 @@ import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import type { Gateway, GatewayRoute } from '../../../src/types/routes.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
+import { loadScenario, snapshotOf } from '../../fixtures/load.ts';
 import {
   at,
   CHECKSUM,
@@ -42,6 +43,8 @@ import {
 } from '../fixtures/rollout.ts';
 
 type Case = {
+  /** a scenario folder's snapshot instead of the fixtures below (test/fixtures/scenarios: the StatefulSet ones) */
+  scenario?: string;
   deployment?: Deployment;
   replicaSets?: ReplicaSet[];
   pods?: Pod[];
@@ -91,15 +94,17 @@ const second = (routes: boolean) =>
   });
 
 function run(c: Case = {}) {
-  const snap = snapshot({
-    deployment: c.deployment,
-    replicaSets: c.replicaSets,
-    pods: c.pods ?? [...oldPods(), newPod()],
-    services: c.services,
-    slices: c.slices ?? [listed()],
-    events: c.events,
-    haptic: c.inputs ?? hapticInputs(c.haptic ?? midway),
-  });
+  const snap = c.scenario
+    ? snapshotOf(loadScenario(c.scenario), 'web')
+    : snapshot({
+        deployment: c.deployment,
+        replicaSets: c.replicaSets,
+        pods: c.pods ?? [...oldPods(), newPod()],
+        services: c.services,
+        slices: c.slices ?? [listed()],
+        events: c.events,
+        haptic: c.inputs ?? hapticInputs(c.haptic ?? midway),
+      });
   const ctx = diagnoseContext(snap, buildRollout(snap, NOW, { gateType: c.conditionType ?? GATE }), NOW);
   const diagnosis = diagnose(ctx);
   const top = topFinding(ctx);
@@ -1708,6 +1713,10 @@ describe('the catalogue', () => {
         pods: [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 }), ...newPodsReady()],
       },
     ],
+    ['HS211', { scenario: 'hs211-broken-revision' }],
+    ['HS212', { scenario: 'hs212-claim-pending' }],
+    ['HS213', { scenario: 'hs213-partition' }],
+    ['HS214', { scenario: 'hs214-on-delete' }],
     ['HS901', {}],
     ['HS902', { deployment: complete(), pods: newPodsReady() }],
   ];
@@ -1717,4 +1726,91 @@ describe('the catalogue', () => {
   });
 
   it.each(fires)('%s fires on its case', (id, c) => expect(ids(c)).toContain(id));
+});
+
+describe("a StatefulSet's own stalls and holds", () => {
+  /** A scenario's StatefulSet snapshot, changed by `edit` (objects are plain copies). */
+  const sts = (name: string, edit: (s: ReturnType<typeof snapshotOf>) => void = () => {}) => {
+    const snap = snapshotOf(loadScenario(name), 'web');
+    edit(snap);
+    const ctx = diagnoseContext(snap, buildRollout(snap, NOW, { gateType: GATE }), NOW);
+    const d = diagnose(ctx);
+    return { stalled: d.stalled, findings: d.findings.map(describeFinding) };
+  };
+  const set = (s: ReturnType<typeof snapshotOf>) => s.workload as Extract<typeof s.workload, { kind: 'StatefulSet' }>;
+
+  it('HS211 comes before the crash loop it explains, names the pod to delete and that there is no rollback', () => {
+    const r = sts('hs211-broken-revision');
+    expect(r.findings.map((f) => f.id)).toEqual(['HS211', 'HS202']);
+    expect(r.findings[0]).toMatchObject({
+      severity: 'error',
+      title: expect.stringContaining('waits on pod web-2 of the new revision web-7f5b4'),
+      fix: expect.stringContaining('kubectl -n shop rollout undo statefulset/web), then delete the pod'),
+    });
+  });
+
+  it('HS211 after a rollback: the broken pod is of an older revision now, and only deleting it moves on', () => {
+    const r = sts('hs211-broken-revision', (s) => {
+      set(s).status = { ...set(s).status, updateRevision: 'web-6c8d9', currentRevision: 'web-6c8d9' };
+    });
+    expect(r.findings[0]).toMatchObject({
+      id: 'HS211',
+      title: expect.stringContaining('pod web-2 of the older revision web-7f5b4'),
+      fix: 'delete the pod so that it is made again from the update revision: kubectl -n shop delete pod web-2',
+    });
+  });
+
+  it('HS211 waits on the first pod by ordinal that is not Ready; Parallel and OnDelete do not wait, so no HS211', () => {
+    const broken = (s: ReturnType<typeof snapshotOf>) => {
+      // web-1 (older revision) crash-loops too: the controller waits on it before web-2
+      const web1 = s.pods.find((p) => p.metadata.name === 'web-1')!;
+      const web2 = s.pods.find((p) => p.metadata.name === 'web-2')!;
+      web1.status = structuredClone(web2.status);
+    };
+    expect(sts('hs211-broken-revision', broken).findings[0]?.title).toContain('pod web-1 of the older revision');
+    const parallel = sts('hs211-broken-revision', (s) => {
+      set(s).spec.podManagementPolicy = 'Parallel';
+    });
+    expect(parallel.findings.map((f) => f.id)).toEqual(['HS202']);
+  });
+
+  it('HS212 names the claim and the way out by what the events say; a bound claim is none of its business', () => {
+    const pending = sts('hs212-claim-pending');
+    expect(pending.findings.map((f) => f.id)).toEqual(['HS212', 'HS204']);
+    expect(pending.findings[0]!.fix).toContain('create a PersistentVolume that fits the claim');
+    const missingClass = sts('hs212-claim-pending', (s) => {
+      const event = s.events.find((e) => e.involvedObject.kind === 'PersistentVolumeClaim')!;
+      event.reason = 'ProvisioningFailed';
+      event.message = 'storageclass.storage.k8s.io "fast" not found';
+      s.claims.find((c) => c.metadata.name === 'data-web-2')!.spec!.storageClassName = 'fast';
+    });
+    expect(missingClass.findings[0]).toMatchObject({
+      id: 'HS212',
+      title: 'pod web-2 waits for its claim data-web-2, which is Pending: storageclass.storage.k8s.io "fast" not found',
+      fix: expect.stringContaining('create the StorageClass fast'),
+    });
+    const bound = sts('hs212-claim-pending', (s) => {
+      s.claims.find((c) => c.metadata.name === 'data-web-2')!.status = { phase: 'Bound' };
+    });
+    expect(bound.findings.map((f) => f.id)).not.toContain('HS212');
+  });
+
+  it('HS213 and HS214 are warnings, never a stall; neither fires when no pod is held', () => {
+    expect(sts('hs213-partition')).toMatchObject({
+      stalled: false,
+      findings: [{ id: 'HS213', severity: 'warning' }, { id: 'HS902' }],
+    });
+    expect(sts('hs214-on-delete')).toMatchObject({
+      stalled: false,
+      findings: [{ id: 'HS214', severity: 'warning' }, { id: 'HS901' }],
+    });
+    const lowered = sts('hs213-partition', (s) => {
+      set(s).spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+    });
+    expect(lowered.findings.map((f) => f.id)).not.toContain('HS213');
+    const replaced = sts('hs214-on-delete', (s) => {
+      for (const p of s.pods) p.metadata.labels!['controller-revision-hash'] = 'web-7f5b4';
+    });
+    expect(replaced.findings.map((f) => f.id)).not.toContain('HS214');
+  });
 });

@@ -38,6 +38,27 @@ describe('conform', () => {
     expect(conform(fine, 'Deployment')).toBe(fine);
   });
 
+  it("repairs a StatefulSet's update strategy, claim templates and revisions as they arrive", () => {
+    const s = (conform as (item: unknown, kind: string) => Record<string, any> | undefined)(
+      {
+        metadata: { name: 'db' },
+        spec: {
+          template: { spec: { containers: [] } },
+          selector: {},
+          updateStrategy: { type: 7, rollingUpdate: { partition: 'two' } },
+          volumeClaimTemplates: [{ spec: {} }, { metadata: { name: 'data' } }],
+        },
+        status: { updateRevision: ['db-1'], readyReplicas: 2 },
+      },
+      'StatefulSet',
+    );
+    expect([s?.spec.updateStrategy, s?.spec.volumeClaimTemplates, s?.status]).toEqual([
+      { rollingUpdate: {} },
+      [{ metadata: { name: 'data' } }],
+      { readyReplicas: 2 },
+    ]);
+  });
+
   it('keeps null where the API writes null (an EndpointSlice with no endpoints, an unknown condition)', () => {
     const slice = { metadata: { name: 's' }, addressType: 'IPv4', endpoints: null };
     expect(conform(slice, 'EndpointSlice')).toBe(slice);

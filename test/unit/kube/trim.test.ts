@@ -44,11 +44,11 @@ function trimmed(s: RolloutSnapshot): RolloutSnapshot {
   ) as unknown as HapticInputs;
   return {
     workload: {
-      ...q.deployments!.trim!(structuredClone(s.workload)),
-      kind: 'Deployment',
+      ...(q.deployments ?? q.statefulSets)!.trim!(structuredClone(s.workload)),
+      kind: s.workload.kind,
     } as RolloutSnapshot['workload'],
-    claims: [],
-    replicaSets: each(q.replicaSets!, s.replicaSets),
+    claims: q.claims ? each(q.claims, s.claims) : [],
+    replicaSets: q.replicaSets ? each(q.replicaSets, s.replicaSets) : [],
     pods: each(q.pods, s.pods),
     services: each(q.services, s.services),
     slices: each(q.slices, s.slices),
@@ -162,7 +162,7 @@ function noisySnapshot(s: RolloutSnapshot): RolloutSnapshot {
   ) as unknown as HapticInputs;
   return {
     workload: noisy(s.workload),
-    claims: [],
+    claims: s.claims.map(noisy),
     replicaSets: s.replicaSets.map(noisy),
     pods: s.pods.map(noisy),
     services: s.services.map(noisy),

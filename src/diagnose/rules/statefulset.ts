@@ -1,0 +1,131 @@
+import { byOrdinal } from '../../model/rollout/statefulset.ts';
+import type { PodView } from '../../model/rollout/pod.ts';
+import { blockingPods, type DiagnoseContext } from '../context.ts';
+import type { Finding } from '../../types/finding.ts';
+import { finding } from '../make.ts';
+import { containerRules } from './containers.ts';
+
+// What holds a StatefulSet's rollout that a Deployment's never meets (kubernetes/pkg/controller/statefulset,
+// stateful_set_control.go): its controller takes pods in ordinal order and, OrderedReady, stops at the first that is
+// not Running and Ready, whatever its revision; a claim that is not bound keeps a pod from being scheduled; a
+// partition or OnDelete leaves pods on an older revision on purpose.
+
+/** What containerRules found, in a word, when no container says it (a pod not scheduled has no container yet). */
+const CAUSES: Record<string, string> = {
+  HS201: 'readiness probe fails',
+  HS202: 'crash loop',
+  HS203: 'image cannot be pulled',
+  HS204: 'cannot be scheduled',
+};
+
+/** The pod the controller waits on: the first by ordinal that is not Ready (its pods are made and judged in order). */
+function waitedOn(ctx: DiagnoseContext): PodView | undefined {
+  return [...blockingPods(ctx)].sort(byOrdinal(ctx.model.name))[0];
+}
+
+export function statefulSetRules(ctx: DiagnoseContext): Finding[] {
+  const m = ctx.model;
+  const set = m.statefulSet;
+  if (!set) return [];
+  const findings: Finding[] = [];
+  const at = { name: m.name, namespace: m.namespace };
+  // a claim that is not bound: its pod cannot be scheduled (the scheduler's VolumeBinding plugin)
+  for (const claim of set.pendingClaims) {
+    const pod = `${m.name}-${claim.ordinal}`;
+    const view = [...m.newPods, ...m.oldPods].find((p) => p.name === pod);
+    if (view && view.phase !== 'Pending') continue;
+    const scheduling = view?.events.find((e) => e.reason === 'FailedScheduling');
+    const text = `${claim.event?.message ?? ''} ${scheduling?.message ?? ''}`;
+    const variant = /volume node affinity conflict/i.test(text)
+      ? 'zone'
+      : /storageclass[^"]*"[^"]*" not found/i.test(text)
+        ? 'classMissing'
+        : /no storage class is set|no persistent volumes available/i.test(text)
+          ? 'noClass'
+          : 'other';
+    findings.push(
+      finding(
+        'HS212',
+        {
+          ...at,
+          pod,
+          claim: claim.name,
+          phase: claim.phase,
+          because: claim.event ? `: ${claim.event.message}` : '',
+          storageClass: claim.storageClass ?? '',
+        },
+        [
+          `persistentvolumeclaim/${claim.name}: ${claim.phase}${claim.storageClass ? `, storageClassName ${claim.storageClass}` : ', no storageClassName'}`,
+          ...(claim.event ? [`event ${claim.event.reason}: ${claim.event.message}`] : []),
+          ...(scheduling ? [`pod ${pod}: event FailedScheduling (x${scheduling.count}): ${scheduling.message}`] : []),
+        ],
+        { variant, pod },
+      ),
+    );
+  }
+  // OrderedReady: the first pod that is not Ready and cannot become so stops everything after it
+  const pod = set.podManagementPolicy === 'OrderedReady' && set.updateStrategy === 'RollingUpdate' && waitedOn(ctx);
+  // a pod that waits for its claim is HS212's: the way out is storage, not the template
+  if (pod && !findings.some((f) => f.pod === pod.name)) {
+    const fault = containerRules({ ...ctx, model: { ...m, newPods: [pod], oldPods: [] } })[0];
+    if (fault) {
+      const fresh = pod.revision !== undefined && pod.revision === set.updateRevision;
+      const cause = pod.containerProblems[0]?.reason ?? CAUSES[fault.id] ?? fault.id;
+      findings.push(
+        finding(
+          'HS211',
+          { ...at, pod: pod.name, revision: pod.revision ?? '?', cause },
+          [
+            `podManagementPolicy OrderedReady: the controller goes on only once ${pod.name} is Running and Ready`,
+            ...fault.evidence,
+          ],
+          { variant: fresh ? 'updateRevision' : 'olderRevision', pod: pod.name },
+        ),
+      );
+    }
+  }
+  return findings;
+}
+
+/**
+ * A StatefulSet's pods left on an older revision on purpose (a partition, OnDelete): warnings, after every cause, as
+ * neither stops the controller — it does what it was told.
+ */
+export function statefulSetHolds(ctx: DiagnoseContext): Finding[] {
+  const m = ctx.model;
+  const set = m.statefulSet;
+  if (!set) return [];
+  const findings: Finding[] = [];
+  const at = { name: m.name, namespace: m.namespace };
+  if (set.heldByPartition.length) {
+    const held = set.heldByPartition;
+    const revisions = [...new Set(m.oldPods.filter((p) => held.includes(p.name)).map((p) => p.revision ?? '?'))];
+    findings.push(
+      finding(
+        'HS213',
+        {
+          ...at,
+          partition: set.partition,
+          held: held.length === 1 ? `pod ${held[0]}` : `pods ${held.join(', ')}`,
+          s: held.length === 1 ? 's' : '',
+          revision: revisions.join(', '),
+        },
+        [
+          `spec.updateStrategy.rollingUpdate.partition: ${set.partition}`,
+          `update revision ${set.updateRevision ?? '?'}; ${held.join(', ')} at ${revisions.join(', ')}`,
+        ],
+      ),
+    );
+  }
+  const stale = m.oldPods.filter((p) => !p.terminating);
+  if (set.updateStrategy === 'OnDelete' && stale.length) {
+    const last = [...stale].sort(byOrdinal(m.name)).at(-1)!;
+    findings.push(
+      finding('HS214', { ...at, count: stale.length, podNoun: stale.length === 1 ? 'pod' : 'pods', pod: last.name }, [
+        'spec.updateStrategy.type: OnDelete',
+        `update revision ${set.updateRevision ?? '?'}; ${stale.map((p) => `${p.name} at ${p.revision ?? '?'}`).join(', ')}`,
+      ]),
+    );
+  }
+  return findings;
+}
