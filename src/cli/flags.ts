@@ -50,23 +50,27 @@ export function exitCodesHelp(own: Record<number, string> = {}): string {
 
 export const EXIT_CODES_HELP = exitCodesHelp();
 
-/** The Deployment a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
+/** The workload a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
 export const rolloutArgs = {
   // never read from standard input (oclif's default for a missing argument when stdin is not a terminal)
-  name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: false, ignoreStdin: true }),
+  name: Args.string({
+    description: 'A Deployment or StatefulSet: NAME, deployment/NAME or statefulset/NAME (sts/NAME).',
+    required: false,
+    ignoreStdin: true,
+  }),
 };
 
 export const rolloutFlags = {
-  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments to look at.' }),
-  'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments of every namespace.' }),
+  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments and StatefulSets to look at.' }),
+  'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments and StatefulSets of every namespace.' }),
   output: outputFlag,
   'condition-type': conditionTypeFlag,
 };
 
-/** Deployments to act on: several NAME or deployment/NAME, or -l, or --all. */
+/** Workloads to act on: several NAME, deployment/NAME or statefulset/NAME, or -l, or --all. */
 export const gateArgs = {
   targets: Args.string({
-    description: 'Deployments: NAME or deployment/NAME (several allowed).',
+    description: 'Deployments and StatefulSets: NAME, deployment/NAME or statefulset/NAME (several allowed).',
     required: false,
     ignoreStdin: true,
   }),
@@ -75,9 +79,9 @@ export const gateArgs = {
 export const gateFlags = {
   selector: Flags.string({
     char: 'l',
-    summary: 'Label selector for the Deployments to act on (e.g. app=web,tier!=db).',
+    summary: 'Label selector for the Deployments and StatefulSets to act on (e.g. app=web,tier!=db).',
   }),
-  all: Flags.boolean({ summary: 'Act on every Deployment in the namespace.' }),
+  all: Flags.boolean({ summary: 'Act on every Deployment and StatefulSet in the namespace.' }),
   'condition-type': conditionTypeFlag,
   'dry-run': Flags.option({
     summary:

@@ -1,7 +1,7 @@
 import type { KubeClient } from '../kube/client.ts';
 import { targetNames, type TargetSelection } from '../services/targets.ts';
 
-/** What a read-only command looks at: the named Deployment, else -l, else every one (of the namespace, or -A). */
+/** What a read-only command looks at: the named workload, else -l, else every one (of the namespace, or -A). */
 export function rolloutSelection(
   client: KubeClient,
   name: string | undefined,

@@ -13,7 +13,7 @@ export default class CompleteCommand extends Command {
     const specs: CommandSpec[] = this.config.commands.map((c) => ({
       id: c.id,
       summary: c.summary,
-      takesDeployments: Object.keys(c.args).length > 0,
+      takesWorkloads: Object.keys(c.args).length > 0,
       flags: Object.values(c.flags).map((f) => ({
         name: f.name,
         char: f.char,

@@ -13,13 +13,13 @@ import { waitLines } from '../ui/wait-text.ts';
 
 export default class Drill extends KubeCommand {
   static override summary =
-    'Count the requests a rollout drops: a probe pod sends requests while the Deployment rolls.';
+    'Count the requests a rollout drops: a probe pod sends requests while the Deployment or StatefulSet rolls.';
   static override description = `\
-Creates a short-lived probe pod in the Deployment's namespace that sends a GET to the Deployment's Service (or, \
+Creates a short-lived probe pod in the workload's namespace that sends a GET to the Service of its pods (or, \
 with --host, through HAPTIC's HAProxy with that Host header) every --interval, each on a new connection.
 
 Then it restarts the rollout (as kubectl rollout restart; --no-restart waits for one instead) and follows it as \
-status --wait --drained.
+status --wait --drained: a Deployment's new pods beside its old ones, a StatefulSet's one ordinal at a time.
 
 Then it reads the probe's log and reports the requests sent and the failures by class — connection refused, \
 connection reset, timeout, HTTP 5xx, other — each group set against the rollout change closest before it (the \
@@ -28,8 +28,8 @@ restart, a new pod Ready, an old pod draining or gone).
 It says what it creates before creating it, and deletes its probe pod at the end, also on Ctrl-C or an error.
 
 Before anything is created it checks (SelfSubjectAccessReview, as kubectl auth can-i) that you may: create, delete \
-pods and get pods/log; patch deployments (unless --no-restart); list and watch deployments, replicasets, pods, \
-services and endpointslices. --dry-run prints the probe pod and the restart patch instead.
+pods and get pods/log; patch the workload (deployments or statefulsets; unless --no-restart); list and watch it, \
+a Deployment's replicasets, pods, services and endpointslices. --dry-run prints the probe pod and the restart patch instead.
 
 The probe runs curl in a shell loop (default image ${DEFAULT_PROBE_IMAGE}); its exit code tells the classes apart. \
 Another image must have sh and curl 7.75 or newer.
@@ -58,14 +58,19 @@ ${exitCodesHelp({
       description: 'Show the probe pod and the restart patch, create nothing',
       command: 'kubectl haptic drill web --dry-run',
     },
+    { description: 'Restart a StatefulSet ordinal by ordinal', command: 'kubectl haptic drill statefulset/db -n shop' },
     { description: 'The report as JSON', command: 'kubectl haptic drill web -o json' },
   ];
   static override args = {
-    name: Args.string({ description: 'Deployment: NAME or deployment/NAME.', required: true, ignoreStdin: true }),
+    name: Args.string({
+      description: 'A Deployment or StatefulSet: NAME, deployment/NAME or statefulset/NAME (sts/NAME).',
+      required: true,
+      ignoreStdin: true,
+    }),
   };
   static override flags = {
     service: Flags.string({
-      summary: "The Service to send requests to (default: the one that selects the Deployment's pods).",
+      summary: "The Service to send requests to (default: the one that selects the workload's pods).",
       exclusive: ['host'],
     }),
     host: Flags.string({

@@ -3,19 +3,21 @@ import { EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
 import { GateCommand } from '../cli/gate-command.ts';
 
 export default class EnableGate extends GateCommand {
-  static override summary = "Add HAPTIC's readiness gate to Deployments, after checking their pods could become Ready.";
+  static override summary =
+    "Add HAPTIC's readiness gate to Deployments and StatefulSets, after checking their pods could become Ready.";
   static override description = `\
 Adds {conditionType: haproxy-haptic.org/load-balancer-ready} to spec.template.spec.readinessGates, keeping every \
-other gate and field. A Deployment that already has the gate is left alone (no write).
+other gate and field, of Deployments and StatefulSets alike. One that already has the gate is left alone (no write).
 
 Before writing, preflight checks must pass (--force overrides the blocking ones): a Service selects the pod \
 template (HAPTIC only gates pods listed in an EndpointSlice), a HAPTIC installation exists with a controller \
 leader, and its gate feature is on (the controller may patch pods/status).
 
 Warnings (single replica taken down first, Recreate strategy, paused Deployment, a gate type that looks like a \
-typo) do not block.
+typo; a StatefulSet with updateStrategy OnDelete, podManagementPolicy Parallel or a partition that holds pods \
+back) do not block.
 
-The patch is a JSON patch guarded by test operations: if the Deployment changes between read and write, it is \
+The patch is a JSON patch guarded by test operations: if the workload changes between read and write, it is \
 re-read and retried once, never overwritten. Adding the gate changes the pod template, so it starts a rollout.
 
 ${EXIT_CODES_HELP}`;
@@ -25,8 +27,9 @@ ${EXIT_CODES_HELP}`;
       command: 'kubectl haptic enable-gate web -n shop --dry-run=client',
     },
     { description: 'Add the gate to one Deployment', command: 'kubectl haptic enable-gate deployment/web -n shop' },
+    { description: 'Add the gate to a StatefulSet', command: 'kubectl haptic enable-gate statefulset/db -n shop' },
     {
-      description: 'Every Deployment labelled tier=frontend, as JSON',
+      description: 'Every Deployment and StatefulSet labelled tier=frontend, as JSON',
       command: 'kubectl haptic enable-gate -l tier=frontend -o json',
     },
     {
@@ -39,7 +42,7 @@ ${EXIT_CODES_HELP}`;
     },
   ];
   static override args = gateArgs;
-  // several Deployments: NAME NAME deployment/NAME …
+  // several workloads: NAME NAME deployment/NAME statefulset/NAME …
   static override strict = false;
   static override flags = {
     ...gateFlags,

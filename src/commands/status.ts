@@ -13,11 +13,16 @@ import { rolloutOutput, statusText } from '../ui/status-text.ts';
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
   static override description = `\
-Shows, for a Deployment's rollout, each new pod's containers, HAPTIC gate condition, Ready condition, endpoint in \
-each selecting Service and whether HAProxy routes to it on every HAProxy pod; each old pod's termination and \
-drain; and HAPTIC's leader and fleet.
+Shows, for the rollout of a Deployment or a StatefulSet, each new pod's containers, HAPTIC gate condition, Ready \
+condition, endpoint in each selecting Service and whether HAProxy routes to it on every HAProxy pod; each old \
+pod's termination and drain; and HAPTIC's leader and fleet. A StatefulSet's new pods are those of its update \
+revision (controller-revision-hash), shown in ordinal order.
 
-Without a name, every Deployment in the namespace (or matching -l; -A for all namespaces).
+The rollout's words and phase are kubectl rollout status's, for either kind ("partitioned roll out complete" for a \
+StatefulSet; one with updateStrategy OnDelete has none: its pods are replaced only when deleted).
+
+Without a name, every Deployment and StatefulSet in the namespace (or matching -l; -A for all namespaces); a NAME \
+both kinds have is ambiguous: name the kind (deployment/NAME, statefulset/NAME).
 
 One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout).
 
@@ -25,7 +30,7 @@ One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-hapt
 quits).
 
 --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are \
-gone), 1 when it failed (progress deadline exceeded), 2 on --timeout.
+gone), 1 when it failed (progress deadline exceeded; a StatefulSet with OnDelete, as kubectl), 2 on --timeout.
 
 After --watch or --wait, a rollout that made progress is summed up in a report: how long each new pod waited for \
 its gate, how long each old pod drained, and the HAProxy configurations that carried the change.
@@ -39,7 +44,11 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       command: 'kubectl haptic status web --wait --drained --timeout 5m',
     },
     {
-      description: 'Every gated Deployment labelled tier=frontend in all namespaces, as JSON',
+      description: 'A StatefulSet, ordinal by ordinal, in CI',
+      command: 'kubectl haptic status statefulset/db -n shop --wait',
+    },
+    {
+      description: 'Every Deployment and StatefulSet labelled tier=frontend in all namespaces, as JSON',
       command: 'kubectl haptic status -A -l tier=frontend -o json',
     },
   ];

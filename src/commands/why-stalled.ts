@@ -22,13 +22,21 @@ that prove it, and a fix.
 
 A rollout that is progressing normally is not a stall: it says what the rollout waits for and exits 0.
 
+A StatefulSet gets the same checks, and its own first: the pod an OrderedReady controller waits on that cannot \
+become Ready (Kubernetes does not roll a StatefulSet back: the fix names the pod to delete), a claim that is not \
+bound; pods a partition or OnDelete keeps on an older revision are warnings.
+
 Checks:
 ${catalogue}
 
 ${exitCodesHelp({ 1: 'a stall cause was found' })}`;
   static override examples = [
     { description: 'Why is this rollout stuck?', command: 'kubectl haptic why-stalled web -n shop' },
-    { description: 'Every Deployment in every namespace, as JSON', command: 'kubectl haptic why-stalled -A -o json' },
+    { description: 'A StatefulSet', command: 'kubectl haptic why-stalled sts/db -n shop' },
+    {
+      description: 'Every Deployment and StatefulSet in every namespace, as JSON',
+      command: 'kubectl haptic why-stalled -A -o json',
+    },
   ];
   static override args = rolloutArgs;
   static override flags = rolloutFlags;

@@ -35,7 +35,14 @@ export async function completeWords(words: string[], specs: CommandSpec[]): Prom
   };
   return complete(words, specs, {
     namespaces: () => names(resourcePath(R.namespaces)),
-    deployments: (namespace) => names(resourcePath(R.deployments, { namespace: namespace ?? currentNamespace() })),
+    workloads: async (namespace) => {
+      const at = { namespace: namespace ?? currentNamespace() };
+      const [deployments, statefulSets] = await Promise.all([
+        names(resourcePath(R.deployments, at)),
+        names(resourcePath(R.statefulsets, at)),
+      ]);
+      return { deployments, statefulSets };
+    },
     contexts: () => {
       try {
         return client().connection.contexts;

@@ -15,15 +15,26 @@ export interface CommandSpec {
   id: string;
   summary?: string | undefined;
   flags: FlagSpec[];
-  /** whether positional arguments name Deployments */
-  takesDeployments: boolean;
+  /** whether positional arguments name workloads (Deployments and StatefulSets) */
+  takesWorkloads: boolean;
 }
 
 export interface Lookups {
   namespaces(): Promise<string[]>;
-  deployments(namespace: string | undefined): Promise<string[]>;
+  /** the names of the namespace's Deployments and StatefulSets, each list sorted */
+  workloads(namespace: string | undefined): Promise<{ deployments: string[]; statefulSets: string[] }>;
   contexts(): string[];
 }
+
+/** The spellings before a slash that completion keeps, as kubectl accepts them (kube/resources.ts has them all). */
+const KIND_PREFIXES: Record<string, 'deployments' | 'statefulSets'> = {
+  deployment: 'deployments',
+  deploy: 'deployments',
+  deployments: 'deployments',
+  statefulset: 'statefulSets',
+  sts: 'statefulSets',
+  statefulsets: 'statefulSets',
+};
 
 export interface Completion {
   candidates: string[];
@@ -66,13 +77,32 @@ export async function complete(words: string[], commands: CommandSpec[], lookups
     );
     return { candidates: candidates.filter((c) => c.startsWith(current)), directive: Directive.noFileComp };
   }
-  if (!command.takesDeployments) return { candidates: [], directive: Directive.noFileComp };
-  const names = await lookups.deployments(typedFlag(words, command, 'namespace'));
+  if (!command.takesWorkloads) return { candidates: [], directive: Directive.noFileComp };
+  const found = await lookups.workloads(typedFlag(words, command, 'namespace'));
   const typed = new Set(before.slice(1));
   return {
-    candidates: names.filter((n) => offerable(n) && n.startsWith(current) && !typed.has(n)),
+    candidates: workloadCandidates(found, current).filter((n) => n.startsWith(current) && !typed.has(n)),
     directive: Directive.noFileComp,
   };
+}
+
+/**
+ * Workload names as arguments: KIND/NAME when the word typed has a kind before a slash (kept as typed), else bare
+ * names of both kinds; a name that both kinds have is offered as deployment/NAME and statefulset/NAME, as a bare one
+ * would be ambiguous.
+ */
+function workloadCandidates(found: { deployments: string[]; statefulSets: string[] }, current: string): string[] {
+  const slash = current.indexOf('/');
+  const deployments = found.deployments.filter(offerable);
+  const sets = found.statefulSets.filter(offerable);
+  if (slash >= 0) {
+    const prefix = current.slice(0, slash);
+    const kind = KIND_PREFIXES[prefix.toLowerCase()];
+    return kind ? (kind === 'deployments' ? deployments : sets).map((n) => `${prefix}/${n}`) : [];
+  }
+  const both = new Set(deployments.filter((n) => sets.includes(n)));
+  const bare = [...new Set([...deployments, ...sets])].filter((n) => !both.has(n)).sort();
+  return [...bare, ...[...both].flatMap((n) => [`deployment/${n}`, `statefulset/${n}`])];
 }
 
 /**

@@ -5,7 +5,7 @@ const commands: CommandSpec[] = [
   {
     id: 'status',
     summary: 'Follow a gated rollout.',
-    takesDeployments: true,
+    takesWorkloads: true,
     flags: [
       { name: 'namespace', char: 'n', takesValue: true },
       { name: 'output', char: 'o', takesValue: true, options: ['json', 'yaml'] },
@@ -16,21 +16,23 @@ const commands: CommandSpec[] = [
   {
     id: 'doctor',
     summary: 'Find the drain-safety traps.',
-    takesDeployments: true,
+    takesWorkloads: true,
     flags: [
       { name: 'filename', char: 'f', takesValue: true },
       { name: 'output', char: 'o', takesValue: true, options: ['json', 'yaml', 'sarif'] },
     ],
   },
-  { id: '__complete', takesDeployments: false, flags: [] },
+  { id: '__complete', takesWorkloads: false, flags: [] },
 ];
 
 const seen: (string | undefined)[] = [];
 const lookups: Lookups = {
   namespaces: async () => ['default', 'shop'],
-  deployments: async (ns) => {
+  workloads: async (ns) => {
     seen.push(ns);
-    return ns === 'shop' ? ['cart', 'web'] : ['other'];
+    return ns === 'shop'
+      ? { deployments: ['cart', 'web'], statefulSets: ['db', 'web'] }
+      : { deployments: ['other'], statefulSets: [] };
   },
   contexts: () => ['dev', 'prod'],
 };
@@ -53,9 +55,24 @@ describe('complete', () => {
       directive: Directive.noFileComp,
     });
   });
-  it('offers Deployments of the namespace typed with -n, skipping ones already given', async () => {
-    expect((await complete(['status', '-n', 'shop', 'web', ''], commands, lookups)).candidates).toEqual(['cart']);
+  it('offers Deployments and StatefulSets of the namespace typed with -n, skipping ones already given', async () => {
+    expect((await complete(['status', '-n', 'shop', 'cart', ''], commands, lookups)).candidates).toEqual([
+      'db',
+      'deployment/web',
+      'statefulset/web',
+    ]);
     expect(seen.at(-1)).toBe('shop');
+    expect((await complete(['status', ''], commands, lookups)).candidates).toEqual(['other']);
+  });
+  it('keeps a kind typed before a slash, offering names of that kind only', async () => {
+    expect((await complete(['status', '-n', 'shop', 'sts/'], commands, lookups)).candidates).toEqual([
+      'sts/db',
+      'sts/web',
+    ]);
+    expect((await complete(['status', '-n', 'shop', 'deployment/c'], commands, lookups)).candidates).toEqual([
+      'deployment/cart',
+    ]);
+    expect((await complete(['status', '-n', 'shop', 'pod/'], commands, lookups)).candidates).toEqual([]);
   });
   it('completes flag values: namespaces, contexts, -o options', async () => {
     expect((await complete(['status', '-n', 's'], commands, lookups)).candidates).toEqual(['shop']);
@@ -68,13 +85,10 @@ describe('complete', () => {
   it('never offers a name that would forge a candidate or a description, or hide what it is', async () => {
     const hostile: Lookups = {
       ...lookups,
-      deployments: async () => [
-        'web',
-        'web\tforged description',
-        'evil\nsecond-candidate',
-        'we\u202Ebb',
-        'zero\u200Bwidth',
-      ],
+      workloads: async () => ({
+        deployments: ['web', 'web\tforged description', 'evil\nsecond-candidate', 'we\u202Ebb'],
+        statefulSets: ['zero\u200Bwidth'],
+      }),
       contexts: () => ['dev', 'prod\n:4'],
     };
     expect((await complete(['status', ''], commands, hostile)).candidates).toEqual(['web']);
