@@ -33,6 +33,11 @@ export interface RolloutQueries {
   workloadEvents: Query[];
   /** PersistentVolumeClaims, for StatefulSets with volumeClaimTemplates: a Pending claim holds a pod back */
   claims?: Query | undefined;
+  /**
+   * The claims' Normal events: the persistentvolume controller says a claim finds no volume and no StorageClass in a
+   * Normal event (pv_controller.go, FailedBinding); what else it says of claims is a Warning, read with the others
+   */
+  claimEvents?: Query | undefined;
 }
 
 /**
@@ -84,6 +89,15 @@ export function rolloutQueries(targets: RolloutTarget[], selector?: string): Rol
           labelSelector: unionSelector(claimed.map((t) => ({ matchLabels: t.spec.selector.matchLabels ?? {} }))),
           optional: true,
           trim: trimObject,
+        }
+      : undefined,
+    claimEvents: claimed.length
+      ? {
+          resource: R.events,
+          namespace,
+          fieldSelector: 'type=Normal,involvedObject.kind=PersistentVolumeClaim',
+          optional: true,
+          trim: trimEvent,
         }
       : undefined,
     ...scopeQueries(namespace, one, new Set(targets.map((t) => t.kind))),
@@ -173,6 +187,7 @@ export async function loadRollouts(
       pods: q.pods,
       ...(q.replicaSets && { replicaSets: q.replicaSets }),
       ...(q.claims && { claims: q.claims }),
+      ...(q.claimEvents && { claimEvents: q.claimEvents }),
     } as Record<string, Query>),
     early?.scope ?? fetchAll(client, scopeRecord(q)),
     early?.haptic ?? loadHaptic(client),
@@ -185,7 +200,7 @@ export async function loadRollouts(
     pods: selected.pods!.items as Pod[],
     services: scope.services!.items as Service[],
     slices: scope.slices!.items as EndpointSlice[],
-    events: events as KubeEvent[],
+    events: [...events, ...(selected.claimEvents?.items ?? [])] as KubeEvent[],
     claims: (selected.claims?.items ?? []) as PersistentVolumeClaim[],
     haptic,
   };

@@ -182,6 +182,7 @@ export class RolloutStream implements RolloutFollower {
   /** a Deployment's ReplicaSets; a StatefulSet's claims, when it has volumeClaimTemplates */
   private readonly replicaSets: Store | undefined;
   private readonly claims: Store | undefined;
+  /** the workloads' own events, and the claims' Normal ones */
   private readonly workloadEvents: Store[];
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
@@ -214,7 +215,10 @@ export class RolloutStream implements RolloutFollower {
     this.workload = make((target.kind === 'Deployment' ? q.deployments : q.statefulSets)!);
     this.replicaSets = target.kind === 'Deployment' ? make(q.replicaSets!) : undefined;
     this.claims = target.kind === 'StatefulSet' && q.claims ? make(q.claims) : undefined;
-    this.workloadEvents = q.workloadEvents.map(make);
+    this.workloadEvents = [
+      ...q.workloadEvents,
+      ...(target.kind === 'StatefulSet' && q.claimEvents ? [q.claimEvents] : []),
+    ].map(make);
     this.parts = {
       pods: make(q.pods),
       services: make(q.services),

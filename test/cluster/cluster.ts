@@ -34,6 +34,8 @@ export type ClusterState = {
   /** the API server's audit log: one JSON event per line, with the request URI and the answer (audit.k8s.io/v1) */
   auditLog: string;
   logDir: string;
+  /** kubectl of the control plane's version (build.sh), for tests that set its answers beside the plugin's */
+  kubectl: string;
   pids: Record<string, number>;
   /** a lab cluster (test/cluster/lab/): the network namespace it runs in */
   lab?: { netns: string };
@@ -127,6 +129,7 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     auditedKubeconfig: join(stateDir, 'audited.kubeconfig'),
     auditLog: join(logDir, 'audit.jsonl'),
     logDir,
+    kubectl: join(bin, 'kubectl'),
     pids: {},
     ...(options.lab ? { lab: { netns: options.lab.netns } } : {}),
   };
@@ -216,7 +219,9 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     launch('kube-controller-manager', join(bin, 'kube-controller-manager'), [
       ...qps,
       `--kubeconfig=${state.adminKubeconfig}`,
-      '--controllers=deployment,replicaset,endpointslice,garbagecollector,namespace,podgc,resourcequota,disruption',
+      // statefulset and persistentvolume-binder: StatefulSets roll as in a cluster, and their claims bind to a
+      // PersistentVolume that fits or stay Pending with the binder's own event (no StorageClass is installed)
+      '--controllers=deployment,replicaset,statefulset,endpointslice,garbagecollector,namespace,podgc,resourcequota,disruption,persistentvolume-binder',
       '--leader-elect=false',
       '--use-service-account-credentials=false',
       '--bind-address=127.0.0.1',

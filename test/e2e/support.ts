@@ -203,6 +203,60 @@ export function gatedDeployment(options: DeploymentOptions): KubeObject {
   };
 }
 
+export type StatefulSetOptions = Omit<DeploymentOptions, 'progressDeadlineSeconds' | 'maxSurge' | 'maxUnavailable'> & {
+  /** RollingUpdate (default) or OnDelete */
+  updateStrategy?: 'RollingUpdate' | 'OnDelete';
+  partition?: number;
+  podManagementPolicy?: 'OrderedReady' | 'Parallel';
+  /** one claim per pod from a volumeClaimTemplate `data` of this size, with no StorageClass (none is installed) */
+  volume?: string;
+};
+
+/** A StatefulSet whose pods carry the HAPTIC readiness gate (its serviceName is its own name). */
+export function gatedStatefulSet(options: StatefulSetOptions): KubeObject {
+  const labels = options.labels ?? { app: options.name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: options.name, namespace: options.namespace, labels },
+    spec: {
+      replicas: options.replicas ?? 3,
+      serviceName: options.name,
+      selector: { matchLabels: labels },
+      podManagementPolicy: options.podManagementPolicy ?? 'OrderedReady',
+      updateStrategy:
+        options.updateStrategy === 'OnDelete'
+          ? { type: 'OnDelete' }
+          : { type: 'RollingUpdate', rollingUpdate: { partition: options.partition ?? 0 } },
+      template: {
+        metadata: { labels, ...(options.podAnnotations ? { annotations: options.podAnnotations } : {}) },
+        spec: {
+          readinessGates: (options.gates ?? [GATE]).map((conditionType) => ({ conditionType })),
+          terminationGracePeriodSeconds: options.terminationGracePeriodSeconds ?? 2,
+          containers: [
+            {
+              name: 'app',
+              image: options.image ?? 'example/app:1',
+              ports: [{ name: 'http', containerPort: 8080 }],
+              ...(options.volume ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {}),
+            },
+          ],
+        },
+      },
+      ...(options.volume
+        ? {
+            volumeClaimTemplates: [
+              {
+                metadata: { name: 'data' },
+                spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: options.volume } } },
+              },
+            ],
+          }
+        : {}),
+    },
+  };
+}
+
 /**
  * An Ingress of HAPTIC's class `haproxy` (the chart's IngressClass) to a Service port: the route a user creates so
  * that HAPTIC renders the Service's pods (it renders only Services a route of its class references).

@@ -36,11 +36,13 @@ export function statefulSetRules(ctx: DiagnoseContext): Finding[] {
     if (view && view.phase !== 'Pending') continue;
     const scheduling = view?.events.find((e) => e.reason === 'FailedScheduling');
     const text = `${claim.event?.message ?? ''} ${scheduling?.message ?? ''}`;
+    // a claim made without a class had no default StorageClass to take (the DefaultStorageClass admission sets one
+    // when there is): nothing will provision it
     const variant = /volume node affinity conflict/i.test(text)
       ? 'zone'
       : /storageclass[^"]*"[^"]*" not found/i.test(text)
         ? 'classMissing'
-        : /no storage class is set|no persistent volumes available/i.test(text)
+        : !claim.storageClass || /no storage class is set/i.test(text)
           ? 'noClass'
           : 'other';
     findings.push(

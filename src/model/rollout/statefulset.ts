@@ -25,7 +25,7 @@ export interface StatefulSetView {
     ordinal: number;
     phase: string;
     storageClass?: string | undefined;
-    /** the claim's latest Warning event (FailedBinding, ProvisioningFailed…): why it is not bound */
+    /** the claim's latest event (FailedBinding, ProvisioningFailed…): why it is not bound */
     event?: { reason: string; message: string } | undefined;
   }[];
 }
@@ -137,10 +137,7 @@ export function statefulSetView(
       if (claim && claim.status?.phase !== 'Bound') {
         const latest = events
           .filter(
-            (e) =>
-              e.type === 'Warning' &&
-              e.involvedObject.kind === 'PersistentVolumeClaim' &&
-              e.involvedObject.name === claim.metadata.name,
+            (e) => e.involvedObject.kind === 'PersistentVolumeClaim' && e.involvedObject.name === claim.metadata.name,
           )
           .sort((a, b) => eventTime(b) - eventTime(a))[0];
         pendingClaims.push({

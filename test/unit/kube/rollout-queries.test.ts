@@ -181,13 +181,14 @@ describe('rolloutQueries', () => {
       statefulSets: ['statefulsets', 'shop', undefined, 'metadata.name=db', false],
       pods: ['pods', 'shop', 'app=db,tier', undefined, false],
       claims: ['persistentvolumeclaims', 'shop', 'app=db', undefined, true],
+      claimEvents: ['events', 'shop', undefined, 'type=Normal,involvedObject.kind=PersistentVolumeClaim', true],
       services: ['services', 'shop', undefined, undefined, false],
       slices: ['endpointslices', 'shop', undefined, undefined, false],
       warnings: ['events', 'shop', undefined, 'type=Warning', true],
       workloadEvents: [['events', 'shop', undefined, 'type=Normal,involvedObject.name=db', true]],
     });
     // without volumeClaimTemplates there is no claim to wait for, and none is listed
-    expect(rolloutQueries([s]).claims).toBeUndefined();
+    expect([rolloutQueries([s]).claims, rolloutQueries([s]).claimEvents]).toEqual([undefined, undefined]);
     // Deployments and StatefulSets together: one list of each, one events query per kind (a field selector has no "or")
     const both = rolloutQueries([deploy('web', 'shop', { matchLabels: { app: 'web' } }), s], 'tier=front');
     expect([
