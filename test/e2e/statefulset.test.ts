@@ -25,7 +25,6 @@ const FAIL = 'standin.kubectl-haptic.dev/fail';
 const ids = (text: string) => [...text.matchAll(/\[(HS\d{3}|HG\d{3})\]/g)].map((m) => m[1]);
 
 type Sts = KubeObject & { spec: any; status?: any; metadata: { generation: number; resourceVersion: string } };
-// biome-ignore lint/suspicious/noExplicitAny: a pod as the API server sends it, read field by field
 type PodObject = { metadata: any; spec: any; status?: any };
 const getSts = (ns: string, name: string) => api().get<Sts>('apps/v1', 'StatefulSet', name, ns);
 const podsOf = async (ns: string, app: string): Promise<PodObject[]> =>

@@ -8,7 +8,7 @@ import { diagnose } from '../../../src/diagnose/index.ts';
 import { rolloutQueries } from '../../../src/kube/rollout-snapshot.ts';
 import { trimEvent, trimObject, trimPod, trimSlice } from '../../../src/kube/trim.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
-import type { Deployment, KubeObject } from '../../../src/types/kube.ts';
+import type { KubeObject } from '../../../src/types/kube.ts';
 import type { HapticInputs, RolloutSnapshot } from '../../../src/types/snapshot.ts';
 import { formatStructured } from '../../../src/ui/output.ts';
 import { rolloutOutput, statusText } from '../../../src/ui/status-text.ts';
