@@ -96,7 +96,7 @@ export async function resolveTargets(
     } catch (err) {
       if (!isApiError(err, 'Forbidden') || !bare || (!query.name && !options.notes)) throw err;
       setsRefused = err;
-      const note = `cannot read statefulsets in ${where}: ${oneLine(err)}; only Deployments are looked at`;
+      const note = `cannot read statefulsets${namespace === undefined ? '' : ` in namespace ${namespace}`}: ${oneLine(err)}; only Deployments are checked`;
       if (options.notes && !options.notes.includes(note)) options.notes.push(note);
       return [];
     }

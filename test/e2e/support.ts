@@ -189,16 +189,31 @@ export function gatedDeployment(options: DeploymentOptions): KubeObject {
         type: 'RollingUpdate',
         rollingUpdate: { maxSurge: options.maxSurge ?? '25%', maxUnavailable: options.maxUnavailable ?? '25%' },
       },
-      template: {
-        metadata: { labels, ...(options.podAnnotations ? { annotations: options.podAnnotations } : {}) },
-        spec: {
-          readinessGates: (options.gates ?? [GATE]).map((conditionType) => ({ conditionType })),
-          terminationGracePeriodSeconds: options.terminationGracePeriodSeconds ?? 5,
-          containers: [
-            { name: 'app', image: options.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] },
-          ],
+      template: gatedTemplate(options, labels, 5),
+    },
+  };
+}
+
+/** The pod template of the workloads above: one container `app` with an `http` port, the gate, a short grace. */
+function gatedTemplate(
+  options: DeploymentOptions,
+  labels: Record<string, string>,
+  grace: number,
+  volume?: { name: string; mountPath: string },
+): KubeObject['spec'] {
+  return {
+    metadata: { labels, ...(options.podAnnotations ? { annotations: options.podAnnotations } : {}) },
+    spec: {
+      readinessGates: (options.gates ?? [GATE]).map((conditionType) => ({ conditionType })),
+      terminationGracePeriodSeconds: options.terminationGracePeriodSeconds ?? grace,
+      containers: [
+        {
+          name: 'app',
+          image: options.image ?? 'example/app:1',
+          ports: [{ name: 'http', containerPort: 8080 }],
+          ...(volume ? { volumeMounts: [volume] } : {}),
         },
-      },
+      ],
     },
   };
 }
@@ -228,21 +243,7 @@ export function gatedStatefulSet(options: StatefulSetOptions): KubeObject {
         options.updateStrategy === 'OnDelete'
           ? { type: 'OnDelete' }
           : { type: 'RollingUpdate', rollingUpdate: { partition: options.partition ?? 0 } },
-      template: {
-        metadata: { labels, ...(options.podAnnotations ? { annotations: options.podAnnotations } : {}) },
-        spec: {
-          readinessGates: (options.gates ?? [GATE]).map((conditionType) => ({ conditionType })),
-          terminationGracePeriodSeconds: options.terminationGracePeriodSeconds ?? 2,
-          containers: [
-            {
-              name: 'app',
-              image: options.image ?? 'example/app:1',
-              ports: [{ name: 'http', containerPort: 8080 }],
-              ...(options.volume ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {}),
-            },
-          ],
-        },
-      },
+      template: gatedTemplate(options, labels, 2, options.volume ? { name: 'data', mountPath: '/data' } : undefined),
       ...(options.volume
         ? {
             volumeClaimTemplates: [

@@ -10,7 +10,7 @@ import { get } from '../cluster/lab/load.ts';
 import { describe, expect, it } from 'vitest';
 import type { Obj } from '../cluster/standins/common.ts';
 import { adminApi, cluster, grantReadOnly, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
-import { labApp, labServed, readyPods } from './support.ts';
+import { gateOf, labApp, labServed, readyPods } from './support.ts';
 
 type Report = {
   requests: number;
@@ -103,6 +103,48 @@ describe('kubectl haptic drill in the lab', () => {
       requests,
       byClass: { refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 },
     });
+    await noProbeLeft(ns);
+  });
+
+  it("a StatefulSet through HAPTIC's HAProxy: drill restarts it ordinal by ordinal, gated, and counts nothing dropped", async () => {
+    const ns = await newNamespace('lab-drill-sts');
+    await adminApi().apply([
+      labApp({ name: 'db', namespace: ns, kind: 'StatefulSet', replicas: 2, gated: true }),
+      ...labServed({ name: 'db', namespace: ns }),
+    ]);
+    await waitFor(() => readyPods(ns), {
+      what: 'db-0 and db-1 Ready',
+      timeoutMs: 90_000,
+      until: (p) => p.length === 2,
+    });
+    const r = await runPlugin(
+      ['drill', 'sts/db', '-n', ns, '--host', `db.${ns}.svc`, '--interval', '20ms', '-o', 'json'],
+      {
+        timeoutMs: 240_000,
+      },
+    );
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stderr).toContain('restarting statefulset/db (as kubectl rollout restart)');
+    const report = JSON.parse(r.stdout) as Report & { workloadKind: string; name: string };
+    expect(report).toMatchObject({
+      workloadKind: 'StatefulSet',
+      name: 'db',
+      failed: 0,
+      rollout: { outcome: 'complete' },
+    });
+    expect(tally(ns, report.probe.pod, report.requests)).toEqual({
+      requests: report.requests,
+      byClass: { refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 },
+    });
+    // both ordinals were replaced, the higher first (the controller's order), each new pod gated True
+    const pods = (await adminApi().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app=db' })).sort((a, b) =>
+      a.metadata.name.localeCompare(b.metadata.name),
+    );
+    expect(pods.map((p) => p.metadata.name)).toEqual(['db-0', 'db-1']);
+    expect(Date.parse(String(pods[0]!.metadata.creationTimestamp))).toBeGreaterThanOrEqual(
+      Date.parse(String(pods[1]!.metadata.creationTimestamp)),
+    );
+    expect(pods.map((p) => gateOf(p))).toEqual(['True', 'True']);
     await noProbeLeft(ns);
   });
 

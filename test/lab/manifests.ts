@@ -1,11 +1,13 @@
 // Manifests of the lab's tests and scenarios (no test-runner imports: npm run lab uses them too): the lab's HTTP
-// server as a Deployment, its Service.
+// server as a Deployment or a StatefulSet, its Service.
 import type { KubeObject } from '../cluster/kube.ts';
 
 export const LAB_HTTP_IMAGE = 'lab.kubectl-haptic.dev/http-server:1';
 export const GATE = 'haproxy-haptic.org/load-balancer-ready';
 
 export type LabAppOptions = {
+  /** Deployment (default), or a StatefulSet (OrderedReady, RollingUpdate; maxSurge and maxUnavailable unused) */
+  kind?: 'Deployment' | 'StatefulSet';
   name: string;
   namespace: string;
   replicas?: number;
@@ -20,17 +22,27 @@ export type LabAppOptions = {
 /** The lab's HTTP server, probed on /healthz every second. */
 export function labApp(o: LabAppOptions): KubeObject {
   const labels = { app: o.name };
+  const rolling =
+    o.kind === 'StatefulSet'
+      ? {
+          serviceName: o.name,
+          podManagementPolicy: 'OrderedReady',
+          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+        }
+      : {
+          strategy: {
+            type: 'RollingUpdate',
+            rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' },
+          },
+        };
   return {
     apiVersion: 'apps/v1',
-    kind: 'Deployment',
+    kind: o.kind ?? 'Deployment',
     metadata: { name: o.name, namespace: o.namespace, labels },
     spec: {
       replicas: o.replicas ?? 1,
       selector: { matchLabels: labels },
-      strategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%' },
-      },
+      ...rolling,
       template: {
         metadata: { labels },
         spec: {

@@ -1,6 +1,7 @@
 // The proof with real connections: the lab's rollouts under a steady load through HAProxy's frontend (scenarios.ts,
 // the same that `npm run lab` prints). A single-replica rollout drops requests without the readiness gate and none
-// with it; seed 004's HAProxy shutdown trap drops requests and its fix none.
+// with it, and so does a StatefulSet's, ordinal by ordinal; seed 004's HAProxy shutdown trap drops requests and its
+// fix none.
 import { describe, expect, it } from 'vitest';
 import { cluster } from '../e2e/support.ts';
 import { resultsTable, runScenario, type ScenarioResult } from './scenarios.ts';
@@ -24,6 +25,18 @@ describe('rollouts under load, real connections', () => {
 
   it('single replica with the gate: not one of at least 2,000 requests fails', async () => {
     const counts = await run('gated');
+    expect(counts.requests).toBeGreaterThanOrEqual(2000);
+    expect(counts).toMatchObject({ failed: 0, refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 });
+  });
+
+  it('a StatefulSet of 2 without the gate: its controller deletes web-0 while HAProxy does not route the new web-1 yet', async () => {
+    const counts = await run('sts-ungated');
+    expect(counts.requests).toBeGreaterThanOrEqual(2000);
+    expect(counts.failed).toBeGreaterThan(0);
+  });
+
+  it('a StatefulSet of 2 with the gate: each ordinal waits for HAProxy, not one of at least 2,000 requests fails', async () => {
+    const counts = await run('sts-gated');
     expect(counts.requests).toBeGreaterThanOrEqual(2000);
     expect(counts).toMatchObject({ failed: 0, refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 });
   });

@@ -10,6 +10,12 @@
 //   default"). The deploy that starts when the new pod is created lands a config with its server disabled; the one
 //   enabling it starts once that one landed or, if the pod was Ready later, when it was Ready: either way HAProxy
 //   routes to the new pod at least 2 s after it is Ready, and the old one is stopped well within that.
+// - sts-ungated / sts-gated: the same server as a StatefulSet of two replicas behind HAPTIC's HAProxy. Its
+//   controller replaces one ordinal at a time, the highest first, deleting the old pod before creating the new one
+//   (no surge). The pod being replaced is covered by the other (HAPTIC's `option redispatch` retries a refused
+//   connection on another server); without the gate, web-0 is deleted as soon as the new web-1 passes its probe,
+//   while HAProxy does not route web-1 yet: for a moment no server takes requests. With the gate, web-1 is Ready
+//   only once every HAProxy pod routes to it, and then web-0 goes.
 // - haproxy-trap / haproxy-fixed: seed 004's HAProxy tier, two replicas of a plain HAProxy (master-worker, an image
 //   that stops on SIGTERM, config from a ConfigMap) in front of the lab's server, rolled while the load goes through its
 //   Service. The trap: no preStop, so SIGTERM hard-stops HAProxy (connections in flight are reset) while
@@ -21,12 +27,14 @@ import type { Obj } from '../cluster/standins/common.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
 import { labApp, labServed, labService } from './manifests.ts';
 
-export const SCENARIOS = ['ungated', 'gated', 'haproxy-trap', 'haproxy-fixed'] as const;
+export const SCENARIOS = ['ungated', 'gated', 'sts-ungated', 'sts-gated', 'haproxy-trap', 'haproxy-fixed'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const DESCRIPTIONS: Record<ScenarioName, string> = {
   ungated: '1 replica behind HAPTIC, no readiness gate',
   gated: '1 replica behind HAPTIC, readiness gate',
+  'sts-ungated': 'StatefulSet of 2 behind HAPTIC, no readiness gate',
+  'sts-gated': 'StatefulSet of 2 behind HAPTIC, readiness gate',
   'haproxy-trap': 'HAProxy rolled: SIGTERM, no preStop',
   'haproxy-fixed': 'HAProxy rolled: sleep, SIGUSR1, hard-stop-after',
 };
@@ -139,25 +147,35 @@ export function edgeDeployment(namespace: string, fixed: boolean): KubeObject {
   };
 }
 
-/** Restarts a Deployment's rollout as `kubectl rollout restart` does. */
-export async function restart(kube: Kube, namespace: string, name: string): Promise<void> {
+type Workload = { kind: 'Deployment' | 'StatefulSet'; name: string };
+
+/** Restarts a workload's rollout as `kubectl rollout restart` does. */
+export async function restart(kube: Kube, namespace: string, { kind, name }: Workload): Promise<void> {
   const annotations = { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() };
-  await kube.patch('apps/v1', 'Deployment', name, namespace, { spec: { template: { metadata: { annotations } } } });
+  await kube.patch('apps/v1', kind, name, namespace, { spec: { template: { metadata: { annotations } } } });
 }
 
-/** The rollout is complete (kubectl's rule) and no pod of an older ReplicaSet is left. */
-async function rolledOut(kube: Kube, namespace: string, name: string, since: number): Promise<boolean> {
-  const d = await kube.get<Obj>('apps/v1', 'Deployment', name, namespace);
+/**
+ * The rollout is complete (kubectl's rule; a StatefulSet's with its update revision the current one) and no pod
+ * made before the restart is left.
+ */
+async function rolledOut(kube: Kube, namespace: string, { kind, name }: Workload, since: number): Promise<boolean> {
+  const d = await kube.get<Obj>('apps/v1', kind, name, namespace);
   const s = d.status ?? {};
   const complete =
     (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) &&
     s.updatedReplicas === d.spec.replicas &&
     s.replicas === d.spec.replicas &&
-    s.availableReplicas === d.spec.replicas;
+    (kind === 'StatefulSet'
+      ? s.readyReplicas === d.spec.replicas && s.currentRevision === s.updateRevision
+      : s.availableReplicas === d.spec.replicas);
   if (!complete) return false;
   const pods = await kube.list<Obj>('v1', 'Pod', { namespace, labelSelector: `app=${name}` });
   return pods.every((p) => Date.parse(p.metadata.creationTimestamp as string) >= since - 1000);
 }
+
+/** The scenarios whose load goes through HAPTIC's HAProxy (the others through seed 004's own HAProxy tier). */
+const throughHaptic = (name: ScenarioName) => !name.startsWith('haproxy-');
 
 async function newNamespace(kube: Kube, name: string): Promise<string> {
   const namespace = `${name}-${Math.random().toString(16).slice(2, 8)}`;
@@ -174,12 +192,26 @@ async function prepare(
   kube: Kube,
   name: ScenarioName,
   namespace: string,
-): Promise<{ url: string; host?: string; rolls: string }> {
-  if (name === 'ungated' || name === 'gated') {
+): Promise<{ url: string; host?: string; rolls: Workload }> {
+  if (throughHaptic(name)) {
+    const sts = name.startsWith('sts-');
     await kube.apply([
-      labApp({ name: 'web', namespace, replicas: 1, gated: name === 'gated', maxSurge: 1, maxUnavailable: 0 }),
+      labApp({
+        name: 'web',
+        namespace,
+        kind: sts ? 'StatefulSet' : 'Deployment',
+        replicas: sts ? 2 : 1,
+        gated: name.endsWith('-gated') || name === 'gated',
+        maxSurge: 1,
+        maxUnavailable: 0,
+      }),
       ...labServed({ name: 'web', namespace }),
     ]);
+    if (sts)
+      await until('both pods of statefulset web Ready', 90_000, async () => {
+        const s = await kube.get<Obj>('apps/v1', 'StatefulSet', 'web', namespace);
+        return s.status?.readyReplicas === 2;
+      });
     const svc = await kube.get<Obj>('v1', 'Service', 'haptic-haproxy', 'haptic');
     const haproxies = await kube.list<Obj>('v1', 'Pod', {
       namespace: 'haptic',
@@ -194,7 +226,11 @@ async function prepare(
         async () => (await get(`http://${pod.status.podIP}:8080/`, { host, timeoutMs: 2000 })).outcome === 'ok',
       );
     }
-    return { url: `http://${svc.spec.clusterIP}/`, host, rolls: 'web' };
+    return {
+      url: `http://${svc.spec.clusterIP}/`,
+      host,
+      rolls: { kind: sts ? 'StatefulSet' : 'Deployment', name: 'web' },
+    };
   }
   await kube.apply([labApp({ name: 'web', namespace, replicas: 2 }), labService({ name: 'web', namespace })]);
   const app = await kube.get<Obj>('v1', 'Service', 'web', namespace);
@@ -217,7 +253,7 @@ async function prepare(
     ).length;
     return readyCount === 2 && (await get(`http://${edge.spec.clusterIP}/`, { timeoutMs: 2000 })).outcome === 'ok';
   });
-  return { url: `http://${edge.spec.clusterIP}/`, rolls: 'edge' };
+  return { url: `http://${edge.spec.clusterIP}/`, rolls: { kind: 'Deployment', name: 'edge' } };
 }
 
 /**
@@ -232,8 +268,8 @@ export async function runScenario(
 ): Promise<ScenarioResult> {
   const kube = new Kube(kubeconfig);
   const namespace = await newNamespace(kube, `lab-${name}`);
-  const throughHaptic = name === 'ungated' || name === 'gated';
-  if (throughHaptic) await setKnobs(kubeconfig, { deployDelayMs: String(HAPTIC_DEPLOY_MS) as `${number}` });
+  const haptic = throughHaptic(name);
+  if (haptic) await setKnobs(kubeconfig, { deployDelayMs: String(HAPTIC_DEPLOY_MS) as `${number}` });
   try {
     log(`${name}: deploying in namespace ${namespace}`);
     const target = await prepare(kube, name, namespace);
@@ -248,11 +284,10 @@ export async function runScenario(
     const loadStarted = Date.now();
     await sleep(settings.settleMs);
     const started = Date.now();
-    log(`${name}: restarting deployment/${target.rolls} under load`);
+    const rolls = `${target.rolls.kind.toLowerCase()}/${target.rolls.name}`;
+    log(`${name}: restarting ${rolls} under load`);
     await restart(kube, namespace, target.rolls);
-    await until(`deployment/${target.rolls} rolled out and drained`, 120_000, () =>
-      rolledOut(kube, namespace, target.rolls, started),
-    );
+    await until(`${rolls} rolled out and drained`, 120_000, () => rolledOut(kube, namespace, target.rolls, started));
     const rolloutMs = Date.now() - started;
     await sleep(settings.settleMs);
     while (load.results.length < settings.minRequests) await sleep(100);
@@ -260,7 +295,7 @@ export async function runScenario(
     log(`${name}: ${counts.requests} requests, ${counts.failed} failed (rollout ${(rolloutMs / 1000).toFixed(1)} s)`);
     return { name, description: DESCRIPTIONS[name], counts, rolloutMs, loadMs: Date.now() - loadStarted };
   } finally {
-    if (throughHaptic) await resetKnobs(kubeconfig);
+    if (haptic) await resetKnobs(kubeconfig);
     await kube.delete('v1', 'Namespace', namespace);
   }
 }
