@@ -53,6 +53,11 @@ export abstract class KubeCommand extends Command {
   }
 
   /** Colours for stdout: --no-color, FORCE_COLOR, NO_COLOR, a terminal (ui/style.ts). */
+  /** A line on stderr about what the command had to leave out, as kubectl prints a warning. */
+  protected note(line: string): void {
+    process.stderr.write(`Warning: ${this.safe(line)}\n`);
+  }
+
   protected paint(flags: Pick<KubeFlags, 'no-color'>): Painter {
     return painter(colorEnabled(flags['no-color']));
   }

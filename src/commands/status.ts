@@ -79,7 +79,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
         '--watch needs a terminal; use --wait (one line per transition) or -o json when output is piped',
       );
     const client = this.client(flags);
-    const selection = rolloutSelection(client, args.name, flags);
+    const selection = rolloutSelection(client, args.name, flags, (note) => this.note(note));
     const conditionType = flags['condition-type'];
     if (flags.watch) {
       const [feed, { watchRollout }, { reportText }] = await Promise.all([

@@ -44,7 +44,7 @@ ${exitCodesHelp({ 1: 'a stall cause was found' })}`;
   async run(): Promise<void> {
     const { flags, args } = await this.parse(WhyStalled);
     const client = this.client(flags);
-    const selection = { ...rolloutSelection(client, args.name, flags), allowNone: true };
+    const selection = { ...rolloutSelection(client, args.name, flags, (note) => this.note(note)), allowNone: true };
     const results = this.safe(await whyStalled(client, { ...selection, conditionType: flags['condition-type'] }));
     if (!results.length && !flags.output) {
       process.stderr.write(`${this.safe(noneFound(selection))}\n`);

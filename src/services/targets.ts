@@ -14,6 +14,11 @@ export interface TargetSelection {
   all?: boolean | undefined;
   /** read-only commands, like kubectl get: no match is an empty answer, not an error */
   allowNone?: boolean | undefined;
+  /**
+   * Where a read-only command says that StatefulSets could not be read (forbidden) while Deployments could: it goes
+   * on with the Deployments. Without it (nor ResolveOptions.notes), that refusal is the command's error.
+   */
+  onNote?: ((note: string) => void) | undefined;
 }
 
 /**
@@ -82,6 +87,7 @@ export async function resolveTargets(
     );
   const { namespace } = sel;
   const { trim } = options;
+  const notes = options.notes ?? (sel.onNote ? [] : undefined);
   if (namespace === undefined && sel.names.length)
     throw new UserError('a workload cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
   const where = namespace === undefined ? 'any namespace' : `namespace "${namespace}"`;
@@ -94,10 +100,10 @@ export async function resolveTargets(
         tagged('StatefulSet'),
       );
     } catch (err) {
-      if (!isApiError(err, 'Forbidden') || !bare || (!query.name && !options.notes)) throw err;
+      if (!isApiError(err, 'Forbidden') || !bare || (!query.name && !notes)) throw err;
       setsRefused = err;
       const note = `cannot read statefulsets${namespace === undefined ? '' : ` in namespace ${namespace}`}: ${oneLine(err)}; only Deployments are checked`;
-      if (options.notes && !options.notes.includes(note)) options.notes.push(note);
+      if (notes && !notes.includes(note)) notes.push(note);
       return [];
     }
   };
@@ -145,6 +151,7 @@ export async function resolveTargets(
           : `no Deployments or StatefulSets in ${where}`,
       );
   }
+  if (!options.notes) for (const note of notes ?? []) sel.onNote?.(note);
   const key = (t: RolloutTarget) => `${t.metadata.namespace}/${t.metadata.name}/${t.kind}`;
   return found.sort((a, b) => compareText(key(a), key(b)));
 }

@@ -484,6 +484,17 @@ describe('kubectl haptic doctor on the real control plane', () => {
         new RegExp(`^cannot read statefulsets in namespace ${ns}: .*; only Deployments are checked$`),
       ),
     );
+    // status and why-stalled too: the Deployment named is the answer; over the namespace a warning says what is left out
+    const limited = { kubeconfig: cluster().limitedKubeconfig };
+    expect((await runPlugin(['status', 'web', '-n', ns, '-o', 'json'], limited)).code).toBe(0);
+    const all = await runPlugin(['why-stalled', '-n', ns], limited);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^deployment\.apps\/web -n /);
+    expect(all.stderr).toMatch(
+      new RegExp(
+        `^Warning: cannot read statefulsets in namespace ${ns}: forbidden: .*; only Deployments are checked\n$`,
+      ),
+    );
   });
 
   it('an unreachable cluster is a cluster error (exit 4), named as for every command', async () => {

@@ -102,7 +102,21 @@ export function entryChecksumOf(content: string, style: ChecksumStyle = 'short')
 
 /** The pods (`namespace/name`) a rendered config routes to: enabled server lines, read back from the text. */
 export function routedPods(content: string): Set<string> {
-  const routed = new Set<string>();
+  return new Set(enabledServers(content).map((s) => s.pod));
+}
+
+/**
+ * The pods a rendered config routes to, each at the address its server sends to (`namespace/name@ip`): a server of
+ * a pod's name that sends to another address routes to another pod — a StatefulSet's pod made again under the same
+ * name, on a new IP, until a config with its new address is rendered (HAPTIC's library renders each server's address
+ * from the pod's EndpointSlice endpoint: charts/haptic/libraries/ingress.yaml, BackendServers).
+ */
+export function routedAddresses(content: string): Set<string> {
+  return new Set(enabledServers(content).map((s) => `${s.pod}@${s.ip}`));
+}
+
+function enabledServers(content: string): { pod: string; ip: string }[] {
+  const routed: { pod: string; ip: string }[] = [];
   let namespace = '';
   let podBefore: string | undefined;
   for (const line of content.split('\n')) {
@@ -114,11 +128,12 @@ export function routedPods(content: string): Set<string> {
       podBefore = comment[1];
       continue;
     }
-    const server = /^\s+server (\S+) \S+([^#]*)(?:#\s*(.*))?$/.exec(line);
+    const server = /^\s+server (\S+) (\S+)([^#]*)(?:#\s*(.*))?$/.exec(line);
     if (server) {
       // the pod is named in the comment (end of line, or the line before); the agent's servers are named after it too
-      const pod = /^Pod: (\S+)/.exec(server[3] ?? '')?.[1] ?? podBefore ?? server[1]!;
-      if (!/\bdisabled\b/.test(server[2] ?? '')) routed.add(`${namespace}/${pod}`);
+      const pod = /^Pod: (\S+)/.exec(server[4] ?? '')?.[1] ?? podBefore ?? server[1]!;
+      const ip = server[2]!.replace(/:\d+$/, '');
+      if (!/\bdisabled\b/.test(server[3] ?? '')) routed.push({ pod: `${namespace}/${pod}`, ip });
     }
     podBefore = undefined;
   }

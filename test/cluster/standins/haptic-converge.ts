@@ -2,7 +2,7 @@
 // and which gated pods may get the readiness condition (routed by the config EVERY live HAProxy pod runs, its
 // reload done).
 import { type Condition, GATE_CONDITION } from './common.ts';
-import { routedPods } from './haproxy-render.ts';
+import { routedAddresses } from './haproxy-render.ts';
 import type { StatusShape } from './knobs.ts';
 
 /**
@@ -244,8 +244,10 @@ function dataplaneOutcome(
 }
 
 /**
- * The gated pods (`namespace/name`) that every live HAProxy pod now routes to: each one's deployed checksum is a
- * known render whose config has the pod's server enabled. No live HAProxy pod → nobody routes → none.
+ * The gated pods (`namespace/name@ip`) that every live HAProxy pod now routes to: each one's deployed checksum is a
+ * known render whose config has the pod's server enabled at the pod's own address (the seed's "a configuration that
+ * routes to it": a server of its name at another address routes to the pod that had the name before). No live
+ * HAProxy pod → nobody routes → none.
  */
 export function podsRoutedEverywhere(
   candidates: string[],
@@ -257,7 +259,7 @@ export function podsRoutedEverywhere(
   const routing = liveHAProxyPods.map((name) => {
     const entry = deployed.get(name);
     const render = settled(entry) ? renders.get(entry!.checksum!) : undefined;
-    return render ? routedPods(render.content) : new Set<string>();
+    return render ? routedAddresses(render.content) : new Set<string>();
   });
   return candidates.filter((pod) => routing.every((routed) => routed.has(pod)));
 }

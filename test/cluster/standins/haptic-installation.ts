@@ -501,18 +501,18 @@ export class HapticController {
   /** Sets the gate on gated pods that every live HAProxy pod routes to; returns when a fight re-check is due. */
   private async gate(haproxies: string[], now: number): Promise<number | undefined> {
     if (!this.knobs.gateFeature || this.shape !== 'gate' || !this.accepted) return undefined;
-    const gated = [...routedPods(this.accepted.content)].filter((key) => {
+    const gated = [...routedPods(this.accepted.content)].flatMap((key) => {
       const pod = this.caches.pods.get(key);
-      return (
-        pod &&
+      const wanted =
+        pod?.status?.podIP &&
         !pod.metadata.deletionTimestamp &&
-        (pod.spec.readinessGates ?? []).some((g: { conditionType: string }) => g.conditionType === GATE_CONDITION)
-      );
+        (pod.spec.readinessGates ?? []).some((g: { conditionType: string }) => g.conditionType === GATE_CONDITION);
+      return wanted ? [`${key}@${pod.status.podIP}`] : [];
     });
     let wake: number | undefined;
     const source = `${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`;
-    for (const key of podsRoutedEverywhere(gated, haproxies, this.entries, this.renders)) {
-      const pod = this.caches.pods.get(key)!;
+    for (const routed of podsRoutedEverywhere(gated, haproxies, this.entries, this.renders)) {
+      const pod = this.caches.pods.get(routed.slice(0, routed.lastIndexOf('@')))!;
       const existing = findCondition(pod.status?.conditions, GATE_CONDITION);
       const ours = gateCondition(source, existing, rfc3339(now));
       const uid = pod.metadata.uid!;

@@ -138,20 +138,32 @@ describe('podsRoutedEverywhere', () => {
       'every HAProxy pod runs a config routing web-b',
       deployed(r2.checksum, r2.checksum),
       ['h1', 'h2'],
-      ['shop/web-a', 'shop/web-b'],
+      ['shop/web-a@10.0.0.1', 'shop/web-b@10.0.0.2'],
     ],
-    ['one still runs the config with web-b disabled', deployed(r2.checksum, r1.checksum), ['h1', 'h2'], ['shop/web-a']],
+    [
+      'one still runs the config with web-b disabled',
+      deployed(r2.checksum, r1.checksum),
+      ['h1', 'h2'],
+      ['shop/web-a@10.0.0.1'],
+    ],
     ['one runs an unknown checksum', deployed(r2.checksum, '9999999999999999'), ['h1', 'h2'], []],
     ['a live HAProxy pod without an entry', deployed(r2.checksum, r2.checksum), ['h1', 'h2', 'h3'], []],
     ['no live HAProxy pod', deployed(r2.checksum, r2.checksum), [], []],
   ])('%s', (_, entries, live, expected) => {
-    expect(podsRoutedEverywhere(['shop/web-a', 'shop/web-b'], live, entries, renders)).toEqual(expected);
+    expect(podsRoutedEverywhere(['shop/web-a@10.0.0.1', 'shop/web-b@10.0.0.2'], live, entries, renders)).toEqual(
+      expected,
+    );
+  });
+
+  it("a pod made again under the same name on a new address (a StatefulSet's) is not routed by its predecessor's server", () => {
+    const entries = deployed(r2.checksum, r2.checksum);
+    expect(podsRoutedEverywhere(['shop/web-b@10.0.0.9'], ['h1', 'h2'], entries, renders)).toEqual([]);
   });
 
   it('a HAProxy pod still reloading does not run the new config yet', () => {
     const entries = deployed(r2.checksum, r2.checksum);
     entries.set('h2', { ...entries.get('h2')!, appliedPlanID: 'plan-2', runningPlanID: 'plan-1', mode: 'reload' });
-    expect(podsRoutedEverywhere(['shop/web-b'], ['h1', 'h2'], entries, renders)).toEqual([]);
+    expect(podsRoutedEverywhere(['shop/web-b@10.0.0.2'], ['h1', 'h2'], entries, renders)).toEqual([]);
   });
 });
 

@@ -303,3 +303,16 @@ describe('a small terminal', () => {
     );
   });
 });
+
+describe('a StatefulSet in the live view', () => {
+  it('names the kind, its update revision and strategy, and lists the pods in ordinal order', async () => {
+    const { loadScenario, snapshotOf } = await import('../../fixtures/load.ts');
+    const model = buildRollout(snapshotOf(loadScenario('hs211-broken-revision'), 'web'), NOW);
+    const frame = text({ model, log: [], now: NOW, width: 120, height: 30, mode: 'table' });
+    expect(frame).toContain(
+      'statefulset.apps/web -n shop · revision web-7f5b4 · maxUnavailable 1, OrderedReady · gated',
+    );
+    expect(frame).toContain('NEW PODS  revision web-7f5b4 (update revision)');
+    expect(frame.indexOf('web-0')).toBeLessThan(frame.indexOf('web-1'));
+  });
+});
