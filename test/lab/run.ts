@@ -1,5 +1,5 @@
 // npm run lab — the lab's rollouts under load, side by side: a single-replica rollout behind HAPTIC's real HAProxy
-// without and with the readiness gate, and seed 004's HAProxy shutdown trap against its fix. Prints a table of
+// without and with the readiness gate, a StatefulSet's the same, and seed 004's HAProxy shutdown trap against its fix. Prints a table of
 // requests and failures by class (test/lab/scenarios.ts says what each row does).
 //   npm run lab [-- SCENARIO…] [-- --json]
 // Needs root (it makes network namespaces) and Debian's haproxy, nftables and iproute2. Starts its own cluster
