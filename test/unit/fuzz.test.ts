@@ -29,6 +29,7 @@ import { rolloutOutput, statusText } from '../../src/ui/status-text.ts';
 import { painter } from '../../src/ui/style.ts';
 import { diagnosisOutput, whyText } from '../../src/ui/why-text.ts';
 import { GATE, hapticInputs, NOW, pod, podEvent, slice, snapshot } from './fixtures/rollout.ts';
+import { loadScenario, snapshotOf } from '../fixtures/load.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 /** a hang is a failure too, but a slow machine is not: 10 ms a case on top of 10 s */
@@ -182,12 +183,14 @@ function arrived(snap: RolloutSnapshot): RolloutSnapshot {
       { ...v, items: each(v.items, HAPTIC_KINDS[k] ?? 'Any', trimObject) },
     ]),
   );
-  const workload = conform<RolloutSnapshot['workload']>(snap.workload, 'Deployment');
-  if (!workload) throw new Error('the Deployment read by name is always an object with a name (or exit 4)');
+  const kind = snap.workload.kind;
+  const workload = conform<RolloutSnapshot['workload']>(snap.workload, kind);
+  if (!workload) throw new Error('the workload read by name is always an object with a name (or exit 4)');
   return {
     ...snap,
-    workload: { ...trimObject(workload), kind: 'Deployment' } as RolloutSnapshot['workload'],
+    workload: { ...trimObject(workload), kind } as RolloutSnapshot['workload'],
     replicaSets: each(snap.replicaSets, 'ReplicaSet', trimObject),
+    claims: each(snap.claims, 'PersistentVolumeClaim', trimObject),
     pods: each(snap.pods, 'Pod', trimPod),
     services: each(snap.services, 'Service', trimObject),
     slices: each(snap.slices, 'EndpointSlice', trimSlice),
@@ -210,13 +213,13 @@ function answer(raw: RolloutSnapshot): void {
     whyText(results, painter(false)),
     formatStructured(diagnosisOutput(results), 'json'),
   ];
-  const deployment = snap.workload as Extract<RolloutSnapshot['workload'], { kind: 'Deployment' }>;
+  const w = snap.workload;
   const doctor = runDoctor(
     {
       mode: 'live',
-      targets: [deployment],
-      deployments: [deployment],
-      statefulSets: [],
+      targets: [w as never],
+      deployments: w.kind === 'Deployment' ? [w] : [],
+      statefulSets: w.kind === 'StatefulSet' ? [w] : [],
       services: snap.services,
       slices: snap.slices,
       pdbs: [],
@@ -349,6 +352,14 @@ describe('fuzz', () => {
     `malformed API answers never crash the model, the rules or the output (${RUNS} cases, seed ${SEED})`,
     () => {
       fuzz(base(), spoil, answer);
+    },
+    TIME_LIMIT,
+  );
+
+  it(
+    `malformed answers about a StatefulSet, its pods and claims never crash either (${RUNS} cases, seed ${SEED})`,
+    () => {
+      fuzz(snapshotOf(loadScenario('hs212-claim-pending'), 'web'), spoil, answer);
     },
     TIME_LIMIT,
   );
