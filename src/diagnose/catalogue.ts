@@ -412,7 +412,7 @@ export const CATALOGUE = {
   HS212: {
     severity: 'error',
     summary:
-      "A StatefulSet's pod waits for its PersistentVolumeClaim, which is not bound (no StorageClass and no matching volume, a class that does not exist, a volume in another zone).",
+      "A StatefulSet's pod waits for its PersistentVolumeClaim: not bound (no StorageClass and no matching volume, a class that does not exist), or bound to a volume no node of the pod can reach (another zone).",
     title: 'pod {pod} waits for its claim {claim}, which is {phase}{because}',
     fix: {
       noClass:

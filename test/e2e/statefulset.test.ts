@@ -236,7 +236,7 @@ describe('what stalls a StatefulSet, named first by why-stalled', () => {
     expect(ids(fine.stdout)).toEqual(['HS902']);
   });
 
-  it('a claim that stays Pending (no StorageClass, no volume): HS212 first, and a PersistentVolume that fits lets the pod run', async () => {
+  it('a claim that stays Pending (no StorageClass, no volume), or bound in another zone: HS212 first; a PersistentVolume that fits lets the pod run', async () => {
     const ns = await newNamespace('sts-claim');
     await api().apply([
       gatedStatefulSet({ name: 'db', namespace: ns, replicas: 1, volume: '1Gi' }),
@@ -264,13 +264,45 @@ describe('what stalls a StatefulSet, named first by why-stalled', () => {
         },
       },
     ]);
+    // bound to a volume that only nodes of another zone may use: the scheduler's conflict, named the same way
+    const zoned = `pv-${ns}-zoned`;
+    await api().apply([
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: zoned },
+        spec: {
+          capacity: { storage: '1Gi' },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Delete',
+          hostPath: { path: `/tmp/${zoned}` },
+          claimRef: { namespace: ns, name: 'data-far-0' },
+          nodeAffinity: {
+            required: {
+              nodeSelectorTerms: [
+                { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['elsewhere'] }] },
+              ],
+            },
+          },
+        },
+      },
+      gatedStatefulSet({ name: 'far', namespace: ns, replicas: 1, volume: '1Gi' }),
+    ]);
     try {
       await rolledOut(ns, 'db', 1);
       expect(ids((await why(ns, 'db')).stdout)).toEqual(['HS902']);
+      const far = await whyUntil(ns, 'far', 'HS212', (r) =>
+        r.stdout.includes("didn't match PersistentVolume's node affinity"),
+      );
+      expect(far.stdout).toContain(
+        '[HS212] pod far-0 waits for its claim data-far-0, which is Bound: 0/2 nodes are available',
+      );
+      expect(far.stdout).toContain('fix: the volume can only be used where no node for the pod is');
     } finally {
-      await api()
-        .delete('v1', 'PersistentVolume', pv)
-        .catch(() => undefined);
+      for (const name of [pv, zoned])
+        await api()
+          .delete('v1', 'PersistentVolume', name)
+          .catch(() => undefined);
     }
   });
 

@@ -1,4 +1,4 @@
-import { byOrdinal } from '../../model/rollout/statefulset.ts';
+import { byOrdinal, ordinalOf } from '../../model/rollout/statefulset.ts';
 import type { PodView } from '../../model/rollout/pod.ts';
 import { blockingPods, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../../types/finding.ts';
@@ -9,6 +9,12 @@ import { containerRules } from './containers.ts';
 // stateful_set_control.go): its controller takes pods in ordinal order and, OrderedReady, stops at the first that is
 // not Running and Ready, whatever its revision; a claim that is not bound keeps a pod from being scheduled; a
 // partition or OnDelete leaves pods on an older revision on purpose.
+
+/**
+ * The scheduler's words for a bound volume no candidate node may use: "node(s) didn't match PersistentVolume's node
+ * affinity" (volumebinding/binder.go, ErrReasonNodeConflict), "had volume node affinity conflict" before 1.27.
+ */
+const VOLUME_ELSEWHERE = /didn't match PersistentVolume's node affinity|volume node affinity conflict/i;
 
 /** What containerRules found, in a word, when no container says it (a pod not scheduled has no container yet). */
 const CAUSES: Record<string, string> = {
@@ -38,7 +44,7 @@ export function statefulSetRules(ctx: DiagnoseContext): Finding[] {
     const text = `${claim.event?.message ?? ''} ${scheduling?.message ?? ''}`;
     // a claim made without a class had no default StorageClass to take (the DefaultStorageClass admission sets one
     // when there is): nothing will provision it
-    const variant = /volume node affinity conflict/i.test(text)
+    const variant = VOLUME_ELSEWHERE.test(text)
       ? 'zone'
       : /storageclass[^"]*"[^"]*" not found/i.test(text)
         ? 'classMissing'
@@ -62,6 +68,24 @@ export function statefulSetRules(ctx: DiagnoseContext): Finding[] {
           ...(scheduling ? [`pod ${pod}: event FailedScheduling (x${scheduling.count}): ${scheduling.message}`] : []),
         ],
         { variant, pod },
+      ),
+    );
+  }
+  // a bound claim whose volume only some nodes can reach (a zone, a local volume) that none of the pod's nodes are
+  // in: the scheduler's VolumeBinding plugin says so in the pod's FailedScheduling event (VOLUME_ELSEWHERE)
+  for (const p of [...m.newPods, ...m.oldPods]) {
+    const scheduling = p.events.find((e) => e.reason === 'FailedScheduling');
+    const ordinal = ordinalOf(p.name, m.name);
+    if (p.phase !== 'Pending' || p.node || ordinal === undefined || !set.claimTemplates.length) continue;
+    if (!scheduling || !VOLUME_ELSEWHERE.test(scheduling.message)) continue;
+    if (findings.some((f) => f.pod === p.name)) continue;
+    const claim = `${set.claimTemplates[0]}-${m.name}-${ordinal}`;
+    findings.push(
+      finding(
+        'HS212',
+        { ...at, pod: p.name, claim, phase: 'Bound', because: `: ${scheduling.message}`, storageClass: '' },
+        [`pod ${p.name}: event FailedScheduling (x${scheduling.count}): ${scheduling.message}`],
+        { variant: 'zone', pod: p.name },
       ),
     );
   }

@@ -19,6 +19,8 @@ export interface StatefulSetView {
   updateRevision?: string | undefined;
   /** pods of an older revision that the partition holds back on purpose */
   heldByPartition: string[];
+  /** the names of its volumeClaimTemplates: a pod's claims are TEMPLATE-NAME-ORDINAL */
+  claimTemplates: string[];
   /** claims of its pods (volumeClaimTemplates × ordinals) that exist and are not Bound */
   pendingClaims: {
     name: string;
@@ -156,6 +158,7 @@ export function statefulSetView(
     podManagementPolicy: s.spec.podManagementPolicy === 'Parallel' ? 'Parallel' : 'OrderedReady',
     partition,
     startOrdinal: start,
+    claimTemplates: (s.spec.volumeClaimTemplates ?? []).map((t) => t.metadata.name),
     currentRevision: s.status?.currentRevision,
     updateRevision: s.status?.updateRevision,
     heldByPartition:

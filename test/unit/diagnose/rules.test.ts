@@ -1789,6 +1789,18 @@ describe("a StatefulSet's own stalls and holds", () => {
       title: 'pod web-2 waits for its claim data-web-2, which is Pending: storageclass.storage.k8s.io "fast" not found',
       fix: expect.stringContaining('create the StorageClass fast'),
     });
+    // bound, to a volume in a zone none of the nodes are in: the scheduler's event says so, and that is the way out
+    const zoned = sts('hs212-claim-pending', (s) => {
+      s.claims.find((c) => c.metadata.name === 'data-web-2')!.status = { phase: 'Bound' };
+      const event = s.events.find((e) => e.reason === 'FailedScheduling')!;
+      event.message = "0/2 nodes are available: 2 node(s) didn't match PersistentVolume's node affinity.";
+    });
+    expect(zoned.findings[0]).toMatchObject({
+      id: 'HS212',
+      title:
+        "pod web-2 waits for its claim data-web-2, which is Bound: 0/2 nodes are available: 2 node(s) didn't match PersistentVolume's node affinity.",
+      fix: expect.stringContaining('the volume can only be used where no node for the pod is'),
+    });
     const bound = sts('hs212-claim-pending', (s) => {
       s.claims.find((c) => c.metadata.name === 'data-web-2')!.status = { phase: 'Bound' };
     });
