@@ -106,10 +106,10 @@ describe('kubectl haptic drill in the lab', () => {
     await noProbeLeft(ns);
   });
 
-  it("a StatefulSet through HAPTIC's HAProxy: drill restarts it ordinal by ordinal, gated, and counts nothing dropped", async () => {
+  it("a StatefulSet through HAPTIC's HAProxy, ordinal by ordinal: drops without the gate, each set against a pod's change; none once enable-gate added it", async () => {
     const ns = await newNamespace('lab-drill-sts');
     await adminApi().apply([
-      labApp({ name: 'db', namespace: ns, kind: 'StatefulSet', replicas: 2, gated: true }),
+      labApp({ name: 'db', namespace: ns, kind: 'StatefulSet', replicas: 2 }),
       ...labServed({ name: 'db', namespace: ns }),
     ]);
     await waitFor(() => readyPods(ns), {
@@ -117,26 +117,39 @@ describe('kubectl haptic drill in the lab', () => {
       timeoutMs: 90_000,
       until: (p) => p.length === 2,
     });
-    const r = await runPlugin(
-      ['drill', 'sts/db', '-n', ns, '--host', `db.${ns}.svc`, '--interval', '20ms', '-o', 'json'],
-      {
-        timeoutMs: 240_000,
-      },
-    );
-    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
-    expect(r.stderr).toContain('restarting statefulset/db (as kubectl rollout restart)');
-    const report = JSON.parse(r.stdout) as Report & { workloadKind: string; name: string };
-    expect(report).toMatchObject({
-      workloadKind: 'StatefulSet',
-      name: 'db',
-      failed: 0,
-      rollout: { outcome: 'complete' },
+    const drill = async () => {
+      const r = await runPlugin(
+        ['drill', 'sts/db', '-n', ns, '--host', `db.${ns}.svc`, '--interval', '20ms', '-o', 'json'],
+        { timeoutMs: 240_000 },
+      );
+      expect(r.stderr).toContain('restarting statefulset/db (as kubectl rollout restart)');
+      const report = JSON.parse(r.stdout) as Report & {
+        workloadKind: string;
+        name: string;
+        groups: { after?: { pod?: string } }[];
+      };
+      expect(report).toMatchObject({ workloadKind: 'StatefulSet', name: 'db', rollout: { outcome: 'complete' } });
+      expect({ requests: report.requests, byClass: report.failures }).toEqual(
+        tally(ns, report.probe.pod, report.requests),
+      );
+      return { code: r.code, report };
+    };
+
+    // ungated: db-0 goes as soon as the new db-1 passes its probe, before HAProxy routes to it
+    const ungated = await drill();
+    expect(ungated.code).toBe(1);
+    expect(ungated.report.failed).toBeGreaterThan(0);
+    for (const g of ungated.report.groups) expect(['db-0', 'db-1']).toContain(g.after?.pod);
+
+    const enabled = await runPlugin(['enable-gate', 'sts/db', '-n', ns, '--wait', '--timeout', '120s'], {
+      timeoutMs: 150_000,
     });
-    expect(tally(ns, report.probe.pod, report.requests)).toEqual({
-      requests: report.requests,
-      byClass: { refused: 0, reset: 0, timeout: 0, http5xx: 0, other: 0 },
-    });
-    // both ordinals were replaced, the higher first (the controller's order), each new pod gated True
+    expect(enabled.code, enabled.stdout + enabled.stderr).toBe(0);
+
+    // gated: each ordinal waits for HAProxy; both replaced, the higher first, each gated True
+    const gated = await drill();
+    expect(gated.code).toBe(0);
+    expect(gated.report.failed).toBe(0);
     const pods = (await adminApi().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app=db' })).sort((a, b) =>
       a.metadata.name.localeCompare(b.metadata.name),
     );
