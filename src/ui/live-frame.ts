@@ -1,5 +1,5 @@
 import type { Finding } from '../types/finding.ts';
-import type { RolloutHistory } from '../model/rollout/history.ts';
+import { podKey, type RolloutHistory } from '../model/rollout/history.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { formatAge } from '../model/time.ts';
@@ -113,7 +113,7 @@ function stageSegments(stages: Stage[], compact: boolean): Line {
 }
 
 function podLine(p: PodView, role: 'new' | 'old', s: LiveState, nameWidth: number, compact: boolean): Line {
-  const h = s.history?.pods[p.name];
+  const h = s.history?.pods[podKey(p)];
   const selected = s.selected === p.name;
   const name = shortPod(p.name).padEnd(nameWidth);
   const line: Line = [

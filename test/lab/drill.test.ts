@@ -139,7 +139,8 @@ describe('kubectl haptic drill in the lab', () => {
     const ungated = await drill();
     expect(ungated.code).toBe(1);
     expect(ungated.report.failed).toBeGreaterThan(0);
-    for (const g of ungated.report.groups) expect(['db-0', 'db-1']).toContain(g.after?.pod);
+    for (const g of ungated.report.groups)
+      expect(['db-0', 'db-1'], JSON.stringify(ungated.report.groups)).toContain(g.after?.pod);
 
     const enabled = await runPlugin(['enable-gate', 'sts/db', '-n', ns, '--wait', '--timeout', '120s'], {
       timeoutMs: 150_000,

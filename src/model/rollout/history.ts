@@ -41,13 +41,21 @@ export interface ConfigHistory {
 
 export interface RolloutHistory {
   startedAt: number;
-  /** by pod name, in the order first seen */
+  /** by podKey, in the order first seen */
   pods: Record<string, PodHistory>;
   configs: ConfigHistory[];
   /** when the rollout was first seen complete (and drained, when that was asked) */
   doneAt?: number | undefined;
   /** the follower saw the rollout not done at some point (else there is nothing to report) */
   progressed?: boolean | undefined;
+}
+
+/**
+ * Which pod a view stands for, over time: its UID, as a StatefulSet makes a pod again under the same name (the old
+ * web-1 drains while the new web-1 is created); its name when the API sent no UID.
+ */
+export function podKey(p: { uid?: string | undefined; name: string }): string {
+  return p.uid ?? p.name;
 }
 
 const at = (time: string | undefined) => {
@@ -102,16 +110,18 @@ export function observe(
   // what the first model shows was reached before the follower started
   const seen = history ? now : null;
   for (const p of model.newPods) {
-    present.add(p.name);
-    pods[p.name] = newPodStep(pods[p.name], p, now, seen);
+    const key = podKey(p);
+    present.add(key);
+    pods[key] = newPodStep(pods[key], p, now, seen);
   }
   for (const p of model.oldPods) {
-    present.add(p.name);
-    pods[p.name] = oldPodStep(pods[p.name], p, seen);
+    const key = podKey(p);
+    present.add(key);
+    pods[key] = oldPodStep(pods[key], p, seen);
   }
-  for (const [name, h] of Object.entries(pods)) {
-    if (!present.has(name) && h.goneAt === undefined)
-      pods[name] = {
+  for (const [key, h] of Object.entries(pods)) {
+    if (!present.has(key) && h.goneAt === undefined)
+      pods[key] = {
         ...h,
         goneAt: now,
         exitedAt: h.exitedAt !== undefined ? h.exitedAt : h.role === 'old' ? now : undefined,

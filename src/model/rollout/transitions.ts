@@ -1,4 +1,4 @@
-import type { RolloutHistory } from './history.ts';
+import { podKey, type RolloutHistory } from './history.ts';
 import type { PodView } from './pod.ts';
 import type { RolloutModel } from './rollout.ts';
 import { formatAge } from '../time.ts';
@@ -14,11 +14,12 @@ export function transitions(
 ): string[] {
   const lines: string[] = [];
   if (!prev || prev.message !== next.message) lines.push(`rollout: ${next.message}`);
-  const before = new Map([...(prev?.newPods ?? []), ...(prev?.oldPods ?? [])].map((p) => [p.name, p]));
+  // by UID: a StatefulSet's new web-1 is not its old web-1
+  const before = new Map([...(prev?.newPods ?? []), ...(prev?.oldPods ?? [])].map((p) => [podKey(p), p]));
   for (const pod of next.newPods)
-    lines.push(...podChanges(before.get(pod.name), pod, next.gateType, prev !== undefined));
+    lines.push(...podChanges(before.get(podKey(pod)), pod, next.gateType, prev !== undefined));
   for (const pod of next.oldPods) {
-    const was = before.get(pod.name);
+    const was = before.get(podKey(pod));
     if (pod.terminating && !was?.terminating)
       lines.push(
         `pod/${pod.name} (old) terminating, ${Math.round((pod.terminating.graceRemainingMs ?? 0) / 1000)}s grace period`,
@@ -29,12 +30,12 @@ export function transitions(
       );
   }
   if (prev) {
-    const names = new Set([...next.newPods, ...next.oldPods].map((p) => p.name));
-    for (const [name, was] of before) {
-      if (names.has(name)) continue;
-      const deleted = seen?.history.pods[name]?.deletedAt;
+    const keys = new Set([...next.newPods, ...next.oldPods].map(podKey));
+    for (const [key, was] of before) {
+      if (keys.has(key)) continue;
+      const deleted = seen?.history.pods[key]?.deletedAt;
       const drained = typeof deleted === 'number' && seen ? ` after ${formatAge(seen.now - deleted)} of drain` : '';
-      lines.push(`pod/${name}${prev.oldPods.includes(was) ? ' (old)' : ''} gone${drained}`);
+      lines.push(`pod/${was.name}${prev.oldPods.includes(was) ? ' (old)' : ''} gone${drained}`);
     }
   }
   for (const inst of next.installations) {

@@ -59,9 +59,10 @@ function history(gateTrue: boolean): RolloutHistory {
   return {
     startedAt: ago(25),
     progressed: true,
+    // by UID (podKey)
     pods: {
-      'web-old-1': { name: 'web-old-1', role: 'old', createdAt: ago(30) },
-      'web-old-2': {
+      'uid-web-old-1': { name: 'web-old-1', role: 'old', createdAt: ago(30) },
+      'uid-web-old-2': {
         name: 'web-old-2',
         role: 'old',
         createdAt: ago(30),
@@ -70,7 +71,7 @@ function history(gateTrue: boolean): RolloutHistory {
         unreadyAt: ago(20),
         disabledAt: ago(19),
       },
-      'web-new-1': {
+      'uid-web-new-1': {
         name: 'web-new-1',
         role: 'new',
         createdAt: ago(30),

@@ -43,7 +43,7 @@ describe('observe', () => {
       false,
     );
     // the fixture's conditions: ContainersReady 20 s before NOW, the gate and Ready 18 s before
-    expect(first.pods['web-new-1']).toMatchObject({
+    expect(first.pods['uid-web-new-1']).toMatchObject({
       role: 'new',
       containersReadyAt: NOW - 20_000,
       gateAt: NOW - 18_000,
@@ -69,7 +69,7 @@ describe('observe', () => {
       NOW,
       false,
     );
-    expect(h1.pods['web-old-1']).toMatchObject({
+    expect(h1.pods['uid-web-old-1']).toMatchObject({
       role: 'old',
       deletedAt: NOW - 5_000,
       deadlineAt: NOW + 25_000,
@@ -81,7 +81,7 @@ describe('observe', () => {
       NOW + 8_000,
       true,
     );
-    expect(h2.pods['web-old-1']).toMatchObject({ goneAt: NOW + 8_000, exitedAt: NOW + 8_000 });
+    expect(h2.pods['uid-web-old-1']).toMatchObject({ goneAt: NOW + 8_000, exitedAt: NOW + 8_000 });
     expect(h2).toMatchObject({ startedAt: NOW, doneAt: NOW + 8_000, progressed: true });
   });
 });
@@ -168,5 +168,28 @@ describe('buildReport', () => {
       // a config already live when the follower started has no known start: left out
       haproxy: [{ checksum: 'aaaa', convergenceMs: 800, haproxyPods: 2 }],
     });
+  });
+});
+
+describe("a StatefulSet's pod made again under its name", () => {
+  it('is a new pod of its own in the history and the transitions, and its predecessor is gone', async () => {
+    const { loadScenario, snapshotOf } = await import('../../../fixtures/load.ts');
+    const { transitions } = await import('../../../../src/model/rollout/transitions.ts');
+    const before = snapshotOf(loadScenario('hs214-on-delete'), 'web');
+    // web-2 deleted by hand (OnDelete) and made again from the update revision, under the same name
+    const after = structuredClone(before);
+    const web2 = after.pods.find((p) => p.metadata.name === 'web-2')!;
+    web2.metadata.uid = 'uid-web-2-again';
+    web2.metadata.labels!['controller-revision-hash'] = 'web-7f5b4';
+    web2.metadata.creationTimestamp = '2026-11-29T11:59:58Z';
+    const m1 = buildRollout(before, NOW);
+    const m2 = buildRollout(after, NOW + 2000);
+    const h1 = observe(undefined, m1, NOW, false);
+    const h2 = observe(h1, m2, NOW + 2000, false);
+    expect(h2.pods['uid-web-2']).toMatchObject({ name: 'web-2', role: 'old', goneAt: NOW + 2000 });
+    expect(h2.pods['uid-web-2-again']).toMatchObject({ name: 'web-2', role: 'new' });
+    expect(transitions(m1, m2, { history: h2, now: NOW + 2000 })).toEqual(
+      expect.arrayContaining(['pod/web-2 created', 'pod/web-2 (old) gone']),
+    );
   });
 });
