@@ -7,7 +7,16 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../cluster/cluster.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
-import { adminApi, cluster, GATE, gatedDeployment, newNamespace, routedService, waitFor } from './support.ts';
+import {
+  adminApi,
+  cluster,
+  GATE,
+  gatedDeployment,
+  gatedStatefulSet,
+  newNamespace,
+  routedService,
+  waitFor,
+} from './support.ts';
 
 const run = promisify(execFile);
 const SOCKET = `kubectl-haptic-e2e-${process.pid}`;
@@ -224,6 +233,42 @@ describe('kubectl haptic status --watch in a terminal', () => {
     } finally {
       clearInterval(recorder);
     }
+  });
+
+  it('follows a StatefulSet ordinal by ordinal to the end: its kind, update revision and strategy, then the report', async () => {
+    const ns = await newNamespace('watch-sts');
+    await api().apply([
+      gatedStatefulSet({ name: 'db', namespace: ns, replicas: 3 }),
+      ...routedService({ name: 'db', namespace: ns, selector: { app: 'db' } }),
+    ]);
+    await waitFor(() => api().get<any>('apps/v1', 'StatefulSet', 'db', ns), {
+      what: 'statefulset db Ready',
+      timeoutMs: 90_000,
+      until: (s) => s.status?.readyReplicas === 3 && s.status?.currentRevision === s.status?.updateRevision,
+    });
+    await api().patch('apps/v1', 'StatefulSet', 'db', ns, {
+      spec: {
+        template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } } },
+      },
+    });
+    await start(`bin/kubectl-haptic status sts/db -n ${ns} --watch --drained; echo "exit=$?"`);
+    const live = await waitFor(screen, {
+      what: 'the live view of the StatefulSet',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (s) =>
+        s.some((l) => l.startsWith('statefulset.apps/db -n ')) && s.some((l) => l.includes('NEW PODS  revision db-')),
+    });
+    expect(live.find((l) => l.startsWith('statefulset.apps/db'))).toMatch(/ · maxUnavailable 1, OrderedReady · gated$/);
+    const after = await waitFor(screen, {
+      what: 'the exit code',
+      timeoutMs: 120_000,
+      intervalMs: 200,
+      until: (s) => s.some((l) => l.startsWith('exit=')),
+    });
+    expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=0']);
+    expect(after.some((l) => l.startsWith('Rollout report: statefulset.apps/db -n '))).toBe(true);
+    await shellWorks();
   });
 
   it('q quits at once: exit 130, the rollout goes on, the terminal is restored', async () => {
