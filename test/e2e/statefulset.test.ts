@@ -55,6 +55,21 @@ function rolledOut(ns: string, name: string, replicas: number): Promise<Sts> {
   });
 }
 
+/** A 1 GiB hostPath PersistentVolume reserved for one claim (the node stand-in mounts nothing), maybe only for some nodes. */
+const volumeFor = (name: string, ns: string, claim: string, nodeAffinity?: object): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: { name },
+  spec: {
+    capacity: { storage: '1Gi' },
+    accessModes: ['ReadWriteOnce'],
+    persistentVolumeReclaimPolicy: 'Delete',
+    hostPath: { path: `/tmp/${name}` },
+    claimRef: { namespace: ns, name: claim },
+    ...(nodeAffinity ? { nodeAffinity } : {}),
+  },
+});
+
 /** A new rollout, as kubectl rollout restart starts one: a pod template annotation changes. */
 const restart = (ns: string, name: string, annotations: Record<string, string> = {}) =>
   api().patch('apps/v1', 'StatefulSet', name, ns, {
@@ -250,42 +265,17 @@ describe('what stalls a StatefulSet, named first by why-stalled', () => {
     expect(pending.stdout).toContain('create a PersistentVolume that fits the claim');
 
     const pv = `pv-${ns}`;
-    await api().apply([
-      {
-        apiVersion: 'v1',
-        kind: 'PersistentVolume',
-        metadata: { name: pv },
-        spec: {
-          capacity: { storage: '1Gi' },
-          accessModes: ['ReadWriteOnce'],
-          persistentVolumeReclaimPolicy: 'Delete',
-          hostPath: { path: `/tmp/${pv}` },
-          claimRef: { namespace: ns, name: 'data-db-0' },
-        },
-      },
-    ]);
+    await api().apply([volumeFor(pv, ns, 'data-db-0')]);
     // bound to a volume that only nodes of another zone may use: the scheduler's conflict, named the same way
     const zoned = `pv-${ns}-zoned`;
     await api().apply([
-      {
-        apiVersion: 'v1',
-        kind: 'PersistentVolume',
-        metadata: { name: zoned },
-        spec: {
-          capacity: { storage: '1Gi' },
-          accessModes: ['ReadWriteOnce'],
-          persistentVolumeReclaimPolicy: 'Delete',
-          hostPath: { path: `/tmp/${zoned}` },
-          claimRef: { namespace: ns, name: 'data-far-0' },
-          nodeAffinity: {
-            required: {
-              nodeSelectorTerms: [
-                { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['elsewhere'] }] },
-              ],
-            },
-          },
+      volumeFor(zoned, ns, 'data-far-0', {
+        required: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['elsewhere'] }] },
+          ],
         },
-      },
+      }),
       gatedStatefulSet({ name: 'far', namespace: ns, replicas: 1, volume: '1Gi' }),
     ]);
     try {
