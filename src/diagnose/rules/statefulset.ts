@@ -12,7 +12,7 @@ import { containerRules } from './containers.ts';
 
 /**
  * The scheduler's words for a bound volume no candidate node may use: "node(s) didn't match PersistentVolume's node
- * affinity" (volumebinding/binder.go, ErrReasonNodeConflict), "had volume node affinity conflict" before 1.27.
+ * affinity" (volumebinding/binder.go, ErrReasonNodeConflict); older releases said "had volume node affinity conflict".
  */
 const VOLUME_ELSEWHERE = /didn't match PersistentVolume's node affinity|volume node affinity conflict/i;
 
@@ -40,6 +40,9 @@ export function statefulSetRules(ctx: DiagnoseContext): Finding[] {
     const pod = `${m.name}-${claim.ordinal}`;
     const view = [...m.newPods, ...m.oldPods].find((p) => p.name === pod);
     if (view && view.phase !== 'Pending') continue;
+    // a class that binds on the first consumer waits for the pod to be scheduled: what keeps the pod is the cause
+    // (pv_controller.go, WaitForFirstConsumer), said by the rules after this one
+    if (claim.event?.reason === 'WaitForFirstConsumer') continue;
     const scheduling = view?.events.find((e) => e.reason === 'FailedScheduling');
     const text = `${claim.event?.message ?? ''} ${scheduling?.message ?? ''}`;
     // a claim made without a class had no default StorageClass to take (the DefaultStorageClass admission sets one

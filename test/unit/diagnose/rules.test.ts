@@ -1801,6 +1801,14 @@ describe("a StatefulSet's own stalls and holds", () => {
         "pod web-2 waits for its claim data-web-2, which is Bound: 0/2 nodes are available: 2 node(s) didn't match PersistentVolume's node affinity.",
       fix: expect.stringContaining('the volume can only be used where no node for the pod is'),
     });
+    // a class that binds on the first consumer: the claim waits for the pod, not the other way round
+    const delayed = sts('hs212-claim-pending', (s) => {
+      const event = s.events.find((e) => e.involvedObject.kind === 'PersistentVolumeClaim')!;
+      event.reason = 'WaitForFirstConsumer';
+      event.message = 'waiting for first consumer to be created before binding';
+      s.claims.find((c) => c.metadata.name === 'data-web-2')!.spec!.storageClassName = 'local';
+    });
+    expect(delayed.findings.map((f) => f.id)).not.toContain('HS212');
     const bound = sts('hs212-claim-pending', (s) => {
       s.claims.find((c) => c.metadata.name === 'data-web-2')!.status = { phase: 'Bound' };
     });
