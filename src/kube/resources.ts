@@ -139,6 +139,11 @@ const WORKLOAD_ALIASES: Record<string, WorkloadKind> = {
   'rollouts.argoproj.io': 'Rollout',
 };
 
+/** Where a workload whose rollout the plugin follows lives in the API. */
+export function workloadResource(kind: 'Deployment' | 'StatefulSet'): ResourceType {
+  return kind === 'Deployment' ? R.deployments : R.statefulsets;
+}
+
 /** NAME (any workload kind) or KIND/NAME for a workload; undefined kind when the prefix names no workload kind. */
 export function parseWorkloadName(arg: string): { kind?: WorkloadKind | undefined; name: string; prefix?: string } {
   const slash = arg.indexOf('/');

@@ -1,7 +1,7 @@
 import { UserError, ExitCode } from '../lib/errors.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
-import { R, resourcePath } from '../kube/resources.ts';
+import { R, resourcePath, workloadResource } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
 import { COMPONENT_LOADBALANCER, HAPTIC_PODS_SELECTOR, LABEL_COMPONENT } from '../haptic/names.ts';
 import { buildDrillReport, type DrillOutcome, type DrillReport, type DrillTarget } from '../model/drill/probe-log.ts';
@@ -378,7 +378,7 @@ export async function runDrill(
     // a moment of requests before the change, as a baseline
     await sleep(Math.max(1000, 3 * req.intervalMs), hooks.signal);
     if (plan.restart) {
-      const resource = plan.workload.kind === 'Deployment' ? R.deployments : R.statefulsets;
+      const resource = workloadResource(plan.workload.kind);
       const { name: workloadName } = plan.workload.metadata;
       hooks.onStep(`restarting ${workload} (as kubectl rollout restart)`);
       restartedAt = (hooks.now ?? Date.now)();

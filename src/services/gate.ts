@@ -1,7 +1,7 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { loadHaptic } from '../kube/haptic-snapshot.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { R, resourcePath } from '../kube/resources.ts';
+import { R, resourcePath, workloadResource } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
 import type { RolloutTarget, Service } from '../types/kube.ts';
 import { preflight } from '../diagnose/preflight.ts';
@@ -83,12 +83,9 @@ export function planRecord(
 
 const resultOf = (action: GateAction): GateResult => (action === 'enable' ? 'added' : 'removed');
 
-/** Where a workload of this kind lives in the API. */
-const resourceOf = (kind: RolloutTarget['kind']) => (kind === 'Deployment' ? R.deployments : R.statefulsets);
-
 /** A workload read back, tagged with the kind it was read as. */
 async function readBack(client: KubeClient, kind: RolloutTarget['kind'], namespace: string | undefined, name: string) {
-  const [found] = await fetchQuery(client, { resource: resourceOf(kind), namespace, name });
+  const [found] = await fetchQuery(client, { resource: workloadResource(kind), namespace, name });
   return found && ({ ...found, kind } as RolloutTarget);
 }
 
@@ -172,7 +169,7 @@ async function patchWithRetry(
     if (!plan.changed)
       return { deployment: current, patch: [], changed: false, ...(failed ? { appliedBefore: failed } : {}) };
     const { name, namespace } = current.metadata;
-    const resource = resourceOf(deployment.kind);
+    const resource = workloadResource(deployment.kind);
     const target = { verb: 'patch', resource: resource.display, namespace, name };
     try {
       const answer = await client.request<RolloutTarget>('PATCH', resourcePath(resource, { namespace, name }), target, {

@@ -1,7 +1,7 @@
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError } from '../kube/errors.ts';
 import { oneLine, shownInput, UserError } from '../lib/errors.ts';
-import { objectNameProblem, parseWorkloadName, R } from '../kube/resources.ts';
+import { objectNameProblem, parseWorkloadName, R, workloadResource } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
 import type { KubeObject, RolloutTarget, TargetName, WorkloadKind } from '../types/kube.ts';
 import { compareText } from '../lib/order.ts';
@@ -56,9 +56,6 @@ const tagged =
   <K extends RolloutTarget['kind']>(kind: K) =>
   (o: KubeObject) =>
     ({ ...o, kind }) as Extract<RolloutTarget, { kind: K }>;
-
-/** kubectl's name of a kind in messages: deployments.apps, statefulsets.apps. */
-const display = (kind: RolloutTarget['kind']) => (kind === 'Deployment' ? R.deployments : R.statefulsets).display;
 
 export interface ResolveOptions {
   /** applied to each object as it arrives (read-only commands drop what they never read) */
@@ -133,7 +130,9 @@ export async function resolveTargets(
       await assertNamespaceExists(client, namespace!);
       const kinds = new Set(missing.map((m) => m.kind));
       const what =
-        kinds.size === 1 && !kinds.has(undefined) ? display([...kinds][0]!) : 'deployments.apps or statefulsets.apps';
+        kinds.size === 1 && !kinds.has(undefined)
+          ? workloadResource([...kinds][0]!).display
+          : 'deployments.apps or statefulsets.apps';
       throw new UserError(
         `${what} ${missing.map((m) => `"${m.name}"`).join(', ')} not found in namespace "${namespace}"`,
       );

@@ -4,6 +4,7 @@ import type { RolloutTarget } from '../types/kube.ts';
 import { setLongTimeout } from '../lib/timers.ts';
 import { Informer } from '../kube/informer.ts';
 import { keepHeapSmall } from '../lib/heap.ts';
+import { targetRef } from './targets.ts';
 import { RolloutStream, sharedStores, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
 
 export type WaitOutcome = 'complete' | 'failed' | 'timeout';
@@ -54,7 +55,7 @@ export async function waitForRollouts(
   });
   const followers = targets.map((d) => {
     const key = `${d.metadata.namespace}/${d.kind}/${d.metadata.name}`;
-    const workload = several ? `${d.kind.toLowerCase()}/${d.metadata.name}` : undefined;
+    const workload = several ? targetRef(d) : undefined;
     let lastFinding = '';
     let lastProblem = '';
     const follower = follow(d, {

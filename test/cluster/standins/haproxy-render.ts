@@ -108,8 +108,9 @@ export function routedPods(content: string): Set<string> {
 /**
  * The pods a rendered config routes to, each at the address its server sends to (`namespace/name@ip`): a server of
  * a pod's name that sends to another address routes to another pod — a StatefulSet's pod made again under the same
- * name, on a new IP, until a config with its new address is rendered (HAPTIC's library renders each server's address
- * from the pod's EndpointSlice endpoint: charts/haptic/libraries/ingress.yaml, BackendServers).
+ * name, on a new IP, until a config with its new address is rendered (HAPTIC renders each server's address from the
+ * pod's EndpointSlice endpoint: the `util-backend-servers` template, BackendServers, in charts/haptic/libraries/
+ * base.yaml, which ingress.yaml and gateway.yaml import).
  */
 export function routedAddresses(content: string): Set<string> {
   return new Set(enabledServers(content).map((s) => `${s.pod}@${s.ip}`));
