@@ -117,7 +117,7 @@ export function edgeDeployment(namespace: string, fixed: boolean): KubeObject {
       template: {
         metadata: { labels },
         spec: {
-          terminationGracePeriodSeconds: fixed ? 15 : 10,
+          terminationGracePeriodSeconds: fixed ? 20 : 10,
           volumes: [{ name: 'config', configMap: { name: 'edge' } }],
           containers: [
             {
@@ -133,11 +133,12 @@ export function edgeDeployment(namespace: string, fixed: boolean): KubeObject {
               ],
               volumeMounts: [{ name: 'config', mountPath: '/usr/local/etc/haproxy' }],
               readinessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 1, failureThreshold: 1 },
-              // seed 004's fix, its times halved: sleep while kube-proxy drops the pod, soft-stop, drain. The first
-              // sleep covers the endpoint removal reaching the node's Service rules, which on this two-core machine
-              // under the whole suite's load once took more than 3 s (a refused connection)
+              // seed 004's fix: sleep while kube-proxy drops the pod (the seed's 10 s whole: on this two-core machine
+              // under the whole suite's load, the endpoint removal reaching the node's Service rules took more than
+              // 3 s once and more than 5 s once, each a refused connection), soft-stop, drain (the seed's 20 s cut to
+              // 5, hard-stop-after being 4 s)
               ...(fixed
-                ? { lifecycle: { preStop: { exec: { command: ['sh', '-c', 'sleep 5; kill -USR1 1; sleep 5'] } } } }
+                ? { lifecycle: { preStop: { exec: { command: ['sh', '-c', 'sleep 10; kill -USR1 1; sleep 5'] } } } }
                 : {}),
             },
           ],
