@@ -34,3 +34,17 @@ export class ProxyAgent {
     return new proxyAgent(options);
   }
 }
+
+let webSocket;
+
+/**
+ * undici's WebSocket, loaded on first use (status reading HAProxy's sessions through pods/exec: most starts never
+ * open one). Dialled through the dispatcher given in its init, as undici's own.
+ */
+export class WebSocket {
+  constructor(url, init) {
+    webSocket ??= require('undici/lib/web/websocket/websocket.js').WebSocket;
+    // biome-ignore lint/correctness/noConstructorReturn: a stand-in class whose instances are the real WebSocket's
+    return new webSocket(url, init);
+  }
+}

@@ -34,6 +34,11 @@ gone), 1 when it failed (progress deadline exceeded; a StatefulSet with OnDelete
 
 After --watch or --wait, a rollout that made progress is summed up in a report: how long each new pod waited for \
 its gate, how long each old pod drained, and the HAProxy configurations that carried the change.
+--sessions (on by default with --watch) reads what HAProxy itself holds: each old pod's sessions on every HAProxy \
+pod, summed over the current and the leaving workers, falling to zero as it drains, and the sessions new pods take. \
+The report then says when each old pod drained of connections, or that it was killed with sessions open. It \
+execs socat in each HAProxy pod (pods/exec create and get in HAPTIC's namespace, a broad grant: see \
+docs/sessions.md); without that permission it says so once and shows the stages only.
 
 ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
   static override examples = [
@@ -42,6 +47,10 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
     {
       description: 'In CI: wait for the rollout and for old pods to drain, at most 5 minutes',
       command: 'kubectl haptic status web --wait --drained --timeout 5m',
+    },
+    {
+      description: "In CI: also follow each old pod's sessions in HAProxy until it drained of connections",
+      command: 'kubectl haptic status web --wait --drained --sessions',
     },
     {
       description: 'A StatefulSet, ordinal by ordinal, in CI',
@@ -69,6 +78,11 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       default: '0',
     }),
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
+    sessions: Flags.boolean({
+      summary:
+        "With --watch (on by default there) or --wait: read each HAProxy pod's sessions to the rollout's pods through pods/exec (socat on HAProxy's master socket; read-only show commands).",
+      allowNo: true,
+    }),
   };
 
   async run(): Promise<void> {
@@ -83,7 +97,12 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
     const conditionType = flags['condition-type'];
     if (flags.watch) {
       const [feed, { watchRollout }, { reportText }] = await Promise.all([
-        followStatus(client, selection, { conditionType, drained: flags.drained, map: (update) => this.safe(update) }),
+        followStatus(client, selection, {
+          conditionType,
+          drained: flags.drained,
+          sessions: flags.sessions ?? true,
+          map: (update) => this.safe(update),
+        }),
         import('../ui/ink/watch.tsx'),
         import('../ui/report-text.ts'),
       ]);
@@ -104,6 +123,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       const { outcome, reports: raw } = await waitStatus(client, selection, {
         conditionType,
         drained: flags.drained,
+        sessions: flags.sessions ?? false,
         timeoutMs,
         onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
       });

@@ -282,6 +282,30 @@ export class KubeClient {
     }
   }
 
+  /**
+   * Opens a WebSocket to the API server (a pod's exec), with the request's credentials and TLS settings, over
+   * undici's HTTP/1.1 pool (an upgrade needs HTTP/1.1). `query` may repeat a name (exec's `command`).
+   */
+  async webSocket(
+    path: string,
+    query: [string, string][],
+    protocols: string[],
+    signal?: AbortSignal,
+  ): Promise<import('undici').WebSocket> {
+    const url = this.url(path);
+    for (const [k, v] of query) url.searchParams.append(k, v);
+    url.protocol = url.protocol === 'http:' ? 'ws:' : 'wss:';
+    const { headers, tls } = await this.authorize(signal);
+    const dispatcher = await this.http1(this.route(tls), tls);
+    const { WebSocket } = await import('undici');
+    this.requestCount++;
+    return new WebSocket(url, {
+      protocols,
+      dispatcher,
+      headers: headers.filter(([name]) => name !== 'accept'),
+    });
+  }
+
   /** One request; resolves to the parsed JSON answer (see RequestOptions.expect). */
   async request<T>(method: Method, path: string, target: RequestTarget, options: RequestOptions = {}): Promise<T> {
     const url = this.url(path, options.query);

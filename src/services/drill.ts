@@ -4,6 +4,7 @@ import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
 import { R, resourcePath, workloadResource } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
 import { COMPONENT_LOADBALANCER, HAPTIC_PODS_SELECTOR, LABEL_COMPONENT } from '../haptic/names.ts';
+import { missingPermissions } from './permissions.ts';
 import { buildDrillReport, type DrillOutcome, type DrillReport, type DrillTarget } from '../model/drill/probe-log.ts';
 import {
   DRILL_RUN_LABEL,
@@ -170,40 +171,6 @@ async function haproxyTarget(client: KubeClient, req: DrillRequest): Promise<Dri
     );
   }
   return serviceURL(chosen, req, 'haproxy');
-}
-
-/** The permissions the user lacks in the namespace (SelfSubjectAccessReview, as kubectl auth can-i). */
-export async function missingPermissions(
-  client: KubeClient,
-  namespace: string,
-  permissions: Permission[],
-): Promise<Permission[]> {
-  const path = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
-  const answers = await Promise.all(
-    permissions.map((p) =>
-      client.request<{ status?: { allowed?: boolean } }>(
-        'POST',
-        path,
-        { verb: 'create', resource: 'selfsubjectaccessreviews.authorization.k8s.io' },
-        {
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SelfSubjectAccessReview',
-            spec: {
-              resourceAttributes: {
-                namespace,
-                verb: p.verb,
-                group: p.group,
-                resource: p.resource,
-                ...(p.subresource ? { subresource: p.subresource } : {}),
-              },
-            },
-          },
-        },
-      ),
-    ),
-  );
-  return permissions.filter((_, i) => answers[i]?.status?.allowed !== true);
 }
 
 /** Refuses, before anything is created, when the user lacks a permission drill needs (exit 4, as a forbidden request). */

@@ -29,6 +29,9 @@ import type { HapticInputs, Read, RolloutSnapshot } from '../types/snapshot.ts';
 import { oneLine } from '../lib/errors.ts';
 import { isApiError } from '../kube/errors.ts';
 import { keepHeapSmall } from '../lib/heap.ts';
+import { type AddressMemory, masterSocketOf } from '../model/haptic/sessions.ts';
+import { sessionsSettled, withSessions } from '../model/rollout/sessions.ts';
+import type { SessionTarget, SessionsSource } from './sessions.ts';
 
 /** One kept-current list of objects: an informer, or a fake in tests. */
 export interface Store<T extends KubeObject = KubeObject> {
@@ -67,6 +70,8 @@ export interface FollowOptions {
   /** recompute without any event, for countdowns and lease staleness (no API request) */
   tickMs?: number;
   now?: () => number;
+  /** read HAProxy's sessions to the pods (status --sessions): the sampler the followers share */
+  sessions?: SessionsSource | undefined;
 }
 
 export interface RolloutFollower {
@@ -195,6 +200,9 @@ export class RolloutStream implements RolloutFollower {
   private memory: ConfigMemory = new Map();
   private history: RolloutHistory | undefined;
   private emitted: RolloutModel | undefined;
+  /** which pod each server address belongs to, kept over recomputes (sessions to a pod gone since) */
+  private readonly addresses: AddressMemory = new Map();
+  private stopSessions: (() => void) | undefined;
 
   constructor(
     open: StoreFactory,
@@ -238,6 +246,10 @@ export class RolloutStream implements RolloutFollower {
 
   start(): void {
     for (const s of this.stores) s.start();
+    this.stopSessions = this.options.sessions?.add(
+      () => this.sessionTargets(),
+      () => this.dirty(),
+    );
     this.ticker = setTimeout(() => this.run(), this.options.tickMs ?? 1000);
   }
 
@@ -245,7 +257,21 @@ export class RolloutStream implements RolloutFollower {
     clearTimeout(this.timer);
     clearTimeout(this.ticker);
     this.stopped = true;
+    this.stopSessions?.();
     for (const s of [...this.stores, ...this.leaseStores.values()]) s.stop();
+  }
+
+  /** The HAProxy pods HAPTIC deploys to (as the last model found them), with the master socket each one runs. */
+  private sessionTargets(): SessionTarget[] {
+    const pods = this.parts.hapticPods.items() as Pod[];
+    return (this.emitted?.installations ?? []).flatMap((inst) =>
+      inst.haproxyPods
+        .filter((h) => h.discovered)
+        .map((h) => {
+          const pod = pods.find((p) => p.metadata.namespace === inst.namespace && p.metadata.name === h.name);
+          return { namespace: inst.namespace, pod: h.name, socket: pod && masterSocketOf(pod) };
+        }),
+    );
   }
 
   /** First error of a store that is retrying (API server down, forbidden…). */
@@ -345,14 +371,21 @@ export class RolloutStream implements RolloutFollower {
       haptic,
     }) as [RolloutSnapshot];
     const now = (this.options.now ?? Date.now)();
-    const model = buildRollout(snapshot, now, { gateType: this.options.conditionType, memory: this.memory });
+    const built = buildRollout(snapshot, now, { gateType: this.options.conditionType, memory: this.memory });
+    const model = this.options.sessions ? withSessions(built, this.options.sessions.state(), this.addresses) : built;
     // configs seen now stay readable after HAPTIC replaces them: then what an older config a HAProxy pod still
     // runs routes can be told in later recomputes
     this.memory = rememberConfigs(this.memory, model.installations);
     const diagnosis = diagnose(diagnoseContext(snapshot, model, now));
     const problem = this.problem();
-    const done = model.phase === 'complete' && (!this.options.drained || model.drained);
-    const history = observe(this.history, model, now, done);
+    const complete = model.phase === 'complete' && (!this.options.drained || model.drained);
+    let history = observe(this.history, model, now, complete);
+    // with sessions read, done once every old pod's sessions are told (drained, cut, or not knowable after SETTLE_MS)
+    const telling = Object.values(history.pods).some(
+      (h) => h.role === 'old' && h.sessions && h.sessions.endedAt !== undefined && !sessionsSettled(h.sessions),
+    );
+    const done = complete && !telling;
+    if (complete && telling) history = { ...history, doneAt: this.history?.doneAt };
     this.history = history;
     const seen = {
       model,

@@ -22,6 +22,8 @@ export async function loadStatus(
 export interface FollowStatusOptions {
   conditionType: string;
   drained: boolean;
+  /** read HAProxy's sessions to the pods through pods/exec */
+  sessions?: boolean | undefined;
   /** applied to every update before a view sees it (the CLI's redaction) */
   map?: (update: RolloutUpdate) => RolloutUpdate;
 }
@@ -45,7 +47,11 @@ export async function followStatus(
 ): Promise<RolloutFeed> {
   const targets = await resolveTargets(client, selection);
   if (targets.length !== 1) throw new UserError(`--watch follows one workload; ${targets.length} match: name one`);
-  const { followRollout } = await import('./live-rollout.ts');
+  const [{ followRollout }, { SessionSampler }] = await Promise.all([
+    import('./live-rollout.ts'),
+    import('./sessions.ts'),
+  ]);
+  const sessions = options.sessions ? new SessionSampler(client) : undefined;
   const map = options.map ?? ((update: RolloutUpdate) => update);
   let failure: unknown;
   let end!: () => void;
@@ -57,6 +63,7 @@ export async function followStatus(
       const follower = followRollout(client, targets[0]!, {
         conditionType: options.conditionType,
         drained: options.drained,
+        sessions,
         onUpdate: (update) => onUpdate(map(update)),
         onFatal: (error) => {
           failure = error;
@@ -74,6 +81,8 @@ export interface WaitStatusOptions {
   drained: boolean;
   timeoutMs: number;
   onEntry: (entry: WaitEntry) => void;
+  /** read HAProxy's sessions to the pods through pods/exec */
+  sessions?: boolean | undefined;
 }
 
 /** status --wait (and enable-gate --wait): follows every workload the selection names until each completes. */
@@ -82,6 +91,14 @@ export async function waitStatus(
   selection: TargetSelection,
   options: WaitStatusOptions,
 ): Promise<WaitResult> {
-  const [targets, { waitForRollouts }] = await Promise.all([resolveTargets(client, selection), import('./wait.ts')]);
-  return waitForRollouts(client, targets, { ...options, selector: selection.selector });
+  const [targets, { waitForRollouts }, { SessionSampler }] = await Promise.all([
+    resolveTargets(client, selection),
+    import('./wait.ts'),
+    import('./sessions.ts'),
+  ]);
+  return waitForRollouts(client, targets, {
+    ...options,
+    selector: selection.selector,
+    sessions: options.sessions ? new SessionSampler(client) : undefined,
+  });
 }

@@ -5,6 +5,7 @@ import { setLongTimeout } from '../lib/timers.ts';
 import { Informer } from '../kube/informer.ts';
 import { keepHeapSmall } from '../lib/heap.ts';
 import { targetRef } from './targets.ts';
+import type { SessionsSource } from './sessions.ts';
 import { RolloutStream, sharedStores, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
 
 export type WaitOutcome = 'complete' | 'failed' | 'timeout';
@@ -21,6 +22,8 @@ export interface WaitOptions {
   /** 0: no limit */
   timeoutMs: number;
   onEntry: (entry: WaitEntry) => void;
+  /** HAProxy's sessions, read for every follower by one sampler */
+  sessions?: SessionsSource | undefined;
   /** -l, when it chose the workloads: their informers ask for it */
   selector?: string | undefined;
   /** how to follow one workload (the API server's informers, unless a test passes another) */
@@ -61,6 +64,7 @@ export async function waitForRollouts(
     const follower = follow(d, {
       conditionType: options.conditionType,
       drained: options.drained,
+      sessions: options.sessions,
       onFatal: (error) => fail(error),
       onUpdate: ({ model, finding, problem, done: complete, transitions, report }) => {
         const at = Date.now();

@@ -3,6 +3,7 @@ import { podKey, type RolloutHistory } from '../model/rollout/history.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { formatAge } from '../model/time.ts';
+import { sessionsText } from '../model/rollout/sessions.ts';
 import { findingView } from './findings.ts';
 import { duration, shortPod } from './report-text.ts';
 import {
@@ -131,12 +132,31 @@ function podLine(p: PodView, role: 'new' | 'old', s: LiveState, nameWidth: numbe
         seg(' '),
       );
     }
+    line.push(...sessionSegments(p, h?.sessions?.peak, compact));
     line.push(...stageSegments(oldPodStages(p, h), compact));
   } else {
+    line.push(...sessionSegments(p, undefined, compact));
     line.push(...stageSegments(newPodStages(p, h), compact));
   }
   line.push(seg(`  ${p.createdAt ? formatAge(s.now - Date.parse(p.createdAt)) : ''}`, { dim: true }));
   return line;
+}
+
+/**
+ * A pod's sessions in HAProxy, when read: an old pod's as a bar from the most it held down to none (drained), a new
+ * pod's as the count it has taken. Unknown is `?` or `≥n`, never 0.
+ */
+function sessionSegments(p: PodView, peak: number | undefined, compact: boolean): Line {
+  if (!p.sessions) return [];
+  const text = `⇄ ${sessionsText(p.sessions)}`.padEnd(6);
+  if (peak === undefined) return [seg(text, { color: 'blue' }), seg(' ')];
+  const n = p.sessions.sessions;
+  const color: Color = n === undefined ? 'gray' : n === 0 ? 'green' : 'yellow';
+  return [
+    seg(bar(n === undefined ? 0 : peak ? n / peak : 0, compact ? 4 : 6), { color }),
+    seg(` ${text}`, { color }),
+    seg(' '),
+  ];
 }
 
 /** Rows that fit: pods that still matter (terminating, not Ready) kept over Ready ones, the rest counted. */
@@ -217,6 +237,15 @@ function tableLines(s: LiveState): Line[] {
       seg(` ${l.text.replace(/pod\/(\S+)/, (_, n: string) => `pod/${shortPod(n)}`)}`),
     ]);
   const problem: Line[] = s.problem ? [[seg(`retrying: ${s.problem}`, { color: 'yellow' })]] : [];
+  const sessionNotes = m.sessions
+    ? [...(m.sessions.unavailable ? [m.sessions.unavailable] : []), ...m.sessions.problems]
+    : [];
+  if (sessionNotes.length)
+    problem.push([
+      seg(`sessions: ${sessionNotes[0]}${sessionNotes.length > 1 ? ` (+${sessionNotes.length - 1} more)` : ''}`, {
+        dim: true,
+      }),
+    ]);
   // every line but the pod rows; what is left of the height is for pods
   const fixed =
     3 +
@@ -304,6 +333,16 @@ function detailLines(s: LiveState): Line[] {
         { color: 'yellow' },
       ),
     ]);
+  if (p.sessions) {
+    lines.push([], [seg('HAProxy sessions', { bold: true }), seg(`  ${sessionsText(p.sessions)} now`, { dim: true })]);
+    for (const o of p.sessions.on)
+      lines.push([
+        seg(
+          `  ${o.haproxyPod}: ${o.problem ? `unknown (${o.problem})` : `${o.sessions} session${o.sessions === 1 ? '' : 's'}${o.onLeaving ? `, ${o.onLeaving} on leaving workers` : ''}${o.queued ? `, ${o.queued} queued` : ''}`}`,
+          { dim: o.problem !== undefined },
+        ),
+      ]);
+  }
   lines.push([], [seg('EndpointSlices', { bold: true })]);
   if (!p.services.length) lines.push([seg('  no Service selects this pod', { color: 'red' })]);
   for (const svc of p.services) {

@@ -1,4 +1,4 @@
-import { spread, type RolloutReport, type Spread } from '../model/rollout/report.ts';
+import { type DrainSessions, spread, type RolloutReport, type Spread } from '../model/rollout/report.ts';
 import type { Painter } from './style.ts';
 import { workloadRef } from './status-rows.ts';
 
@@ -20,6 +20,31 @@ const spreadText = (s: Spread) =>
 /** A pod name with its ReplicaSet hash shortened: web-7f5f5b8fd6-dl48n → web-7f5…-dl48n. */
 export function shortPod(name: string): string {
   return name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-z0-9]{5})$/, '-$1…-$2');
+}
+
+/** How an old pod's sessions ended, in the report's words. */
+export function sessionsLine(s: DrainSessions): { text: string; tone: 'good' | 'bad' | 'plain' } | undefined {
+  const plural = (n: number) => `${n} session${n === 1 ? '' : 's'}`;
+  const faults = [s.failed ? `${s.failed} failed` : '', s.retried ? `${s.retried} retried on another pod` : '']
+    .filter(Boolean)
+    .join(', ');
+  const counted = faults ? ` (HAProxy: ${faults})` : '';
+  if (s.killedWith !== undefined)
+    return {
+      text: `killed with ${plural(s.killedWith)} open${counted}${s.readBeforeEndMs ? `; last read ${duration(s.readBeforeEndMs)} before` : ''}`,
+      tone: 'bad',
+    };
+  if (s.unsettled !== undefined)
+    return {
+      text: `ended with ${plural(s.unsettled)} open at its last read; HAProxy no longer listed it to tell how they ended${counted}`,
+      tone: 'plain',
+    };
+  if (s.drainedAfterMs !== undefined)
+    return {
+      text: `drained of connections ${s.asItEnded ? 'as it ended, ' : ''}at +${duration(s.drainedAfterMs)}${s.graceLeftMs !== undefined ? ` (grace left ${duration(s.graceLeftMs)})` : ''}${s.peak ? `, from ${plural(s.peak)}` : ''}${counted}`,
+      tone: faults ? 'plain' : 'good',
+    };
+  return undefined;
 }
 
 /** The report status --wait and --watch print once the rollout is done (and drained, with --drained). */
@@ -49,6 +74,8 @@ export function reportText(r: RolloutReport, paint: Painter): string {
           ? paint('yellow', ' (killed at the end of grace)')
           : ' (exited by itself)';
       lines.push(`    ${shortPod(x.pod)}  ${x.drainMs === undefined ? '?' : duration(x.drainMs)}${grace}${how}`);
+      const s = x.sessions && sessionsLine(x.sessions);
+      if (s) lines.push(`      ${s.tone === 'bad' ? paint('red', s.text) : s.text}`);
     }
   }
   const converged = r.haproxy.filter((c) => c.convergenceMs !== undefined);

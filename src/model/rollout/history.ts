@@ -1,4 +1,5 @@
 import type { PodView } from './pod.ts';
+import { type SessionHistory, sessionStep, sessionsSettled } from './sessions.ts';
 import type { RolloutModel } from './rollout.ts';
 
 // What a follower of a rollout has seen happen, and when: each pod's way in (new pods) or out (old pods), and
@@ -27,6 +28,8 @@ export interface PodHistory {
   disabledAt?: Moment;
   exitedAt?: Moment;
   goneAt?: Moment;
+  /** the sessions HAProxy held to it, when they are read (status --sessions) */
+  sessions?: SessionHistory | undefined;
 }
 
 export interface ConfigHistory {
@@ -81,10 +84,11 @@ function newPodStep(was: PodHistory | undefined, p: PodView, now: number, seen: 
   if (routedEverywhere(p) || p.gate.state === 'True') mark(h, 'routedAt', undefined, seen);
   if (p.gate.state === 'True') mark(h, 'gateAt', at(p.gate.since), seen);
   if (p.ready.status === 'True') mark(h, 'readyAt', at(p.ready.since), seen);
+  h.sessions = sessionStep(h.sessions, p, now, false);
   return h;
 }
 
-function oldPodStep(was: PodHistory | undefined, p: PodView, seen: number | null): PodHistory {
+function oldPodStep(was: PodHistory | undefined, p: PodView, now: number, seen: number | null): PodHistory {
   const h: PodHistory = { ...(was ?? { name: p.name, role: 'old' }), role: 'old' };
   h.createdAt ??= at(p.createdAt);
   const t = p.terminating;
@@ -95,6 +99,7 @@ function oldPodStep(was: PodHistory | undefined, p: PodView, seen: number | null
     if (p.haproxy.length === 0 || disabledEverywhere(p)) mark(h, 'disabledAt', undefined, seen);
     if (p.phase === 'Succeeded' || p.phase === 'Failed') mark(h, 'exitedAt', at(p.containersFinishedAt), seen);
   }
+  h.sessions = sessionStep(h.sessions, p, now, h.exitedAt !== undefined);
   return h;
 }
 
@@ -117,15 +122,20 @@ export function observe(
   for (const p of model.oldPods) {
     const key = podKey(p);
     present.add(key);
-    pods[key] = oldPodStep(pods[key], p, seen);
+    pods[key] = oldPodStep(pods[key], p, now, seen);
   }
   for (const [key, h] of Object.entries(pods)) {
-    if (!present.has(key) && h.goneAt === undefined)
+    if (present.has(key)) continue;
+    if (h.goneAt === undefined)
       pods[key] = {
         ...h,
         goneAt: now,
         exitedAt: h.exitedAt !== undefined ? h.exitedAt : h.role === 'old' ? now : undefined,
       };
+    // a pod gone with sessions open: the reads after tell whether they finished or were cut
+    const s = pods[key]!.sessions;
+    if (s && !sessionsSettled(s))
+      pods[key] = { ...pods[key]!, sessions: sessionStep(s, { sessions: model.sessions?.gone?.[key] }, now, true) };
   }
   const configs = [...(history?.configs ?? [])];
   for (const inst of model.installations) {

@@ -1,3 +1,4 @@
+import type { PodSessions } from '../haptic/sessions.ts';
 import type { ContainerStatus, EndpointSlice, KubeEvent, Pod, Service } from '../../types/kube.ts';
 import { findCondition } from '../conditions.ts';
 import { ageMs } from '../time.ts';
@@ -91,6 +92,8 @@ export interface PodView {
       }
     | undefined;
   events: { type: string; reason: string; message: string; count: number; last?: string | undefined }[];
+  /** the sessions HAProxy holds to this pod, when status reads them (--sessions) */
+  sessions?: PodSessions | undefined;
 }
 
 function view(

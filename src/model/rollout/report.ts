@@ -33,8 +33,31 @@ export interface RolloutReport {
     graceMs?: number | undefined;
     killedAtEndOfGrace: boolean;
     gone: boolean;
+    /** HAProxy's sessions to it, when they were read (status --sessions) */
+    sessions?: DrainSessions | undefined;
   }[];
   haproxy: { installation: string; checksum: string; convergenceMs?: number | undefined; haproxyPods: number }[];
+}
+
+/** How an old pod's sessions ended: drained to none, or cut with sessions open. */
+export interface DrainSessions {
+  /** the most HAProxy held to it at once while followed */
+  peak: number;
+  /** none left (and none cut) this long after its deletion was asked */
+  drainedAfterMs?: number | undefined;
+  /** its last sessions finished as it ended (between the last read that saw them and its end) */
+  asItEnded?: boolean | undefined;
+  /** of its grace period, this much was left then */
+  graceLeftMs?: number | undefined;
+  /** it ended with this many open at its last read, and no read after could tell whether they finished */
+  unsettled?: number | undefined;
+  /** it ended with this many open, or HAProxy saw this many cut */
+  killedWith?: number | undefined;
+  /** how long before its end the last read was */
+  readBeforeEndMs?: number | undefined;
+  /** since its deletion: responses that failed, and attempts HAProxy retried on another server */
+  failed: number;
+  retried: number;
 }
 
 /** A pod killed at the end of its grace period is gone at its deadline; one that exited on its own went earlier. */
@@ -105,6 +128,20 @@ function drainOf(o: PodHistory): RolloutReport['drains'][number] {
     graceMs: deadline === undefined ? undefined : deadline - deleted,
     killedAtEndOfGrace: end !== undefined && deadline !== undefined && end >= deadline - KILL_TOLERANCE_MS,
     gone: o.goneAt !== undefined && o.goneAt !== null,
+    sessions: o.sessions && {
+      peak: o.sessions.peak,
+      drainedAfterMs: o.sessions.drainedAt === undefined ? undefined : Math.max(0, o.sessions.drainedAt - deleted),
+      asItEnded: o.sessions.asItEnded,
+      graceLeftMs:
+        o.sessions.drainedAt === undefined || deadline === undefined
+          ? undefined
+          : Math.max(0, deadline - o.sessions.drainedAt),
+      unsettled: o.sessions.unsettled ? (o.sessions.last ?? 0) : undefined,
+      killedWith: o.sessions.openAtEnd,
+      readBeforeEndMs: o.sessions.readBeforeEndMs,
+      failed: o.sessions.failed,
+      retried: o.sessions.retried,
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { SessionsView } from '../haptic/sessions.ts';
 import type { Deployment, Pod, ReplicaSet, RolloutTarget } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import { findCondition } from '../conditions.ts';
@@ -90,6 +91,8 @@ export interface RolloutModel {
   routing: Routing;
   /** events of the workload and its ReplicaSets (pods carry their own) */
   events: { object: string; type: string; reason: string; message: string; count: number }[];
+  /** whether HAProxy's sessions are read, and what could not be (status --sessions) */
+  sessions?: SessionsView | undefined;
 }
 
 const TEMPLATE_HASH = 'pod-template-hash';

@@ -1,4 +1,4 @@
-import { podKey, type RolloutHistory } from './history.ts';
+import { type PodHistory, podKey, type RolloutHistory } from './history.ts';
 import type { PodView } from './pod.ts';
 import type { RolloutModel } from './rollout.ts';
 import { formatAge } from '../time.ts';
@@ -38,6 +38,11 @@ export function transitions(
       lines.push(`pod/${was.name}${prev.oldPods.includes(was) ? ' (old)' : ''} gone${drained}`);
     }
   }
+  if (seen) for (const h of Object.values(seen.history.pods)) lines.push(...sessionVerdict(h, seen.now));
+  const notes = (m: RolloutModel | undefined) =>
+    m?.sessions ? [...(m.sessions.unavailable ? [m.sessions.unavailable] : []), ...m.sessions.problems] : [];
+  const said = new Set(notes(prev));
+  for (const note of notes(next)) if (!said.has(note)) lines.push(`sessions: ${note}`);
   for (const inst of next.installations) {
     const was = prev?.installations.find(
       (i) => i.namespace === inst.namespace && i.templateConfig === inst.templateConfig,
@@ -49,6 +54,26 @@ export function transitions(
     }
   }
   return lines;
+}
+
+/** An old pod's sessions, the moment how they ended is known. */
+function sessionVerdict(h: PodHistory, now: number): string[] {
+  const s = h.sessions;
+  if (h.role !== 'old' || !s || s.settledAt !== now) return [];
+  const id = `pod/${h.name} (old)`;
+  const plural = (n: number) => `${n} session${n === 1 ? '' : 's'}`;
+  if (s.openAtEnd !== undefined) return [`${id} killed with ${plural(s.openAtEnd)} open`];
+  if (s.unsettled)
+    return [
+      s.last === undefined
+        ? `${id} ended before HAProxy's sessions to it could be read`
+        : `${id} ended with ${plural(s.last)} open at its last read; how they ended is not known`,
+    ];
+  if (s.drainedAt === undefined) return [];
+  if (s.asItEnded) return [`${id} drained of connections as it ended`];
+  const left =
+    typeof h.deadlineAt === 'number' ? `, ${formatAge(Math.max(0, h.deadlineAt - s.drainedAt))} of grace left` : '';
+  return [`${id} drained of connections${left}`];
 }
 
 function podChanges(was: PodView | undefined, pod: PodView, gateType: string, announceNew: boolean): string[] {

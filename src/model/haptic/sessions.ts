@@ -1,0 +1,307 @@
+import type { Pod } from '../../types/kube.ts';
+
+// What HAProxy itself says each server carries: the sessions a rollout's old pods still hold and the new ones
+// take. Read through HAProxy's master CLI (the management guide, "9.4. Master CLI"): `show proc` lists the current
+// worker and the leaving ones (a reload keeps old workers alive while their connections drain), and
+// `@!<pid> show stat -1 4 -1` gives one worker's servers (type 4) with `scur` (current sessions), `qcur` (queued
+// requests), `addr` and `status`, columns read by the header's names. Pure: texts in, readings out.
+
+/** Where HAProxy's master CLI listens in a HAPTIC HAProxy pod: the `-S` argument of the container that runs it. */
+export interface MasterSocket {
+  container: string;
+  path: string;
+}
+
+export interface SessionsView {
+  /** why nothing can be read (no pods/exec permission): stages only */
+  unavailable?: string | undefined;
+  /** HAProxy pods that could not be read now, and why (no socat, a worker not registered yet, exec failed) */
+  problems: string[];
+  /** pods gone from the rollout whose servers HAProxy still lists (by pod key): how their last sessions ended */
+  gone?: Record<string, PodSessions> | undefined;
+}
+
+/** One server row of one worker's `show stat`. */
+export interface ServerStat {
+  backend: string;
+  server: string;
+  /** ip:port, when the worker says (HAProxy ≥ 1.9) */
+  addr?: string | undefined;
+  scur: number;
+  qcur: number;
+  status: string;
+  /** average total session time over the last 1024 sessions, ms (`ttime`) */
+  ttimeMs?: number | undefined;
+  /** responses that failed (`eresp`) or were aborted by the server (`srv_abrt`), since the worker started */
+  failed: number;
+  /** attempts retried elsewhere after this server failed them (`wretr`): cut or refused, the client never saw it */
+  retried: number;
+}
+
+export interface WorkerReading {
+  pid: number;
+  /** an old worker, left after a reload, finishing its connections */
+  leaving: boolean;
+  servers?: ServerStat[] | undefined;
+  /** why this worker could not be read (not registered with the master yet, gone meanwhile) */
+  problem?: string | undefined;
+}
+
+/** One HAProxy pod, one read. */
+export interface HAProxyReading {
+  /** namespace/name of the HAProxy pod */
+  pod: string;
+  at: number;
+  workers: WorkerReading[];
+  /** why the pod could not be read at all */
+  problem?: string | undefined;
+  /** a problem that passes (a reload re-executes the master, which refuses connections meanwhile): not worth a note */
+  transient?: boolean | undefined;
+  /** a problem that will not pass by itself (no socat in the image, no master socket) */
+  lasting?: boolean | undefined;
+}
+
+/**
+ * The master socket of a HAProxy pod: the `-S <path>[,options]` of its `haproxy` container (or the first container
+ * that has one), given as its own argument or inside a shell script as HAPTIC's chart does
+ * (charts/haptic/templates/haproxy-deployment.yaml: `exec haproxy … -S "/etc/haproxy/haproxy-master.sock,level,admin"`).
+ */
+export function masterSocketOf(pod: Pod): MasterSocket | undefined {
+  const containers = [...pod.spec.containers].sort(
+    (a, b) => Number(b.name === 'haproxy') - Number(a.name === 'haproxy'),
+  );
+  for (const c of containers) {
+    const words = [...(c.command ?? []), ...(c.args ?? [])];
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === '-S' && words[i + 1]) return { container: c.name, path: socketPath(words[i + 1]!) };
+      const inline = /(?:^|[\s;&|(])-S\s*(?:"([^"]+)"|'([^']+)'|([^\s"';]+))/.exec(word);
+      if (inline) return { container: c.name, path: socketPath(inline[1] ?? inline[2] ?? inline[3]!) };
+    }
+  }
+  return undefined;
+}
+
+const socketPath = (arg: string) => arg.split(',')[0]!.replace(/^unix@/, '');
+
+/** The master CLI's prompt in interactive mode: `master> `, `master [ReLoAd]> ` while a reload runs (2.7+). */
+const PROMPT = /(?:^|\n)master(?: \[[^\]\n]*\])?> /;
+
+/** The answers of an interactive master CLI session (after `prompt`), in the order the commands were sent. */
+export function splitAnswers(transcript: string): string[] {
+  return transcript.split(PROMPT).slice(1);
+}
+
+/** `show proc`: the current worker(s) and the leaving ones; undefined when the text is not its answer. */
+export function parseShowProc(text: string): { pid: number; leaving: boolean }[] | undefined {
+  if (!/^\d+\s+master\s/m.test(text)) return undefined;
+  const workers: { pid: number; leaving: boolean }[] = [];
+  let section = '';
+  for (const line of text.split('\n')) {
+    const heading = /^#\s*(old workers|workers|programs|old programs)/.exec(line);
+    if (heading) {
+      section = heading[1]!;
+      continue;
+    }
+    const worker = /^(\d+)\s+worker\b/.exec(line);
+    if (worker && (section === 'workers' || section === 'old workers'))
+      workers.push({ pid: Number(worker[1]), leaving: section === 'old workers' });
+  }
+  return workers;
+}
+
+/** `show stat` in CSV, its servers, columns found by the header; undefined when the text is not its answer. */
+export function parseShowStat(text: string): ServerStat[] | undefined {
+  const lines = text.split('\n');
+  const header = lines.findIndex((l) => l.startsWith('# ') && /\bpxname\b/.test(l) && /\bsvname\b/.test(l));
+  if (header < 0) return undefined;
+  const names = lines[header]!.slice(2).split(',');
+  const col = (name: string) => names.indexOf(name);
+  const [px, sv, scur, qcur, addr, status, type, ttime, eresp, srvAbrt, wretr] = [
+    'pxname',
+    'svname',
+    'scur',
+    'qcur',
+    'addr',
+    'status',
+    'type',
+    'ttime',
+    'eresp',
+    'srv_abrt',
+    'wretr',
+  ].map(col) as number[] as [number, number, number, number, number, number, number, number, number, number, number];
+  if (px < 0 || sv < 0 || scur < 0) return undefined;
+  const rows: ServerStat[] = [];
+  for (const line of lines.slice(header + 1)) {
+    if (!line || line.startsWith('#')) continue;
+    const f = line.split(',');
+    const svname = f[sv] ?? '';
+    // type 2 is a server; without the column, every row that is not a proxy's own
+    if (type >= 0 ? f[type] !== '2' : svname === 'FRONTEND' || svname === 'BACKEND') continue;
+    const number = (i: number) => (i >= 0 && f[i] ? Number(f[i]) : 0);
+    rows.push({
+      backend: f[px] ?? '',
+      server: svname,
+      addr: addr >= 0 && f[addr] ? f[addr] : undefined,
+      scur: number(scur),
+      qcur: number(qcur),
+      status: status >= 0 ? (f[status] ?? '') : '',
+      ttimeMs: ttime >= 0 && f[ttime] ? Number(f[ttime]) : undefined,
+      failed: number(eresp) + number(srvAbrt),
+      retried: number(wretr),
+    });
+  }
+  return rows;
+}
+
+/** The commands one read sends after `show proc` answered: each worker's servers. */
+export const statCommand = (pid: number) => `@!${pid} show stat -1 4 -1`;
+
+/**
+ * A HAProxy pod's reading from one interactive master CLI session: `prompt`, `show proc`, then one `show stat` per
+ * worker it listed (`answers` as splitAnswers gives them: show proc's first, then one per worker, in order).
+ */
+export function readingOf(
+  pod: string,
+  at: number,
+  workers: { pid: number; leaving: boolean }[],
+  statAnswers: string[],
+): HAProxyReading {
+  return {
+    pod,
+    at,
+    workers: workers.map((w, i) => {
+      const answer = statAnswers[i];
+      const servers = answer === undefined ? undefined : parseShowStat(answer);
+      if (servers) return { ...w, servers };
+      const said = answer?.trim().split('\n')[0];
+      return {
+        ...w,
+        problem: said
+          ? `a worker did not answer show stat (${said.replace(/\d+/g, 'N').slice(0, 120)}): not registered with the master yet`
+          : 'a worker did not answer show stat',
+      };
+    }),
+  };
+}
+
+/** One server of a pod in one worker of one HAProxy pod. */
+export interface ServerRow {
+  scur: number;
+  failed: number;
+  retried: number;
+}
+
+/** Sessions of one pod on one HAProxy pod: summed over the current and the leaving workers. */
+export interface SessionsOn {
+  haproxyPod: string;
+  /** undefined: unknown (the pod or a worker could not be read) */
+  sessions?: number | undefined;
+  queued?: number | undefined;
+  /** of them, held by leaving workers */
+  onLeaving?: number | undefined;
+  /** what made it unknown */
+  problem?: string | undefined;
+}
+
+export interface PodSessions {
+  /** summed over every HAProxy pod; undefined when any was unreadable (never 0 for unknown) */
+  sessions?: number | undefined;
+  queued?: number | undefined;
+  /** at least this many (the readable part), when some HAProxy pod or worker was not readable */
+  atLeast?: number | undefined;
+  on: SessionsOn[];
+  /** server rows matched to the pod, over every HAProxy pod and worker (0: HAProxy no longer lists it anywhere) */
+  servers: number;
+  /**
+   * The pod's server rows, by `<HAProxy pod>/<worker pid>/<backend>/<server>`: sessions now, and HAProxy's fault
+   * counters, which count from their worker's start (a follower compares them with earlier reads of the same key)
+   */
+  rows: Record<string, ServerRow>;
+}
+
+/**
+ * Which pod each server address belongs to, remembered over reads: a server's address stays its pod's after the pod
+ * is gone (a leaving worker still holds sessions to it), until another pod is seen at that address.
+ */
+export type AddressMemory = Map<string, string>;
+
+/** Remembers the addresses of the pods seen now (`ip` → pod key); a pod seen at a reused address takes it over. */
+export function rememberAddresses(memory: AddressMemory, pods: { key: string; ip?: string | undefined }[]): void {
+  for (const p of pods) if (p.ip) memory.set(p.ip, p.key);
+}
+
+const ipOf = (addr: string) => (addr.startsWith('[') ? addr.slice(1, addr.indexOf(']')) : addr.replace(/:\d+$/, ''));
+
+/**
+ * The sessions each pod (by key) has on the HAProxy pods read, matched by the server's address, summed over
+ * workers. `expected` are the HAProxy pods that should have been read: one missing or unreadable makes the sum
+ * unknown (and `atLeast` the part that was read).
+ */
+export function sessionsByPod(
+  readings: HAProxyReading[],
+  expected: string[],
+  memory: AddressMemory,
+  ports?: ReadonlyMap<string, ReadonlySet<number>>,
+): Map<string, PodSessions> {
+  const out = new Map<string, PodSessions>();
+  const keys = new Set(memory.values());
+  for (const key of keys) {
+    const on: SessionsOn[] = [];
+    const rows: PodSessions['rows'] = {};
+    let servers = 0;
+    for (const haproxyPod of expected) {
+      const r = readings.find((x) => x.pod === haproxyPod);
+      if (!r) {
+        on.push({ haproxyPod, problem: 'not read yet' });
+        continue;
+      }
+      if (r.problem) {
+        on.push({ haproxyPod, problem: r.problem });
+        continue;
+      }
+      let sessions = 0;
+      let queued = 0;
+      let onLeaving = 0;
+      let problem: string | undefined;
+      for (const w of r.workers) {
+        if (!w.servers) {
+          problem ??= w.problem ?? `worker ${w.pid} unreadable`;
+          continue;
+        }
+        for (const s of w.servers) {
+          if (!s.addr || memory.get(ipOf(s.addr)) !== key) continue;
+          const port = Number(s.addr.slice(s.addr.lastIndexOf(':') + 1));
+          const allowed = ports?.get(key);
+          if (allowed?.size && !allowed.has(port)) continue;
+          servers++;
+          sessions += s.scur;
+          queued += s.qcur;
+          if (w.leaving) onLeaving += s.scur;
+          rows[`${haproxyPod}/${w.pid}/${s.backend}/${s.server}`] = {
+            scur: s.scur,
+            failed: s.failed,
+            retried: s.retried,
+          };
+        }
+      }
+      on.push(problem ? { haproxyPod, problem, sessions } : { haproxyPod, sessions, queued, onLeaving });
+    }
+    const known = on.every((o) => !o.problem);
+    const sum = on.reduce((n, o) => n + (o.sessions ?? 0), 0);
+    const queuedSum = on.reduce((n, o) => n + (o.queued ?? 0), 0);
+    out.set(key, known ? { sessions: sum, queued: queuedSum, on, servers, rows } : { atLeast: sum, on, servers, rows });
+  }
+  return out;
+}
+
+/** The longest average session time any server reports (`ttime`, ms), over every reading: how long sessions take. */
+export function longestSessionMs(readings: HAProxyReading[]): { ms: number; server: string; pod: string } | undefined {
+  let best: { ms: number; server: string; pod: string } | undefined;
+  for (const r of readings)
+    for (const w of r.workers)
+      for (const s of w.servers ?? [])
+        if (s.ttimeMs !== undefined && s.ttimeMs > (best?.ms ?? 0))
+          best = { ms: s.ttimeMs, server: `${s.backend}/${s.server}`, pod: r.pod };
+  return best;
+}

@@ -1,0 +1,225 @@
+import type { KubeClient } from '../kube/client.ts';
+import { openExec } from '../kube/exec.ts';
+import { oneLine } from '../lib/errors.ts';
+import type { Permission } from '../model/drill/plan.ts';
+import {
+  type HAProxyReading,
+  type MasterSocket,
+  parseShowProc,
+  readingOf,
+  splitAnswers,
+  statCommand,
+} from '../model/haptic/sessions.ts';
+import { missingPermissions } from './permissions.ts';
+
+// Reads what each HAPTIC HAProxy pod's workers carry, server by server: one pods/exec per HAProxy pod per read, into
+// its HAProxy container, running `socat` on the master socket that container's own `-S` names (HAPTIC's image ships
+// socat; its chart talks to that socket with it). Only read-only commands are sent: `prompt`, `show proc`, one
+// `show stat` per worker, `quit`. What cannot be read is said, once, and never counted as 0.
+
+/** pods/exec is `create` (WebSocket: also `get`, as the API server authorizes the upgrade's GET) in HAPTIC's namespace. */
+export const EXEC_PERMISSIONS: Permission[] = [
+  { verb: 'create', group: '', resource: 'pods', subresource: 'exec', for: "to read HAProxy's sessions" },
+  { verb: 'get', group: '', resource: 'pods', subresource: 'exec', for: "to read HAProxy's sessions" },
+];
+
+/** A read that fails this many times in a row is said; fewer are a reload passing. */
+const LASTING = 3;
+
+export interface SessionTarget {
+  namespace: string;
+  pod: string;
+  socket?: MasterSocket | undefined;
+}
+
+/** One read of one HAProxy pod: its workers and their servers, or why it could not be read. */
+export async function readHAProxyPod(
+  client: KubeClient,
+  target: SessionTarget,
+  options: { deadlineMs?: number; now?: () => number; signal?: AbortSignal } = {},
+): Promise<HAProxyReading> {
+  const now = options.now ?? Date.now;
+  const name = `${target.namespace}/${target.pod}`;
+  const failed = (problem: string): HAProxyReading => ({ pod: name, at: now(), workers: [], problem });
+  if (!target.socket)
+    return {
+      ...failed(`HAProxy pod ${target.pod} runs no master socket (no -S argument in its containers)`),
+      lasting: true,
+    };
+  const { container, path } = target.socket;
+  let session: Awaited<ReturnType<typeof openExec>>;
+  try {
+    session = await openExec(
+      client,
+      {
+        namespace: target.namespace,
+        pod: target.pod,
+        container,
+        command: ['socat', '-T5', 'stdio', `unix-connect:${path}`],
+      },
+      { deadlineMs: options.deadlineMs ?? 5000, signal: options.signal },
+    );
+  } catch (err) {
+    return failed(`exec into ${target.pod} failed: ${oneLine(err)}`);
+  }
+  // interactive mode: each answer ends with the prompt; show proc's is complete at the second prompt
+  session.write('prompt\nshow proc\n');
+  let workers: { pid: number; leaving: boolean }[] | undefined;
+  try {
+    const text = await session.until((out) => splitAnswers(out).length >= 2);
+    workers = parseShowProc(splitAnswers(text)[0] ?? '');
+  } catch {
+    // the command ended: its end says why
+  }
+  if (workers) session.write(`${workers.map((w) => statCommand(w.pid)).join('\n')}\nquit\n`);
+  else session.write('quit\n');
+  const end = await session.ended;
+  if (!workers) {
+    const problem = execProblem(target.pod, container, path, end);
+    return { ...failed(problem), lasting: problem.startsWith('no socat') };
+  }
+  const at = now();
+  const answers = splitAnswers(end.stdout).slice(1);
+  return readingOf(name, at, workers, answers);
+}
+
+/** Why a read failed, in the words a user can act on. */
+export function execProblem(
+  pod: string,
+  container: string,
+  path: string,
+  end: { stderr: string; message?: string | undefined; exitCode?: number | undefined; stdout: string },
+): string {
+  const said = `${end.message ?? ''} ${end.stderr}`;
+  if (/executable file not found|no such file or directory: socat|"socat": /i.test(said) || end.exitCode === 127)
+    return `no socat in HAProxy pod ${pod}'s ${container} container: its image cannot be asked (HAPTIC's ships socat)`;
+  if (/connect\(|No such file|Connection refused|ECONNREFUSED/.test(end.stderr))
+    return `HAProxy's master socket ${path} does not answer in ${pod}: ${firstLine(end.stderr).replace(/^.*?socat\[\d+\] E /, '')}`;
+  const why = end.message || firstLine(end.stderr) || 'no answer to show proc';
+  return `could not read HAProxy in ${pod}: ${why}`;
+}
+
+const firstLine = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean)
+    ?.slice(0, 200) ?? '';
+
+export interface SessionsState {
+  /** the latest reading of each HAProxy pod */
+  readings: HAProxyReading[];
+  /** why no HAProxy pod can be read (no pods/exec permission): then the view shows stages only */
+  unavailable?: string | undefined;
+}
+
+/** What followers share: one sampler reads each HAProxy pod once, whoever follows. */
+export interface SessionsSource {
+  /** A follower's HAProxy pods to read, and what to call after each read; returns its removal. */
+  add(targets: () => SessionTarget[], onChange: () => void): () => void;
+  state(): SessionsState;
+}
+
+/**
+ * Reads every HAProxy pod its followers name, one read per pod at a time, every `intervalMs`, and tells them after
+ * each read. Before the first read in a namespace, asks whether pods/exec is allowed there (SelfSubjectAccessReview).
+ * Runs while at least one follower is added.
+ */
+export class SessionSampler implements SessionsSource {
+  private readonly client: KubeClient;
+  private readonly intervalMs: number;
+  private readonly sources = new Set<{ targets: () => SessionTarget[]; onChange: () => void }>();
+  private readonly readings = new Map<string, HAProxyReading>();
+  private readonly busy = new Set<string>();
+  /** reads of each HAProxy pod that failed in a row */
+  private readonly failures = new Map<string, number>();
+  private readonly allowed = new Map<string, Promise<string | undefined>>();
+  private denied: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private abort = new AbortController();
+
+  constructor(client: KubeClient, options: { intervalMs?: number } = {}) {
+    this.client = client;
+    this.intervalMs = options.intervalMs ?? 1000;
+  }
+
+  add(targets: () => SessionTarget[], onChange: () => void): () => void {
+    const source = { targets, onChange };
+    this.sources.add(source);
+    if (this.sources.size === 1) {
+      this.abort = new AbortController();
+      this.tick();
+    }
+    return () => {
+      this.sources.delete(source);
+      if (this.sources.size === 0) {
+        clearTimeout(this.timer);
+        this.abort.abort();
+      }
+    };
+  }
+
+  private targets(): SessionTarget[] {
+    const all = new Map<string, SessionTarget>();
+    for (const s of this.sources) for (const t of s.targets()) all.set(`${t.namespace}/${t.pod}`, t);
+    return [...all.values()];
+  }
+
+  private changed(): void {
+    for (const s of this.sources) s.onChange();
+  }
+
+  state(): SessionsState {
+    const live = new Set(this.targets().map((t) => `${t.namespace}/${t.pod}`));
+    return {
+      readings: [...this.readings.values()].filter((r) => live.has(r.pod)),
+      unavailable: this.denied,
+    };
+  }
+
+  private permission(namespace: string): Promise<string | undefined> {
+    let answer = this.allowed.get(namespace);
+    if (!answer) {
+      answer = missingPermissions(this.client, namespace, EXEC_PERMISSIONS).then(
+        (missing) =>
+          missing.length
+            ? `no permission to exec into HAProxy's pods in namespace ${namespace} (pods/exec: create, get): showing stages only`
+            : undefined,
+        (err: unknown) => `cannot ask whether exec into namespace ${namespace} is allowed: ${oneLine(err)}`,
+      );
+      this.allowed.set(namespace, answer);
+    }
+    return answer;
+  }
+
+  private tick(): void {
+    if (!this.sources.size) return;
+    for (const target of this.targets()) {
+      const key = `${target.namespace}/${target.pod}`;
+      if (this.busy.has(key)) continue;
+      this.busy.add(key);
+      void this.read(target, key, this.abort.signal).finally(() => this.busy.delete(key));
+    }
+    this.timer = setTimeout(() => this.tick(), this.intervalMs);
+  }
+
+  private async read(target: SessionTarget, key: string, signal: AbortSignal): Promise<void> {
+    const refused = await this.permission(target.namespace);
+    if (signal.aborted) return;
+    if (refused) {
+      if (this.denied !== refused) {
+        this.denied = refused;
+        this.changed();
+      }
+      return;
+    }
+    const reading = await readHAProxyPod(this.client, target, { signal });
+    if (signal.aborted) return;
+    // a failure is a note when it lasts (LASTING reads in a row) or cannot pass (no socat, no master socket)
+    const failures = reading.problem ? (this.failures.get(key) ?? 0) + 1 : 0;
+    this.failures.set(key, failures);
+    if (reading.problem && !reading.lasting && failures < LASTING) reading.transient = true;
+    this.readings.set(key, reading);
+    this.changed();
+  }
+}

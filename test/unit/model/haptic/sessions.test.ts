@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  type HAProxyReading,
+  masterSocketOf,
+  parseShowProc,
+  parseShowStat,
+  readingOf,
+  rememberAddresses,
+  sessionsByPod,
+  splitAnswers,
+} from '../../../../src/model/haptic/sessions.ts';
+import type { Pod } from '../../../../src/types/kube.ts';
+
+// A real interactive master CLI session of Debian's HAProxy 2.6 after a reload, one request on the old worker and
+// two on the new one: `prompt`, `show proc`, `@!<pid> show stat -1 4 -1` for each worker, then one for a PID that
+// is not there, then `quit`.
+const TRANSCRIPT = readFileSync(new URL('../../../fixtures/sessions/haproxy-2.6-reload.txt', import.meta.url), 'utf8');
+
+const pod = (containers: { name: string; command?: string[]; args?: string[] }[]): Pod =>
+  ({ metadata: { name: 'p' }, spec: { containers: containers.map((c) => ({ image: 'x', ...c })) } }) as Pod;
+
+const row = (
+  backend: string,
+  server: string,
+  addr: string,
+  scur: number,
+  extra: Partial<Record<string, number>> = {},
+) => ({ backend, server, addr, scur, qcur: 0, status: 'UP', failed: extra.failed ?? 0, retried: extra.retried ?? 0 });
+
+describe("HAProxy's master CLI, read", () => {
+  it('splits an interactive session into answers and reads show proc: the current worker and the leaving one', () => {
+    const answers = splitAnswers(TRANSCRIPT);
+    expect(answers).toHaveLength(4);
+    expect(parseShowProc(answers[0]!)).toEqual([
+      { pid: 13333, leaving: false },
+      { pid: 13313, leaving: true },
+    ]);
+  });
+
+  it('reads show stat by its header: servers only, with sessions, address and fault counters', () => {
+    const answers = splitAnswers(TRANSCRIPT);
+    expect(parseShowStat(answers[1]!)).toEqual([
+      expect.objectContaining({
+        backend: 'b',
+        server: 'web1',
+        addr: '127.0.0.1:18081',
+        scur: 1,
+        qcur: 0,
+        status: 'no check',
+      }),
+      expect.objectContaining({ backend: 'b', server: 'web2', addr: '127.0.0.2:18082', scur: 0, status: 'MAINT' }),
+    ]);
+    expect(parseShowStat(answers[2]!)?.[0]?.scur).toBe(2);
+    // columns found by name, in any order; a proxy's own rows left out when the type column is missing
+    const reordered =
+      '# svname,addr,pxname,scur,qcur,eresp,srv_abrt,wretr\nFRONTEND,,f,3,0,0,0,0\napp,10.0.0.1:80,be,4,1,2,1,5\n';
+    expect(parseShowStat(reordered)).toEqual([
+      {
+        backend: 'be',
+        server: 'app',
+        addr: '10.0.0.1:80',
+        scur: 4,
+        qcur: 1,
+        status: '',
+        ttimeMs: undefined,
+        failed: 3,
+        retried: 5,
+      },
+    ]);
+    expect(parseShowStat("Can't find the target PID matching the prefix '@!1'")).toBeUndefined();
+    expect(parseShowProc('Unknown command')).toBeUndefined();
+  });
+
+  it('makes a reading of each worker; a worker the master does not know yet is unreadable, not empty', () => {
+    const [proc, ...stats] = splitAnswers(TRANSCRIPT);
+    const workers = [...parseShowProc(proc!)!, { pid: 99999, leaving: false }];
+    const reading = readingOf('haptic/hp-1', 5, workers, stats);
+    expect(reading.workers.map((w) => w.servers?.length)).toEqual([2, 2, undefined]);
+    expect(reading.workers[2]!.problem).toBe(
+      "a worker did not answer show stat (Can't find the target PID matching the prefix '@!N'): not registered with the master yet",
+    );
+  });
+
+  it("finds the master socket in the container's -S: its own argument, or in a shell script as HAPTIC's chart writes it", () => {
+    expect(
+      masterSocketOf(
+        pod([
+          { name: 'agent', command: ['agent'] },
+          {
+            name: 'haproxy',
+            command: ['/bin/sh', '-c'],
+            args: [
+              'mkdir -p /x\nexec haproxy -dr -W -db -S "/etc/haproxy/haproxy-master.sock,level,admin" -- /etc/haproxy/haproxy.cfg',
+            ],
+          },
+        ]),
+      ),
+    ).toEqual({ container: 'haproxy', path: '/etc/haproxy/haproxy-master.sock' });
+    expect(masterSocketOf(pod([{ name: 'lb', args: ['-W', '-S', '/run/m.sock,mode,600', '-f', '/c'] }]))).toEqual({
+      container: 'lb',
+      path: '/run/m.sock',
+    });
+    expect(masterSocketOf(pod([{ name: 'lb', args: ['-S/run/m.sock'] }]))?.path).toBe('/run/m.sock');
+    expect(masterSocketOf(pod([{ name: 'haproxy', args: ['-W', '-f', '/c'] }]))).toBeUndefined();
+  });
+});
+
+describe('sessions by pod', () => {
+  const reading = (pod: string, workers: HAProxyReading['workers']): HAProxyReading => ({ pod, at: 1, workers });
+
+  it('sums each pod over the current and the leaving workers of every HAProxy pod, matched by address', () => {
+    const memory = new Map();
+    rememberAddresses(memory, [
+      { key: 'old', ip: '10.0.0.1' },
+      { key: 'new', ip: '10.0.0.2' },
+    ]);
+    const readings = [
+      reading('haptic/a', [
+        {
+          pid: 2,
+          leaving: false,
+          servers: [row('be', 'old', '10.0.0.1:8080', 1), row('be', 'new', '10.0.0.2:8080', 3)],
+        },
+        { pid: 1, leaving: true, servers: [row('be', 'old', '10.0.0.1:8080', 4)] },
+      ]),
+      reading('haptic/b', [{ pid: 7, leaving: false, servers: [row('be', 'SRV_1', '10.0.0.1:8080', 2)] }]),
+    ];
+    const by = sessionsByPod(readings, ['haptic/a', 'haptic/b'], memory);
+    expect(by.get('old')).toMatchObject({ sessions: 7, servers: 3 });
+    expect(by.get('old')!.on).toEqual([
+      { haproxyPod: 'haptic/a', sessions: 5, queued: 0, onLeaving: 4 },
+      { haproxyPod: 'haptic/b', sessions: 2, queued: 0, onLeaving: 0 },
+    ]);
+    expect(by.get('new')).toMatchObject({ sessions: 3 });
+    expect(Object.keys(by.get('old')!.rows)).toEqual(['haptic/a/2/be/old', 'haptic/a/1/be/old', 'haptic/b/7/be/SRV_1']);
+  });
+
+  it('never says 0 for unknown: an unreadable HAProxy pod or worker, or one not read yet, leaves only a lower bound', () => {
+    const memory = new Map([['10.0.0.1', 'old']]);
+    const readings = [
+      reading('haptic/a', [
+        { pid: 2, leaving: false, servers: [row('be', 'old', '10.0.0.1:8080', 1)] },
+        { pid: 1, leaving: true, problem: 'a worker did not answer show stat' },
+      ]),
+      { pod: 'haptic/b', at: 1, workers: [], problem: 'no socat in HAProxy pod b' },
+    ];
+    const by = sessionsByPod(readings, ['haptic/a', 'haptic/b', 'haptic/c'], memory);
+    expect(by.get('old')!.sessions).toBeUndefined();
+    expect(by.get('old')!.atLeast).toBe(1);
+    expect(by.get('old')!.on.map((o) => o.problem)).toEqual([
+      'a worker did not answer show stat',
+      'no socat in HAProxy pod b',
+      'not read yet',
+    ]);
+  });
+
+  it("keeps a gone pod's address until another pod is seen at it", () => {
+    const memory = new Map();
+    rememberAddresses(memory, [{ key: 'gone-uid', ip: '10.0.0.9' }]);
+    const r = [reading('haptic/a', [{ pid: 1, leaving: true, servers: [row('be', 'web-1', '10.0.0.9:80', 2)] }])];
+    expect(sessionsByPod(r, ['haptic/a'], memory).get('gone-uid')?.sessions).toBe(2);
+    rememberAddresses(memory, [{ key: 'reborn-uid', ip: '10.0.0.9' }]);
+    const by = sessionsByPod(r, ['haptic/a'], memory);
+    expect(by.get('reborn-uid')?.sessions).toBe(2);
+    expect(by.has('gone-uid')).toBe(false);
+  });
+});
