@@ -55,6 +55,10 @@ function nodeStatus(node: FakeNode, registeredAt: number, now: number) {
       { type: 'Hostname', address: node.name },
     ],
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    // of what a 1.36 kubelet declares (k8s.io/component-helpers/nodedeclaredfeatures), the feature the stand-in serves
+    // (lab/kubelet-exec.ts): with it the API server proxies a WebSocket exec to the kubelet as it is, instead of
+    // translating it to SPDY (pkg/registry/core/pod/rest/subresources.go, ExecREST.Connect)
+    declaredFeatures: ['ExtendWebSocketsToKubelet'],
     nodeInfo: {
       machineID: node.name,
       systemUUID: node.name,

@@ -100,6 +100,7 @@ function deployment(
   name: string,
   containers: object[],
   replicas = 2,
+  volumes?: object[],
 ): Obj {
   const selector = selectorLabels(inst, component);
   return {
@@ -119,6 +120,7 @@ function deployment(
           ...(component === 'controller' ? { serviceAccountName: fullname(inst) } : {}),
           terminationGracePeriodSeconds: 2,
           containers,
+          ...(volumes ? { volumes } : {}),
         },
       },
     },
@@ -284,23 +286,42 @@ export function installationObjects(inst: Installation, settings: ChartSettings)
       },
     },
     controllerDeployment(inst, settings),
-    deployment(inst, 'loadbalancer', `${name}-haproxy`, [
-      {
-        name: 'haproxy',
-        image: 'haproxytech/haproxy-debian:3.2',
-        ports: [
-          { name: 'http', containerPort: 8080 },
-          { name: 'https', containerPort: 8443 },
-        ],
-      },
-      // the container HAPTIC deploys through exposes spec.dataplane.port (5555 by default): discovery looks for it
-      // and waits for that container to be ready (pkg/controller/discovery/discovery.go, isDataplaneContainerReady)
-      {
-        name: 'agent',
-        image: 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0',
-        ports: [{ name: 'dataplane', containerPort: DATAPLANE_PORT }],
-      },
-    ]),
+    deployment(
+      inst,
+      'loadbalancer',
+      `${name}-haproxy`,
+      [
+        {
+          name: 'haproxy',
+          image: 'haproxytech/haproxy-debian:3.2',
+          // the chart's start (charts/haptic/templates/haproxy-deployment.yaml): master-worker with the master socket
+          // in the runtime folder it shares with the agent, which writes the configuration there (the chart's copy of
+          // a bootstrap config from its ConfigMap is left out: the agent writes the first one)
+          command: ['/bin/sh', '-c'],
+          args: [
+            [
+              'mkdir -p /etc/haproxy/maps /etc/haproxy/certs /etc/haproxy/errors /etc/haproxy/general',
+              'exec /usr/local/sbin/haproxy -dr -W -db -S "/etc/haproxy/haproxy-master.sock,level,admin" -- /etc/haproxy/haproxy.cfg',
+            ].join('\n'),
+          ],
+          ports: [
+            { name: 'http', containerPort: 8080 },
+            { name: 'https', containerPort: 8443 },
+          ],
+          volumeMounts: [{ name: 'haproxy-runtime', mountPath: '/etc/haproxy' }],
+        },
+        // the container HAPTIC deploys through exposes spec.dataplane.port (5555 by default): discovery looks for it
+        // and waits for that container to be ready (pkg/controller/discovery/discovery.go, isDataplaneContainerReady)
+        {
+          name: 'agent',
+          image: 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0',
+          ports: [{ name: 'dataplane', containerPort: DATAPLANE_PORT }],
+          volumeMounts: [{ name: 'haproxy-runtime', mountPath: '/etc/haproxy' }],
+        },
+      ],
+      2,
+      [{ name: 'haproxy-runtime', emptyDir: {} }],
+    ),
     templateConfig(inst, settings),
   ];
 }

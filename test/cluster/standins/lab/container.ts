@@ -23,10 +23,12 @@ export function nanoTime(ms = performance.timeOrigin + performance.now()): strin
  * node's folders the container runs from (the programs, the pod's files: its image and volumes) stay visible when
  * they lie under /tmp (a clone in /tmp): bound aside before the private /tmp hides them, then moved back in place.
  */
-export function prepareLine(keep: string[]): string {
+export function prepareLine(keep: string[], mounts: { source: string; target: string }[] = []): string {
   const quote = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
   const under = keep.filter((p) => p.startsWith('/tmp/'));
   return [
+    // the pod's volumes over their paths first, while their folders on the node are still in sight
+    ...mounts.map((m) => `mkdir -p ${quote(m.target)} && mount --bind ${quote(m.source)} ${quote(m.target)}`),
     'mount -t tmpfs tmpfs /run',
     'mkdir -p /run/haproxy',
     ...under.map((p, i) => `mkdir -p /run/.keep${i} && mount --bind ${quote(p)} /run/.keep${i}`),
@@ -57,6 +59,7 @@ export class ContainerProcess {
     logFile: string;
     cwd: string;
     keep: string[];
+    mounts?: { source: string; target: string }[] | undefined;
   }) {
     this.name = opts.name;
     this.log = createWriteStream(opts.logFile, { flags: 'a' });
@@ -73,7 +76,7 @@ export class ContainerProcess {
       '--mount-proc',
       'sh',
       '-c',
-      prepareLine(opts.keep),
+      prepareLine(opts.keep, opts.mounts),
       'sh',
       ...opts.argv,
     ];
@@ -140,6 +143,18 @@ export class ContainerProcess {
       execFile('nsenter', nsenter, { timeout: timeoutMs, killSignal: 'SIGKILL' }, (error) => {
         resolve(error ? (typeof error.code === 'number' ? error.code : 137) : 0);
       });
+    });
+  }
+
+  /**
+   * Starts a command in the container's namespaces with pipes for stdin, stdout and stderr (what the runtime's exec
+   * does for the kubelet); undefined when the container is not running.
+   */
+  spawnIn(argv: string[], env: Record<string, string>): ChildProcess | undefined {
+    if (this.exit || this.pid === undefined) return undefined;
+    return spawn('nsenter', ['-t', String(this.pid), '-p', '-m', '-n', '--', ...argv], {
+      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
   }
 

@@ -32,9 +32,36 @@ export type ContainerPlan = {
   env: Record<string, string>;
   /** the signal the kubelet stops it with after the preStop */
   stopSignal: NodeJS.Signals;
-  /** HAPTIC's HAProxy pods: the files the agent owns (the config HAProxy loads, the master socket) */
+  /** HAPTIC's HAProxy pods: the files the agent owns (the config HAProxy loads, the master socket), as the node sees them */
   agent?: { config: string; masterSocket: string };
+  /** folders of the pod bound over a path inside the container (its emptyDir volumes), as a runtime mounts them */
+  mounts?: { source: string; target: string }[];
 };
+
+/** Where HAPTIC's chart puts the master socket (charts/haptic/templates/haproxy-deployment.yaml, the `-S` argument). */
+export const CHART_MASTER_SOCKET = '/etc/haproxy/haproxy-master.sock';
+
+/** The path of a container's `-S` argument, on its own or in a shell script (`-S "/path,level,admin"`). */
+export function masterSocketArg(container: ContainerSpec): string | undefined {
+  const words = [...(container.command ?? []), ...(container.args ?? [])];
+  for (const [i, word] of words.entries()) {
+    if (word === '-S' && words[i + 1]) return words[i + 1]!.split(',')[0];
+    const inline = /(?:^|\s)-S\s*"?([^\s",]+)/.exec(word);
+    if (inline) return inline[1];
+  }
+  return undefined;
+}
+
+/**
+ * Whether a program is in an image, for the programs the lab runs from the host's own: socat only in HAProxy
+ * Technologies' images (haproxytech/haproxy-{alpine,debian,ubuntu}), which HAPTIC's chart runs and uses socat in
+ * (charts/haptic/templates/haproxy-deployment.yaml); the official `haproxy` image and the others have none. A shell
+ * and the usual utilities are in every image the lab runs.
+ */
+export function imageHas(image: string, program: string): boolean {
+  if (program.split('/').pop() !== 'socat') return true;
+  return /^haproxytech\/haproxy-(alpine|debian|ubuntu)$/.test(repositoryOf(image));
+}
 
 /** The repository of an image without registry defaults or tag: `haproxy`, `haproxytech/haproxy-debian`. */
 export function repositoryOf(image: string): string {
@@ -139,15 +166,32 @@ export function containerPlan(
         stopSignal,
       };
     case 'haptic-haproxy': {
-      // the agent owns the config and the sockets: HAProxy in master-worker mode, reloaded through its master socket
-      const config = join(ctx.podDir, 'haproxy.cfg');
-      const masterSocket = join(ctx.podDir, 'm.sock');
+      // the agent owns the config and the sockets: HAProxy in master-worker mode, reloaded through its master socket.
+      // As in HAPTIC's chart, the socket and the config are in the runtime folder the HAProxy container shares with the
+      // agent (an emptyDir at /etc/haproxy); the socket path is the pod's own `-S` argument.
+      const socket = masterSocketArg(container) ?? CHART_MASTER_SOCKET;
+      const folder = socket.slice(0, socket.lastIndexOf('/')) || '/';
+      const mount = (container.volumeMounts ?? []).find((m) => m.mountPath.replace(/\/+$/, '') === folder);
+      const shared = mount ? join(ctx.podDir, 'volumes', mount.name) : ctx.podDir;
+      const inside = (file: string) => (mount ? `${folder}/${file}` : join(ctx.podDir, file));
       return {
         kind,
-        argv: ['haproxy', '-W', '-db', '-S', `${masterSocket},mode,600`, '-f', config],
+        argv: [
+          'haproxy',
+          '-W',
+          '-db',
+          '-S',
+          `${mount ? socket : inside('m.sock')},level,admin`,
+          '-f',
+          inside('haproxy.cfg'),
+        ],
         env,
         stopSignal,
-        agent: { config, masterSocket },
+        agent: {
+          config: join(shared, 'haproxy.cfg'),
+          masterSocket: join(shared, mount ? socket.slice(folder.length + 1) : 'm.sock'),
+        },
+        ...(mount ? { mounts: [{ source: shared, target: folder }] } : {}),
       };
     }
     case 'haproxy': {

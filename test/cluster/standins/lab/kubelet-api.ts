@@ -1,5 +1,6 @@
 // The part of the kubelet's HTTPS API the lab needs: `GET /containerLogs/{namespace}/{pod}/{container}`, which
-// the API server proxies for `pods/{name}/log` (pkg/kubelet/server/server.go, getContainerLogs), served on each
+// the API server proxies for `pods/{name}/log` (pkg/kubelet/server/server.go, getContainerLogs), and `/exec/…` over
+// WebSocket for `pods/{name}/exec` (kubelet-exec.ts), served on each
 // fake node's InternalIP and the port its status advertises (daemonEndpoints.kubeletEndpoint, 10250). The logs are
 // the CRI files lab/container.ts writes (`<time> <stream> <tag> <line>`); the kubelet's options honoured here:
 // `timestamps` (each line prefixed with its RFC 3339 nano time), `tailLines`, `sinceTime`, `previous`. `follow`
@@ -9,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { FAKE_NODES } from '../fake-nodes.ts';
 import { log } from '../common.ts';
+import { type ExecLookup, serveExec } from './kubelet-exec.ts';
 
 export const KUBELET_PORT = 10250;
 
@@ -37,6 +39,7 @@ export function serveKubeletApi(opts: {
   cert: string;
   key: string;
   logOf: (key: string, container: string, previous: boolean) => string | undefined;
+  execOf: ExecLookup;
 }): Promise<Server[]> {
   const servers = FAKE_NODES.map((node) => {
     const server = createServer({ cert: readFileSync(opts.cert), key: readFileSync(opts.key) }, (req, res) => {
@@ -62,13 +65,14 @@ export function serveKubeletApi(opts: {
       });
       res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
     });
+    server.on('upgrade', (req, socket) => serveExec(req, socket, opts.execOf));
     return new Promise<Server>((resolve, reject) => {
       server.once('error', reject);
       server.listen(KUBELET_PORT, node.ip, () => resolve(server));
     });
   });
   return Promise.all(servers).then((list) => {
-    log('node', `kubelet API (containerLogs) on ${FAKE_NODES.map((n) => `${n.ip}:${KUBELET_PORT}`).join(', ')}`);
+    log('node', `kubelet API (containerLogs, exec) on ${FAKE_NODES.map((n) => `${n.ip}:${KUBELET_PORT}`).join(', ')}`);
     return list;
   });
 }

@@ -34,6 +34,7 @@ export async function startLab(
     cert: opts.cert,
     key: opts.key,
     logOf: (key, container, previous) => runtime.logOf(key, container, previous),
+    execOf: (key, container) => runtime.execTarget(key, container),
   });
   signal.addEventListener(
     'abort',

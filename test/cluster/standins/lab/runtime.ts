@@ -99,6 +99,16 @@ export class LabRuntime implements PodRuntime {
     return { ...run.plan.agent, log: this.logFile(pod, run.name, run.restarts), uid: pod.uid };
   }
 
+  /** A running container of a pod, by namespace/name, for the kubelet API's exec: its process, image and env. */
+  execTarget(
+    key: string,
+    container: string,
+  ): { proc: ContainerProcess; image: string; env: Record<string, string> } | undefined {
+    const run = this.pods.get(key)?.runs.get(container);
+    if (!run?.plan || !run.proc || run.state !== 'running' || run.proc.exit) return undefined;
+    return { proc: run.proc, image: run.spec.image, env: run.plan.env };
+  }
+
   /** The CRI log of a container's current (or previous) attempt, for the kubelet API's containerLogs. */
   logOf(key: string, container: string, previous = false): string | undefined {
     const pod = this.pods.get(key);
@@ -245,6 +255,7 @@ export class LabRuntime implements PodRuntime {
       logFile: this.logFile(lab, run.name, run.restarts),
       cwd: lab.dir,
       keep: [this.opts.repoRoot, this.opts.labDir],
+      mounts: plan.mounts,
     });
     run.proc = proc;
     run.state = 'running';

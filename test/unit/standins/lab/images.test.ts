@@ -3,7 +3,9 @@ import {
   containerPlan,
   envOf,
   hostPath,
+  imageHas,
   imageKind,
+  masterSocketArg,
   repositoryOf,
   stopSignalOf,
 } from '../../../cluster/standins/lab/images.ts';
@@ -102,10 +104,51 @@ describe('container plans', () => {
       '-W',
       '-db',
       '-S',
-      '/lab/p/abc/m.sock,mode,600',
+      '/lab/p/abc/m.sock,level,admin',
       '-f',
       '/lab/p/abc/haproxy.cfg',
     ]);
+    expect(plan?.mounts).toBeUndefined();
+  });
+
+  it("runs HAPTIC's HAProxy as the chart does: the socket its -S names, in the runtime folder shared with the agent", () => {
+    const container = {
+      name: 'haproxy',
+      image: 'haproxytech/haproxy-debian:3.2',
+      command: ['/bin/sh', '-c'],
+      args: [
+        'mkdir -p /etc/haproxy/maps\nexec haproxy -dr -W -db -S "/etc/haproxy/haproxy-master.sock,level,admin" -- /etc/haproxy/haproxy.cfg',
+      ],
+      volumeMounts: [{ name: 'haproxy-runtime', mountPath: '/etc/haproxy' }],
+    };
+    expect(masterSocketArg(container)).toBe('/etc/haproxy/haproxy-master.sock');
+    const plan = containerPlan(
+      container,
+      ['haproxytech/haproxy-debian:3.2', 'ghcr.io/haproxy-haptic/haptic-agent:0.9.0'],
+      ctx,
+    );
+    expect(plan?.agent).toEqual({
+      config: '/lab/p/abc/volumes/haproxy-runtime/haproxy.cfg',
+      masterSocket: '/lab/p/abc/volumes/haproxy-runtime/haproxy-master.sock',
+    });
+    expect(plan?.mounts).toEqual([{ source: '/lab/p/abc/volumes/haproxy-runtime', target: '/etc/haproxy' }]);
+    expect(plan?.argv).toEqual([
+      'haproxy',
+      '-W',
+      '-db',
+      '-S',
+      '/etc/haproxy/haproxy-master.sock,level,admin',
+      '-f',
+      '/etc/haproxy/haproxy.cfg',
+    ]);
+  });
+
+  it('ships socat only in the images that have it (HAProxy Technologies’), every other program everywhere', () => {
+    expect(imageHas('haproxytech/haproxy-debian:3.2', 'socat')).toBe(true);
+    expect(imageHas('docker.io/haproxytech/haproxy-alpine:3.0', '/usr/bin/socat')).toBe(true);
+    expect(imageHas('haproxy:3.2', 'socat')).toBe(false);
+    expect(imageHas('lab.kubectl-haptic.dev/http-server:1', 'socat')).toBe(false);
+    expect(imageHas('haproxy:3.2', 'sh')).toBe(true);
   });
 
   it('maps paths under a mount (longest mount first) and leaves others', () => {
