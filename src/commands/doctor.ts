@@ -89,6 +89,10 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
     'all-namespaces': Flags.boolean({ char: 'A', summary: 'Workloads of every namespace.' }),
     output: Flags.option({ char: 'o', summary: 'Output format.', options: ['json', 'yaml', 'sarif'] as const })(),
     strict: Flags.boolean({ summary: 'Exit 1 on warnings too.' }),
+    sessions: Flags.boolean({
+      summary:
+        "Live: also read each HAPTIC HAProxy pod's sessions once through pods/exec (socat on HAProxy's master socket) for DR207, a hard-stop-after shorter than the sessions take.",
+    }),
     'helm-history': Flags.boolean({
       summary:
         "DR404: compare PodDisruptionBudgets across the Helm release's revisions (needs read on its Secrets; prints none of their content).",
@@ -103,6 +107,7 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
       if (flags['all-namespaces'])
         throw new UserError('-A reads the cluster; with -f every Deployment of the manifests is checked');
       if (flags['helm-history']) throw new UserError('--helm-history reads the cluster; it does not go with -f');
+      if (flags.sessions) throw new UserError('--sessions reads the cluster; it does not go with -f');
       report = this.safe(
         await doctorStatic({
           paths: flags.filename,
@@ -117,7 +122,9 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
       const client = this.client(flags);
       const selection = { ...rolloutSelection(client, undefined, flags), all: !args.name && !flags.selector };
       const names = args.name ? [workloadName(args.name)] : [];
-      report = this.safe(await doctorLive(client, { ...selection, names, helmHistory: flags['helm-history'] }));
+      report = this.safe(
+        await doctorLive(client, { ...selection, names, helmHistory: flags['helm-history'], sessions: flags.sessions }),
+      );
       if (!report.subjects.length && !output) {
         process.stderr.write(`${this.safe(noneFound(selection))}\n`);
         return;

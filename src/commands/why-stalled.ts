@@ -1,3 +1,4 @@
+import { Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { ExitCode } from '../lib/errors.ts';
 import { exitCodesHelp, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
@@ -34,18 +35,30 @@ ${exitCodesHelp({ 1: 'a stall cause was found' })}`;
     { description: 'Why is this rollout stuck?', command: 'kubectl haptic why-stalled web -n shop' },
     { description: 'A StatefulSet', command: 'kubectl haptic why-stalled sts/db -n shop' },
     {
+      description: "With what HAProxy still holds to each old pod (needs pods/exec in HAPTIC's namespace)",
+      command: 'kubectl haptic why-stalled web -n shop --sessions',
+    },
+    {
       description: 'Every Deployment and StatefulSet in every namespace, as JSON',
       command: 'kubectl haptic why-stalled -A -o json',
     },
   ];
   static override args = rolloutArgs;
-  static override flags = rolloutFlags;
+  static override flags = {
+    ...rolloutFlags,
+    sessions: Flags.boolean({
+      summary:
+        "Also read each HAProxy pod's sessions once through pods/exec (socat on HAProxy's master socket): an old pod past its grace period that still holds sessions was never stopped by its node.",
+    }),
+  };
 
   async run(): Promise<void> {
     const { flags, args } = await this.parse(WhyStalled);
     const client = this.client(flags);
     const selection = { ...rolloutSelection(client, args.name, flags, (note) => this.note(note)), allowNone: true };
-    const results = this.safe(await whyStalled(client, { ...selection, conditionType: flags['condition-type'] }));
+    const results = this.safe(
+      await whyStalled(client, { ...selection, conditionType: flags['condition-type'], sessions: flags.sessions }),
+    );
     if (!results.length && !flags.output) {
       process.stderr.write(`${this.safe(noneFound(selection))}\n`);
       return;

@@ -372,11 +372,13 @@ export const CATALOGUE = {
   HS208: {
     severity: 'warning',
     summary:
-      'Old pods are stuck terminating over 15 s past their grace period (finalizers named); the seconds a kubelet takes to kill and delete a pod are not a stall.',
+      "Old pods are stuck terminating over 15 s past their grace period (finalizers named); the seconds a kubelet takes to kill and delete a pod are not a stall. With --sessions, HAProxy's open sessions to it tell a process the node never stopped.",
     title: 'pod {pod} is still terminating {age} past its grace period',
     fix: {
       finalizers: `find the controller that owns the finalizer; as a last resort: kubectl -n {namespace} patch pod {pod} --type=merge -p '{"metadata":{"finalizers":null}}'`,
       none: 'kubectl -n {namespace} delete pod {pod} --grace-period=0 --force',
+      serving:
+        'its process still serves HAProxy past the grace period: node {node} never stopped it (kubectl get node {node}); kubectl -n {namespace} delete pod {pod} --grace-period=0 --force cuts those {sessions} sessions',
     },
   },
   HS209: {

@@ -29,9 +29,9 @@ import type { HapticInputs, Read, RolloutSnapshot } from '../types/snapshot.ts';
 import { oneLine } from '../lib/errors.ts';
 import { isApiError } from '../kube/errors.ts';
 import { keepHeapSmall } from '../lib/heap.ts';
-import { type AddressMemory, masterSocketOf } from '../model/haptic/sessions.ts';
+import type { AddressMemory } from '../model/haptic/sessions.ts';
 import { sessionsSettled, withSessions } from '../model/rollout/sessions.ts';
-import type { SessionTarget, SessionsSource } from './sessions.ts';
+import { type SessionTarget, type SessionsSource, sessionTargets } from './sessions.ts';
 
 /** One kept-current list of objects: an informer, or a fake in tests. */
 export interface Store<T extends KubeObject = KubeObject> {
@@ -263,15 +263,7 @@ export class RolloutStream implements RolloutFollower {
 
   /** The HAProxy pods HAPTIC deploys to (as the last model found them), with the master socket each one runs. */
   private sessionTargets(): SessionTarget[] {
-    const pods = this.parts.hapticPods.items() as Pod[];
-    return (this.emitted?.installations ?? []).flatMap((inst) =>
-      inst.haproxyPods
-        .filter((h) => h.discovered)
-        .map((h) => {
-          const pod = pods.find((p) => p.metadata.namespace === inst.namespace && p.metadata.name === h.name);
-          return { namespace: inst.namespace, pod: h.name, socket: pod && masterSocketOf(pod) };
-        }),
-    );
+    return sessionTargets(this.emitted?.installations ?? [], this.parts.hapticPods.items() as Pod[]);
   }
 
   /** First error of a store that is retrying (API server down, forbidden…). */

@@ -2,9 +2,12 @@ import type { KubeClient } from '../kube/client.ts';
 import { openExec } from '../kube/exec.ts';
 import { oneLine } from '../lib/errors.ts';
 import type { Permission } from '../model/drill/plan.ts';
+import type { Installation } from '../model/haptic/haptic.ts';
+import type { Pod } from '../types/kube.ts';
 import {
   type HAProxyReading,
   type MasterSocket,
+  masterSocketOf,
   parseShowProc,
   readingOf,
   splitAnswers,
@@ -111,6 +114,34 @@ export interface SessionsState {
   readings: HAProxyReading[];
   /** why no HAProxy pod can be read (no pods/exec permission): then the view shows stages only */
   unavailable?: string | undefined;
+}
+
+/** The HAProxy pods HAPTIC deploys to, with the master socket each one's HAProxy container runs. */
+export function sessionTargets(installations: Installation[], pods: Pod[]): SessionTarget[] {
+  return installations.flatMap((inst) =>
+    inst.haproxyPods
+      .filter((h) => h.discovered)
+      .map((h) => {
+        const pod = pods.find((p) => p.metadata.namespace === inst.namespace && p.metadata.name === h.name);
+        return { namespace: inst.namespace, pod: h.name, socket: pod && masterSocketOf(pod) };
+      }),
+  );
+}
+
+/** One read of each HAProxy pod (a one-shot answer: why-stalled, doctor), after asking whether exec is allowed. */
+export async function readSessionsOnce(client: KubeClient, targets: SessionTarget[]): Promise<SessionsState> {
+  const namespaces = [...new Set(targets.map((t) => t.namespace))];
+  const refused = (
+    await Promise.all(
+      namespaces.map((ns) => missingPermissions(client, ns, EXEC_PERMISSIONS).then((m) => (m.length ? ns : undefined))),
+    )
+  ).find(Boolean);
+  if (refused)
+    return {
+      readings: [],
+      unavailable: `no permission to exec into HAProxy's pods in namespace ${refused} (pods/exec: create, get): sessions not read`,
+    };
+  return { readings: await Promise.all(targets.map((t) => readHAProxyPod(client, t))) };
 }
 
 /** What followers share: one sampler reads each HAProxy pod once, whoever follows. */

@@ -14,6 +14,7 @@ import type {
   Workload,
 } from './kube.ts';
 import type { HapticInputs, Read } from './snapshot.ts';
+import type { HAProxyReading } from './sessions.ts';
 
 /** Where a manifest object came from: file and line of its document. */
 export interface SourceRef {
@@ -47,6 +48,8 @@ export interface DoctorInputs {
   pods: Pod[];
   /** HAPTIC's objects (live) */
   haptic?: HapticInputs | undefined;
+  /** live with --sessions: one read of each HAPTIC HAProxy pod's workers (pods/exec), or why there is none */
+  sessions?: { readings: HAProxyReading[]; unavailable?: string | undefined } | undefined;
   /** only with --helm-history */
   helm?: HelmHistoryInput[] | undefined;
   /** static mode: where each object came from, by `Kind/namespace/name` */

@@ -415,6 +415,8 @@ function helpLines(s: LiveState): Line[] {
     [seg('            → gate True → Ready (rdy); times: how long each step took')],
     [seg('  old pods  grace period bar → out of the ready set (out) → serving (srv)')],
     [seg('            → server disabled on every HAProxy pod (off) → exited → gone')],
+    [seg('  sessions  ⇄ n what HAProxy holds to the pod (every HAProxy pod, current and leaving workers;')],
+    [seg("            --sessions); an old pod's bar falls from the most it held to none; ≥n: some unread")],
     [seg('  ✓ done   … in progress   ○ not yet   ✗ stuck', { dim: true })],
     [],
     footer(s),

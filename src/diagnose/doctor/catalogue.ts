@@ -124,6 +124,14 @@ export const DOCTOR_CATALOGUE = {
       'HAProxy {config} marks server {server} down only {detect}s after it stops answering, but {workload} stops serving {delay}s after it is told to stop (its preStop wait)',
     fix: 'check faster (lower inter or fall on the server or its default-server) or make the preStop of {workload} wait longer than {detect}s',
   },
+  DR207: {
+    severity: 'warning',
+    summary:
+      "With --sessions: HAProxy's hard-stop-after is shorter than the sessions it carries take (show stat's ttime, the average of the last 1024, read from each HAProxy pod): every reload ends its leaving worker, and every soft stop, with sessions still running.",
+    title:
+      'HAProxy {config}: hard-stop-after {hardStop}s is shorter than its sessions take: {ttime}s on average on server {server} ({pod})',
+    fix: 'raise hard-stop-after in the global section above the longest sessions (more than {ttime}s), or keep those sessions shorter',
+  },
   DR301: {
     severity: 'error',
     summary:

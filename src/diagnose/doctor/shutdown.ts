@@ -3,6 +3,7 @@
 // Meanwhile endpoints drop the pod asynchronously, so a hook should wait before anything stops listening. HAProxy
 // hard-stops on SIGTERM and soft-stops on SIGUSR1 (unbind, drain, exit when idle or at hard-stop-after); in
 // master-worker mode the master forwards both to its workers unchanged (src/mworker.c, mworker_catch_sigterm).
+import { longestSessionMs } from '../../model/haptic/sessions.ts';
 import { firstSignal, preStopPlan, signalAt, totalSleep, type PreStopPlan } from '../../model/doctor/prestop.ts';
 import {
   controllerWait,
@@ -195,8 +196,40 @@ function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[]
   return found;
 }
 
+/**
+ * DR207: HAPTIC's HAProxy, read live (--sessions): the longest average session time a server reports (`ttime`)
+ * against the config's hard-stop-after. HAPTIC reloads HAProxy on changes; the leaving worker is hard-stopped after
+ * hard-stop-after, and so is a soft stop, whatever sessions are still running.
+ */
+function sessionsOutlastHardStop(t: TemplateFacts, env: DoctorEnv): Finding[] {
+  const hardStop = t.config?.facts.hardStopAfter;
+  const readings = env.inputs.sessions?.readings.filter((r) => r.pod.startsWith(`${t.namespace}/`)) ?? [];
+  if (!t.haptic || !t.config || !hardStop || !readings.length) return [];
+  const longest = longestSessionMs(readings);
+  if (!longest || longest.ms <= hardStop.ms) return [];
+  return [
+    finding(
+      'DR207',
+      {
+        config: t.config.label,
+        hardStop: fmt(hardStop.ms / 1000),
+        ttime: fmt(longest.ms / 1000),
+        server: longest.server,
+        pod: longest.pod,
+      },
+      [
+        `${t.config.label} line ${hardStop.line}: ${hardStop.text}`,
+        `${longest.pod}: show stat ttime ${longest.ms} ms on ${longest.server} (the average total time of its last 1024 sessions)`,
+      ],
+    ),
+  ];
+}
+
 export function shutdownRules(t: TemplateFacts, env: DoctorEnv): Located[] {
-  const found = t.containers.filter(serving).flatMap((view) => containerFindings(t, stopOf(view), env));
+  const found = [
+    ...t.containers.filter(serving).flatMap((view) => containerFindings(t, stopOf(view), env)),
+    ...sessionsOutlastHardStop(t, env),
+  ];
   // haproxy.cfg findings point at the ConfigMap (or HAProxyCfg) that holds it, the others at the pod template
-  return found.flatMap((f) => locate(f.id === 'DR205' && t.config ? t.config.ref : t.ref, [f]));
+  return found.flatMap((f) => locate((f.id === 'DR205' || f.id === 'DR207') && t.config ? t.config.ref : t.ref, [f]));
 }

@@ -35,14 +35,37 @@ export function drainRules(ctx: DiagnoseContext): Finding[] {
   const stuck = [...ctx.model.oldPods, ...ctx.model.newPods].filter((p) => p.terminating?.pastDeadline);
   return stuck.map((p) => {
     const t = p.terminating!;
+    // read by --sessions: a process that still holds HAProxy's sessions past its grace period was never stopped
+    const s = p.sessions;
+    const open = s?.sessions ?? s?.atLeast ?? 0;
+    const held = s?.on.filter((o) => (o.sessions ?? 0) > 0).map((o) => `${o.haproxyPod} ${o.sessions}`);
     return finding(
       'HS208',
-      { pod: p.name, age: formatAge(ctx.now - Date.parse(t.deadline ?? '')), namespace: ctx.model.namespace },
+      {
+        pod: p.name,
+        age: formatAge(ctx.now - Date.parse(t.deadline ?? '')),
+        namespace: ctx.model.namespace,
+        node: p.node ?? '?',
+        sessions: s?.sessions !== undefined ? String(open) : `at least ${open}`,
+      },
       [
         `deletionTimestamp ${t.deadline}`,
-        t.finalizers.length ? `finalizers: ${t.finalizers.join(', ')}` : 'no finalizers: the node may be unreachable',
+        t.finalizers.length
+          ? `finalizers: ${t.finalizers.join(', ')}`
+          : open > 0
+            ? 'no finalizers'
+            : 'no finalizers: the node may be unreachable',
+        ...(s
+          ? [
+              open > 0
+                ? `HAProxy still holds ${s.sessions !== undefined ? '' : 'at least '}${open} session${open === 1 ? '' : 's'} to it (${held!.join(', ')})`
+                : s.sessions === 0
+                  ? 'HAProxy holds no session to it'
+                  : 'HAProxy could not be read on every HAProxy pod',
+            ]
+          : []),
       ],
-      { variant: t.finalizers.length ? 'finalizers' : 'none', pod: p.name },
+      { variant: t.finalizers.length ? 'finalizers' : open > 0 ? 'serving' : 'none', pod: p.name },
     );
   });
 }

@@ -1,4 +1,7 @@
 import type { Pod } from '../../types/kube.ts';
+import type { HAProxyReading, ServerStat, WorkerReading } from '../../types/sessions.ts';
+
+export type { HAProxyReading, ServerStat, WorkerReading };
 
 // What HAProxy itself says each server carries: the sessions a rollout's old pods still hold and the new ones
 // take. Read through HAProxy's master CLI (the management guide, "9.4. Master CLI"): `show proc` lists the current
@@ -19,46 +22,6 @@ export interface SessionsView {
   problems: string[];
   /** pods gone from the rollout whose servers HAProxy still lists (by pod key): how their last sessions ended */
   gone?: Record<string, PodSessions> | undefined;
-}
-
-/** One server row of one worker's `show stat`. */
-export interface ServerStat {
-  backend: string;
-  server: string;
-  /** ip:port, when the worker says (HAProxy ≥ 1.9) */
-  addr?: string | undefined;
-  scur: number;
-  qcur: number;
-  status: string;
-  /** average total session time over the last 1024 sessions, ms (`ttime`) */
-  ttimeMs?: number | undefined;
-  /** responses that failed (`eresp`) or were aborted by the server (`srv_abrt`), since the worker started */
-  failed: number;
-  /** attempts retried elsewhere after this server failed them (`wretr`): cut or refused, the client never saw it */
-  retried: number;
-}
-
-export interface WorkerReading {
-  pid: number;
-  /** an old worker, left after a reload, finishing its connections */
-  leaving: boolean;
-  servers?: ServerStat[] | undefined;
-  /** why this worker could not be read (not registered with the master yet, gone meanwhile) */
-  problem?: string | undefined;
-}
-
-/** One HAProxy pod, one read. */
-export interface HAProxyReading {
-  /** namespace/name of the HAProxy pod */
-  pod: string;
-  at: number;
-  workers: WorkerReading[];
-  /** why the pod could not be read at all */
-  problem?: string | undefined;
-  /** a problem that passes (a reload re-executes the master, which refuses connections meanwhile): not worth a note */
-  transient?: boolean | undefined;
-  /** a problem that will not pass by itself (no socat in the image, no master socket) */
-  lasting?: boolean | undefined;
 }
 
 /**

@@ -43,8 +43,9 @@ export interface RolloutReport {
 export interface DrainSessions {
   /** the most HAProxy held to it at once while followed */
   peak: number;
-  /** none left (and none cut) this long after its deletion was asked */
+  /** none left this long after its deletion was asked, and when */
   drainedAfterMs?: number | undefined;
+  drainedAt?: string | undefined;
   /** its last sessions finished as it ended (between the last read that saw them and its end) */
   asItEnded?: boolean | undefined;
   /** of its grace period, this much was left then */
@@ -131,6 +132,7 @@ function drainOf(o: PodHistory): RolloutReport['drains'][number] {
     sessions: o.sessions && {
       peak: o.sessions.peak,
       drainedAfterMs: o.sessions.drainedAt === undefined ? undefined : Math.max(0, o.sessions.drainedAt - deleted),
+      drainedAt: iso(o.sessions.drainedAt),
       asItEnded: o.sessions.asItEnded,
       graceLeftMs:
         o.sessions.drainedAt === undefined || deadline === undefined

@@ -5,6 +5,8 @@ import { runDoctor, type DoctorReport } from '../../diagnose/doctor/index.ts';
 import { helmReleaseOf } from '../../model/doctor/helm-release.ts';
 import { manifestInputs } from '../../model/doctor/manifest-inputs.ts';
 import { selectorMatches } from '../../model/selectors.ts';
+import { masterSocketOf } from '../../model/haptic/sessions.ts';
+import type { HapticInputs } from '../../types/snapshot.ts';
 import type { LabelSelector, Workload, WorkloadKind } from '../../types/kube.ts';
 import { R } from '../../kube/resources.ts';
 import { fetchQuery } from '../../kube/snapshot.ts';
@@ -16,6 +18,8 @@ export interface LiveDoctorOptions extends Omit<TargetSelection, 'names'> {
   names: { kind?: WorkloadKind | undefined; name: string }[];
   /** read the workloads' Helm release Secrets for DR404 */
   helmHistory: boolean;
+  /** read each HAPTIC HAProxy pod's sessions once through pods/exec, for DR207 */
+  sessions?: boolean | undefined;
 }
 
 /**
@@ -46,7 +50,30 @@ export async function doctorLive(
   const { targets, notes } = await resolveWorkloads(client, options);
   const releases = options.helmHistory ? helmReleases(targets) : undefined;
   const inputs = await loadDoctor(client, { targets, helmReleases: releases });
+  if (options.sessions) {
+    inputs.sessions = await readHapticSessions(client, inputs.haptic);
+    const s = inputs.sessions;
+    const problems = s.unavailable ? [s.unavailable] : s.readings.flatMap((r) => (r.problem ? [r.problem] : []));
+    notes.push(...problems.map((p) => `sessions: ${p}; DR207 not run on what could not be read`));
+  }
   return runDoctor({ ...inputs, notes: [...inputs.notes, ...notes] }, now);
+}
+
+/** One read of every running HAProxy pod of every HAPTIC installation (the pods its template config selects). */
+async function readHapticSessions(client: KubeClient, haptic: HapticInputs | undefined) {
+  const { readSessionsOnce } = await import('../sessions.ts');
+  const targets = (haptic?.templateConfigs.items ?? []).flatMap((htc) =>
+    (haptic?.pods.items ?? [])
+      .filter(
+        (p) =>
+          p.metadata.namespace === htc.metadata.namespace &&
+          !p.metadata.deletionTimestamp &&
+          p.status?.phase === 'Running' &&
+          selectorMatches(htc.spec?.podSelector, p.metadata.labels),
+      )
+      .map((p) => ({ namespace: p.metadata.namespace ?? '', pod: p.metadata.name, socket: masterSocketOf(p) })),
+  );
+  return readSessionsOnce(client, targets);
 }
 
 function helmReleases(targets: Workload[]): { release: string; namespace: string }[] {

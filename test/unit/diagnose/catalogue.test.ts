@@ -37,7 +37,7 @@ describe('catalogue entries', () => {
     expect(variants(CATALOGUE.HS102)).toEqual(['unlisted', 'externalName', 'portless']);
   });
 
-  it('the doctor has exactly the ids of its issue (#10)', () => {
+  it('the doctor has exactly the ids of its issue (#10), and DR207 of #24', () => {
     const ids = entries.map(([id]) => id).filter((id) => id.startsWith('DR'));
     expect(ids).toEqual([
       'DR101',
@@ -50,6 +50,7 @@ describe('catalogue entries', () => {
       'DR204',
       'DR205',
       'DR206',
+      'DR207',
       'DR301',
       'DR302',
       'DR303',

@@ -21,6 +21,8 @@ import type {
 import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import type { Gateway, GatewayRoute } from '../../../src/types/routes.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
+import { withSessions } from '../../../src/model/rollout/sessions.ts';
+import type { HAProxyReading } from '../../../src/types/sessions.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import { loadScenario, snapshotOf } from '../../fixtures/load.ts';
 import {
@@ -54,6 +56,8 @@ type Case = {
   haptic?: HapticOptions;
   inputs?: HapticInputs;
   conditionType?: string;
+  /** HAProxy's sessions as status --sessions reads them (one reading per HAProxy pod) */
+  sessions?: HAProxyReading[];
 };
 
 const cond = (type: string, status: string, secondsAgo: number, extra: Partial<Condition> = {}): Condition => ({
@@ -105,7 +109,9 @@ function run(c: Case = {}) {
         events: c.events,
         haptic: c.inputs ?? hapticInputs(c.haptic ?? midway),
       });
-  const ctx = diagnoseContext(snap, buildRollout(snap, NOW, { gateType: c.conditionType ?? GATE }), NOW);
+  const built = buildRollout(snap, NOW, { gateType: c.conditionType ?? GATE });
+  const model = c.sessions ? withSessions(built, { readings: c.sessions }, new Map()) : built;
+  const ctx = diagnoseContext(snap, model, NOW);
   const diagnosis = diagnose(ctx);
   const top = topFinding(ctx);
   // in words, as every view prints them: a rule that forgets an argument of its title or fix fails here
@@ -1436,6 +1442,79 @@ describe('generic rollout rules (HS2xx)', () => {
       evidence: ['deletionTimestamp 2026-11-29T11:59:20Z', 'no finalizers: the node may be unreachable'],
       fix: 'kubectl -n shop delete pod web-old-1 --grace-period=0 --force',
     });
+  });
+
+  it("HS208 with --sessions: HAProxy's open sessions to the stuck pod tell a process its node never stopped", () => {
+    const stuck = pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 });
+    const reading = (pod: string, scur: number): HAProxyReading => ({
+      pod: `haptic/${pod}`,
+      at: NOW,
+      workers: [
+        {
+          pid: 7,
+          leaving: true,
+          servers: [
+            {
+              backend: 'be',
+              server: 'web-old-1',
+              addr: '10.0.0.1:8080',
+              scur,
+              qcur: 0,
+              status: 'MAINT',
+              failed: 0,
+              retried: 0,
+            },
+          ],
+        },
+      ],
+    });
+    const serving = only(
+      {
+        deployment: complete(),
+        pods: [stuck, ...newPodsReady()],
+        haptic: routedEverywhere,
+        sessions: [reading('haptic-haproxy-a', 2), reading('haptic-haproxy-b', 1)],
+      },
+      'HS208',
+    );
+    expect(serving).toMatchObject({
+      evidence: [
+        'deletionTimestamp 2026-11-29T11:59:20Z',
+        'no finalizers',
+        'HAProxy still holds 3 sessions to it (haptic/haptic-haproxy-a 2, haptic/haptic-haproxy-b 1)',
+      ],
+      fix: `its process still serves HAProxy past the grace period: node ${stuck.spec.nodeName} never stopped it (kubectl get node ${stuck.spec.nodeName}); kubectl -n shop delete pod web-old-1 --grace-period=0 --force cuts those 3 sessions`,
+    });
+    // none left: the node may be gone with it, as without sessions read
+    const idle = only(
+      {
+        deployment: complete(),
+        pods: [stuck, ...newPodsReady()],
+        haptic: routedEverywhere,
+        sessions: [reading('haptic-haproxy-a', 0), reading('haptic-haproxy-b', 0)],
+      },
+      'HS208',
+    );
+    expect(idle.evidence).toEqual([
+      'deletionTimestamp 2026-11-29T11:59:20Z',
+      'no finalizers: the node may be unreachable',
+      'HAProxy holds no session to it',
+    ]);
+    expect(idle.fix).toBe('kubectl -n shop delete pod web-old-1 --grace-period=0 --force');
+    // one HAProxy pod unreadable: never "none"
+    const partial = only(
+      {
+        deployment: complete(),
+        pods: [stuck, ...newPodsReady()],
+        haptic: routedEverywhere,
+        sessions: [
+          reading('haptic-haproxy-a', 0),
+          { pod: 'haptic/haptic-haproxy-b', at: NOW, workers: [], problem: 'no socat' },
+        ],
+      },
+      'HS208',
+    );
+    expect(partial.evidence[2]).toBe('HAProxy could not be read on every HAProxy pod');
   });
 
   it('HS208 does not fire while an old pod is within its grace period', () => {

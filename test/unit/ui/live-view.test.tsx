@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { finding } from '../../../src/diagnose/make.ts';
 import type { RolloutHistory } from '../../../src/model/rollout/history.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
+import { withSessions } from '../../../src/model/rollout/sessions.ts';
+import type { HAProxyReading } from '../../../src/types/sessions.ts';
 import { LiveView } from '../../../src/ui/ink/LiveView.tsx';
 import { liveFrame, type LiveState } from '../../../src/ui/live-frame.ts';
 import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
@@ -119,6 +121,65 @@ describe('the live view, stage by stage (120×30)', () => {
     `);
   });
 
+  it("with --sessions: each old pod's sessions fall on a bar from the most it held, new pods' are counted", () => {
+    const server = (name: string, ip: string, scur: number, status: string) => ({
+      backend: 'be',
+      server: name,
+      addr: `${ip}:8080`,
+      scur,
+      qcur: 0,
+      status,
+      failed: 0,
+      retried: 0,
+    });
+    const readings: HAProxyReading[] = ['haptic-haproxy-a', 'haptic-haproxy-b'].map((name, i) => ({
+      pod: `haptic/${name}`,
+      at: NOW,
+      workers: [
+        {
+          pid: 20 + i,
+          leaving: false,
+          servers: [server('web-old-2', '10.0.0.2', 1, 'MAINT'), server('web-new-1', '10.0.0.3', 2, 'UP')],
+        },
+        ...(i === 0
+          ? [
+              {
+                pid: 10,
+                leaving: true,
+                servers: [server('web-old-2', '10.0.0.2', 1, 'UP')],
+              },
+            ]
+          : []),
+      ],
+    }));
+    const model = withSessions(midway(), { readings }, new Map());
+    const h = history(false);
+    h.pods['uid-web-old-2']!.sessions = { peak: 6, failed: 0, retried: 0, last: 3 };
+    const frame = text(base({ model, history: h }));
+    expect(frame).toContain('  web-new-1  ⇄ 4    ✓ containers 10.0s');
+    expect(frame).toContain('  web-old-2  ███████░░░ 21s/30s  ███░░░ ⇄ 3    ✓ unready 1.0s');
+    expect(frame).toContain('  web-old-1  ⇄ 0    ✓ serving, Ready');
+    // one HAProxy pod unreadable: a lower bound, never 0
+    const partial = withSessions(
+      midway(),
+      {
+        readings: [
+          readings[0]!,
+          { pod: 'haptic/haptic-haproxy-b', at: NOW, workers: [], problem: 'no socat in HAProxy pod haptic-haproxy-b' },
+        ],
+      },
+      new Map(),
+    );
+    const frame2 = text(base({ model: partial, history: h }));
+    expect(frame2).toContain('░░░░░░ ⇄ ≥2');
+    expect(frame2).toContain('sessions: no socat in HAProxy pod haptic-haproxy-b');
+    // the detail: per HAProxy pod, current and leaving workers
+    const detail = text(base({ model, history: h, mode: 'detail', selected: 'web-old-2' }));
+    expect(detail).toContain('HAProxy sessions  3 now');
+    expect(detail).toContain('  haptic/haptic-haproxy-a: 2 sessions, 1 on leaving workers');
+    expect(detail).toContain('  haptic/haptic-haproxy-b: 1 session');
+  });
+
   it('the new pod through the gate, with the time each step took', () => {
     expect(
       text(
@@ -229,6 +290,8 @@ describe('keys: a selected pod, its detail, the help', () => {
                   → gate True → Ready (rdy); times: how long each step took
         old pods  grace period bar → out of the ready set (out) → serving (srv)
                   → server disabled on every HAProxy pod (off) → exited → gone
+        sessions  ⇄ n what HAProxy holds to the pod (every HAProxy pod, current and leaving workers;
+                  --sessions); an old pod's bar falls from the most it held to none; ≥n: some unread
         ✓ done   … in progress   ○ not yet   ✗ stuck
 
       esc back · q quit  (the rollout goes on when you quit)"

@@ -174,6 +174,57 @@ describe('the HAProxy tier in front (live)', () => {
     expect(tier?.findings.map((f) => [f.id, f.object.kind])).toEqual([['DR205', 'HAProxyCfg']]);
   });
 
+  it('DR207 (--sessions): a hard-stop-after shorter than the sessions HAProxy says its servers carry', () => {
+    const reading = (pod: string, ttimeMs: number) => ({
+      pod: `haptic/${pod}`,
+      at: 0,
+      workers: [
+        {
+          pid: 9,
+          leaving: false,
+          servers: [
+            {
+              backend: 'shop_web_http',
+              server: 'web-a',
+              addr: '10.0.0.1:8080',
+              scur: 1,
+              qcur: 0,
+              status: 'UP',
+              ttimeMs,
+              failed: 0,
+              retried: 0,
+            },
+          ],
+        },
+      ],
+    });
+    const tier = (readings: ReturnType<typeof reading>[]) =>
+      liveReport([web(), webService(), pdb()], {
+        haptic: haptic('haproxytech/haproxy-debian:3.2', 'sleep 5'),
+        sessions: { readings },
+      }).subjects.find((s) => s.ref.kind === 'HAProxyTemplateConfig');
+    const f = tier([reading('haptic-haproxy-7d9-a', 4000), reading('haptic-haproxy-7d9-b', 42_500)])?.findings.find(
+      (x) => x.id === 'DR207',
+    );
+    expect(f).toMatchObject({
+      object: { kind: 'HAProxyCfg' },
+      args: {
+        config: 'haproxycfg/haptic-config-haproxycfg',
+        hardStop: '10',
+        ttime: '42.5',
+        server: 'shop_web_http/web-a',
+        pod: 'haptic/haptic-haproxy-7d9-b',
+      },
+      evidence: [
+        'haproxycfg/haptic-config-haproxycfg line 2: hard-stop-after 10s',
+        'haptic/haptic-haproxy-7d9-b: show stat ttime 42500 ms on shop_web_http/web-a (the average total time of its last 1024 sessions)',
+      ],
+    });
+    // sessions shorter than hard-stop-after, or none read: nothing to say
+    expect(tier([reading('haptic-haproxy-7d9-a', 9000)])?.findings.map((x) => x.id)).not.toContain('DR207');
+    expect(tier([])?.findings.map((x) => x.id)).not.toContain('DR207');
+  });
+
   it('an ungated Deployment has a tier only when the config routes to its pods', () => {
     const ungated = web((d) => delete d.spec.template.spec.readinessGates);
     const pod = {

@@ -7,6 +7,10 @@ import {
   sessionsSettled,
 } from '../../../../src/model/rollout/sessions.ts';
 import { sessionsLine } from '../../../../src/ui/report-text.ts';
+import type { RolloutHistory } from '../../../../src/model/rollout/history.ts';
+import { buildRollout } from '../../../../src/model/rollout/rollout.ts';
+import { transitions } from '../../../../src/model/rollout/transitions.ts';
+import { hapticInputs, NOW, pod, snapshot } from '../../fixtures/rollout.ts';
 
 // One HAProxy pod, its current worker 2 and, after a reload, worker 1 leaving.
 const read = (rows: Record<string, [scur: number, failed?: number, retried?: number]>): PodSessions => {
@@ -128,5 +132,50 @@ describe('the report line of a drain', () => {
       'drained of connections as it ended, at +3.0s (grace left 27.0s), from 3 sessions',
     );
     expect(sessionsLine(base)).toBeUndefined();
+  });
+});
+
+describe('what --wait says of sessions', () => {
+  const model = () =>
+    buildRollout(
+      snapshot({
+        haptic: hapticInputs(),
+        pods: [
+          pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: 20 }),
+          pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3', gate: 'True' }),
+        ],
+      }),
+      NOW,
+    );
+  const hist = (sessions: SessionHistory): RolloutHistory => ({
+    startedAt: NOW - 10_000,
+    pods: {
+      'uid-web-old-1': { name: 'web-old-1', role: 'old', deletedAt: NOW - 8000, deadlineAt: NOW + 20_000, sessions },
+    },
+    configs: [],
+  });
+  const base = { peak: 3, failed: 0, retried: 0 };
+
+  it('how each old pod ended, the moment it is known, once', () => {
+    const m = model();
+    const at = (sessions: SessionHistory, now = NOW) => transitions(m, m, { history: hist(sessions), now });
+    expect(at({ ...base, drainedAt: NOW, settledAt: NOW })).toEqual([
+      'pod/web-old-1 (old) drained of connections, 20s of grace left',
+    ]);
+    expect(at({ ...base, drainedAt: NOW, settledAt: NOW - 1000 })).toEqual([]);
+    expect(at({ ...base, drainedAt: NOW - 500, asItEnded: true, settledAt: NOW })).toEqual([
+      'pod/web-old-1 (old) drained of connections as it ended',
+    ]);
+    expect(at({ ...base, openAtEnd: 3, settledAt: NOW })).toEqual(['pod/web-old-1 (old) killed with 3 sessions open']);
+    expect(at({ ...base, last: 2, unsettled: true, settledAt: NOW })).toEqual([
+      'pod/web-old-1 (old) ended with 2 sessions open at its last read; how they ended is not known',
+    ]);
+  });
+
+  it('says why sessions cannot be read once, not on every change', () => {
+    const m = model();
+    const denied = { ...m, sessions: { unavailable: 'no permission to exec', problems: [] } };
+    expect(transitions(m, denied)).toEqual(['sessions: no permission to exec']);
+    expect(transitions(denied, { ...denied })).toEqual([]);
   });
 });

@@ -130,6 +130,7 @@ describe('container plans', () => {
     expect(plan?.agent).toEqual({
       config: '/lab/p/abc/volumes/haproxy-runtime/haproxy.cfg',
       masterSocket: '/lab/p/abc/volumes/haproxy-runtime/haproxy-master.sock',
+      socketInside: '/etc/haproxy/haproxy-master.sock',
     });
     expect(plan?.mounts).toEqual([{ source: '/lab/p/abc/volumes/haproxy-runtime', target: '/etc/haproxy' }]);
     expect(plan?.argv).toEqual([

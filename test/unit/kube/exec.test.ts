@@ -1,0 +1,190 @@
+// pods/exec over WebSocket against a local server playing the API server (and, behind it, socat on HAProxy's master
+// socket): what the plugin sends, the conversation it holds, and what it makes of an exec that goes wrong — a
+// refused upgrade, a program that is not there, a socket that does not answer, a flood on stdout, garbage on the
+// error channel. Frames are the lab kubelet's own codec (test/cluster/standins/lab/kubelet-exec.ts).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KubeClient } from '../../../src/kube/client.ts';
+import { connect } from '../../../src/kube/config.ts';
+import { openExec } from '../../../src/kube/exec.ts';
+import { readHAProxyPod } from '../../../src/services/sessions.ts';
+import { frame, frameReader } from '../../cluster/standins/lab/kubelet-exec.ts';
+import { kubeconfigFor } from './api-server.ts';
+
+const TRANSCRIPT = readFileSync(new URL('../../fixtures/sessions/haproxy-2.6-reload.txt', import.meta.url), 'utf8');
+const PROMPT = 'master> ';
+
+type Talk = (
+  io: { send: (channel: number, data: string | Buffer) => void; end: (status: object) => void; socket: Duplex },
+  stdin: string,
+) => void;
+
+let server: Server | undefined;
+afterEach(() => {
+  server?.closeAllConnections();
+  server?.close();
+});
+
+/** A server that upgrades every request and hands each stdin chunk to `talk`; `refuse` answers the upgrade instead. */
+async function execServer(talk: Talk, refuse?: number): Promise<{ client: KubeClient; requests: IncomingMessage[] }> {
+  const requests: IncomingMessage[] = [];
+  server = createServer();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    requests.push(req);
+    if (refuse) {
+      socket.end(`HTTP/1.1 ${refuse} Forbidden\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`);
+      return;
+    }
+    const accept = createHash('sha1')
+      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+      .digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n`,
+    );
+    const io = {
+      socket,
+      send: (channel: number, data: string | Buffer) => {
+        if (!socket.writableEnded) socket.write(frame(0x2, Buffer.concat([Buffer.from([channel]), Buffer.from(data)])));
+      },
+      end: (status: object) => {
+        io.send(3, JSON.stringify({ metadata: {}, ...status }));
+        socket.end(frame(0x8, Buffer.from([0x03, 0xe8])));
+      },
+    };
+    socket.on('error', () => {});
+    socket.on(
+      'data',
+      frameReader((opcode, payload) => {
+        if (opcode === 0x2 && payload[0] === 0) talk(io, payload.subarray(1).toString());
+        if (opcode === 0x8) socket.end();
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const kubeconfig = kubeconfigFor(`http://127.0.0.1:${(server!.address() as AddressInfo).port}`);
+  return { client: new KubeClient(connect({ kubeconfig })), requests };
+}
+
+const target = {
+  namespace: 'haptic',
+  pod: 'hp-1',
+  socket: { container: 'haproxy', path: '/etc/haproxy/haproxy-master.sock' },
+};
+
+describe('reading HAProxy through pods/exec', () => {
+  it('holds one interactive master CLI session: show proc, then show stat of every worker it listed', async () => {
+    const [proc, ...stats] = TRANSCRIPT.split(PROMPT).slice(1);
+    const { client, requests } = await execServer((io, stdin) => {
+      if (stdin === 'prompt\nshow proc\n') io.send(1, `${PROMPT}${proc}${PROMPT}`);
+      else {
+        expect(stdin).toBe('@!13333 show stat -1 4 -1\n@!13313 show stat -1 4 -1\nquit\n');
+        io.send(1, `${stats[0]}${PROMPT}${stats[1]}${PROMPT}`);
+        io.end({ status: 'Success' });
+      }
+    });
+    const reading = await readHAProxyPod(client, target, { now: () => 7 });
+    expect(reading.problem).toBeUndefined();
+    expect(reading.workers.map((w) => [w.pid, w.leaving, w.servers?.map((s) => s.scur)])).toEqual([
+      [13333, false, [1, 0]],
+      [13313, true, [2, 0]],
+    ]);
+    const url = new URL(requests[0]!.url!, 'http://x');
+    expect(url.pathname).toBe('/api/v1/namespaces/haptic/pods/hp-1/exec');
+    expect([...url.searchParams]).toEqual([
+      ['container', 'haproxy'],
+      ['stdin', 'true'],
+      ['stdout', 'true'],
+      ['stderr', 'true'],
+      ['command', 'socat'],
+      ['command', '-T5'],
+      ['command', 'stdio'],
+      ['command', 'unix-connect:/etc/haproxy/haproxy-master.sock'],
+    ]);
+    expect(requests[0]!.headers['sec-websocket-protocol']).toBe('v5.channel.k8s.io, v4.channel.k8s.io');
+    expect(requests[0]!.headers.authorization).toBe('Bearer t');
+  });
+
+  it('says what went wrong, in words a user can act on', async () => {
+    const cases: [string, Talk, string][] = [
+      [
+        'no socat in the image',
+        (io) =>
+          io.end({
+            status: 'Failure',
+            reason: 'InternalError',
+            message:
+              'Internal error occurred: error executing command in container: failed to exec in container: failed to start exec: OCI runtime exec failed: exec failed: unable to start container process: exec: "socat": executable file not found in $PATH: unknown',
+          }),
+        "no socat in HAProxy pod hp-1's haproxy container: its image cannot be asked (HAPTIC's ships socat)",
+      ],
+      [
+        'the socket refuses',
+        (io) => {
+          io.send(
+            2,
+            '2026/12/04 08:25:03 socat[103] E connect(, AF=1 "/etc/haproxy/haproxy-master.sock", 34): Connection refused\n',
+          );
+          io.end({
+            status: 'Failure',
+            reason: 'NonZeroExitCode',
+            message: 'command terminated with non-zero exit code: error executing command [socat], exit code 1',
+            details: { causes: [{ reason: 'ExitCode', message: '1' }] },
+          });
+        },
+        'HAProxy\'s master socket /etc/haproxy/haproxy-master.sock does not answer in hp-1: connect(, AF=1 "/etc/haproxy/haproxy-master.sock", 34): Connection refused',
+      ],
+      [
+        'garbage on the error channel',
+        (io) => {
+          io.send(3, '\u0000not json');
+          io.socket.end(frame(0x8, Buffer.from([0x03, 0xe8])));
+        },
+        'could not read HAProxy in hp-1: \u0000not json',
+      ],
+    ];
+    for (const [what, talk, problem] of cases) {
+      const { client } = await execServer(talk);
+      const reading = await readHAProxyPod(client, target);
+      expect(reading.problem, what).toBe(problem);
+      expect(reading.workers, what).toEqual([]);
+      server!.close();
+    }
+  });
+
+  it('an upgrade the API server refuses is an unreadable pod, not an error', async () => {
+    const { client } = await execServer(() => {}, 403);
+    const reading = await readHAProxyPod(client, target);
+    expect(reading.problem).toMatch(
+      /^could not read HAProxy in hp-1: the API server did not upgrade the exec to a WebSocket/,
+    );
+  });
+
+  it('a flood on stdout is cut at the deadline, with what was kept bounded', async () => {
+    const chunk = Buffer.alloc(256 * 1024, 'x');
+    const { client } = await execServer((io) => {
+      const pump = () => {
+        if (io.socket.writableEnded || io.socket.destroyed) return;
+        io.send(1, chunk);
+        setImmediate(pump);
+      };
+      pump();
+    });
+    const started = Date.now();
+    const reading = await readHAProxyPod(client, target, { deadlineMs: 1500 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(reading.problem).toBe('could not read HAProxy in hp-1: no end within 1500 ms');
+    const session = await openExec(
+      client,
+      { ...target, container: 'haproxy', command: ['socat'] },
+      { deadlineMs: 1500 },
+    );
+    session.write('show proc\n');
+    const end = await session.ended;
+    expect(end.stdout.length).toBeGreaterThan(0);
+    expect(end.stdout.length).toBeLessThanOrEqual(4 * 1024 * 1024 + chunk.length);
+  });
+});
