@@ -17,6 +17,8 @@ export type LabAppOptions = {
   terminationGracePeriodSeconds?: number;
   maxSurge?: number | string;
   maxUnavailable?: number | string;
+  /** a Deployment's: how long a new pod must be Ready before it counts, and an old one is deleted */
+  minReadySeconds?: number;
 };
 
 /** The lab's HTTP server, probed on /healthz every second. */
@@ -41,6 +43,7 @@ export function labApp(o: LabAppOptions): KubeObject {
     metadata: { name: o.name, namespace: o.namespace, labels },
     spec: {
       replicas: o.replicas ?? 1,
+      ...(o.minReadySeconds ? { minReadySeconds: o.minReadySeconds } : {}),
       selector: { matchLabels: labels },
       ...rolling,
       template: {

@@ -32,8 +32,11 @@ export type ContainerPlan = {
   env: Record<string, string>;
   /** the signal the kubelet stops it with after the preStop */
   stopSignal: NodeJS.Signals;
-  /** HAPTIC's HAProxy pods: the files the agent owns (the config HAProxy loads, the master socket), as the node sees them */
-  agent?: { config: string; masterSocket: string };
+  /**
+   * HAPTIC's HAProxy pods: the files the agent owns (the config HAProxy loads, the master socket), as the node sees
+   * them; `socketInside`, the socket's path inside the container, when it lies in a volume bound there
+   */
+  agent?: { config: string; masterSocket: string; socketInside?: string };
   /** folders of the pod bound over a path inside the container (its emptyDir volumes), as a runtime mounts them */
   mounts?: { source: string; target: string }[];
 };
@@ -190,6 +193,7 @@ export function containerPlan(
         agent: {
           config: join(shared, 'haproxy.cfg'),
           masterSocket: join(shared, mount ? socket.slice(folder.length + 1) : 'm.sock'),
+          ...(mount ? { socketInside: socket } : {}),
         },
         ...(mount ? { mounts: [{ source: shared, target: folder }] } : {}),
       };

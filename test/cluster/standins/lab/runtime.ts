@@ -96,7 +96,12 @@ export class LabRuntime implements PodRuntime {
     const pod = this.pods.get(key);
     const run = pod && [...pod.runs.values()].find((r) => r.plan?.agent && r.state === 'running');
     if (!pod || !run?.plan?.agent) return undefined;
-    return { ...run.plan.agent, log: this.logFile(pod, run.name, run.restarts), uid: pod.uid };
+    const { socketInside, ...files } = run.plan.agent;
+    // a socket's path may be 107 bytes at most (sun_path): the pod's folder under the cluster's is often longer, so
+    // the agent reaches it as the container sees it, through its root (the agent shares that volume in HAPTIC's pod)
+    const pid = run.proc?.pid;
+    const masterSocket = socketInside && pid ? `/proc/${pid}/root${socketInside}` : files.masterSocket;
+    return { ...files, masterSocket, log: this.logFile(pod, run.name, run.restarts), uid: pod.uid };
   }
 
   /** A running container of a pod, by namespace/name, for the kubelet API's exec: its process, image and env. */

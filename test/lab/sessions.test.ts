@@ -1,0 +1,250 @@
+// status --sessions in the lab: the plugin reads real `show stat` from real HAProxy workers through pods/exec (the
+// node stand-in's kubelet exec, test/cluster/standins/lab/kubelet-exec.ts), and what it says of each old pod's
+// sessions is what the lab's own client saw. Long requests (?delay) are sent through HAPTIC's HAProxy once the new
+// pod is Ready: minReadySeconds keeps the old pod 5 s longer, so HAProxy balances them over both pods, and those
+// the old pod takes are in flight when it is deleted. A steady load of short requests runs all along.
+// - drained: the gate and a preStop sleep longer than the requests: the old pod's sessions fall to zero while it
+//   still runs, the report says when (after the client's last answer from it, before it is gone), and no request
+//   fails.
+// - killed: an app that exits on SIGTERM (seed 003's server that does not finish what it accepted) after a short
+//   preStop: the sessions it held are cut, HAProxy retries them on the new pod (HAPTIC's `retry-on … empty-response`,
+//   `option redispatch`), and the report says "killed with N sessions open", N being the client's requests that the
+//   old pod took and never answered.
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { Load } from '../cluster/lab/load.ts';
+import type { Obj } from '../cluster/standins/common.ts';
+import { readHAProxyPod } from '../../src/services/sessions.ts';
+import { adminApi, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
+import { hapticHAProxy, labApp, labServed, readyPods } from './support.ts';
+
+type Long = { pod?: string; status?: number; error?: string; startedAt: number; endedAt: number };
+
+/** One GET on a fresh connection that answers after `delayMs`: who answered (the lab's server says its pod). */
+function longGet(url: string, host: string, delayMs: number): Promise<Long> {
+  const startedAt = Date.now();
+  return new Promise((resolve) => {
+    const req = request(`${url}?delay=${delayMs}`, { agent: false, headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ pod: body.trim(), status: res.statusCode ?? 0, startedAt, endedAt: Date.now() }));
+    });
+    req.on('error', (e: Error & { code?: string }) =>
+      resolve({ error: e.code ?? e.message, startedAt, endedAt: Date.now() }),
+    );
+    req.setTimeout(60_000, () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+type Drain = {
+  pod: string;
+  drainMs?: number;
+  gone: boolean;
+  sessions?: {
+    peak: number;
+    drainedAfterMs?: number;
+    drainedAt?: string;
+    asItEnded?: boolean;
+    killedWith?: number;
+    unsettled?: number;
+    failed: number;
+    retried: number;
+  };
+};
+
+/**
+ * Deploys the lab's server behind HAPTIC (gated, minReadySeconds 5), restarts it under load, sends `longs`
+ * requests of `delayMs` once the new pod is Ready, and follows the rollout with status --wait --drained --sessions.
+ */
+async function rollWithLongRequests(
+  prefix: string,
+  app: { env?: Record<string, string>; preStopSeconds: number },
+  longs: number,
+  delayMs: number,
+) {
+  const ns = await newNamespace(prefix);
+  const api = adminApi();
+  await api.apply([
+    labApp({
+      name: 'web',
+      namespace: ns,
+      gated: true,
+      maxSurge: 1,
+      maxUnavailable: 0,
+      minReadySeconds: 5,
+      terminationGracePeriodSeconds: 30,
+      ...(app.env ? { env: app.env } : {}),
+      preStop: { exec: { command: ['sleep', String(app.preStopSeconds)] } },
+    }),
+    ...labServed({ name: 'web', namespace: ns }),
+  ]);
+  const [old] = await waitFor(() => readyPods(ns), {
+    what: 'web Ready',
+    timeoutMs: 90_000,
+    until: (p) => p.length === 1,
+  });
+  const { url } = await hapticHAProxy();
+  const host = `web.${ns}.svc`;
+  await waitFor(() => longGet(url, host, 0), {
+    what: 'web answering through HAPTIC',
+    timeoutMs: 30_000,
+    until: (r) => r.status === 200,
+  });
+  const load = new Load({ url, host, concurrency: 4, intervalMs: 20, timeoutMs: 5000 }).start();
+  const restartedAt = Date.now();
+  await api.patch('apps/v1', 'Deployment', 'web', ns, {
+    spec: {
+      template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } } },
+    },
+  });
+  const status = runPlugin(['status', 'web', '-n', ns, '--wait', '--drained', '--sessions', '-o', 'json'], {
+    timeoutMs: 150_000,
+  });
+  // the new pod Ready (gated: every HAProxy pod routes to it); the old one stays minReadySeconds longer
+  await waitFor(() => readyPods(ns), {
+    what: 'the new pod Ready',
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    until: (pods) => pods.some((p: Obj) => Date.parse(p.metadata.creationTimestamp as string) >= restartedAt - 1000),
+  });
+  const sent = await Promise.all(Array.from({ length: longs }, () => longGet(url, host, delayMs)));
+  const r = await status;
+  const counts = await load.stop();
+  expect(r.code, r.stderr).toBe(0);
+  const report = JSON.parse(r.stdout) as { kind: string; drains: Drain[] };
+  expect(report.kind).toBe('RolloutReport');
+  const drain = report.drains.find((d) => d.pod === old!.metadata.name);
+  expect(drain, JSON.stringify(report.drains)).toBeDefined();
+  return { ns, old: old!.metadata.name as string, sent, drain: drain!, stderr: r.stderr, counts };
+}
+
+describe('status --sessions in the lab: what HAProxy holds to each old pod, read from HAProxy itself', () => {
+  it('a gated rollout with a preStop: the old pod drains to zero sessions before it is gone, as the client saw', async () => {
+    const delayMs = 4000;
+    const { old, sent, drain, stderr, counts } = await rollWithLongRequests(
+      'lab-sessions-drain',
+      { preStopSeconds: 12 },
+      10,
+      delayMs,
+    );
+    // every request answered; some by the old pod, which the load balancer gave them
+    expect(sent.every((s) => s.status === 200)).toBe(true);
+    expect(counts.failed).toBe(0);
+    const onOld = sent.filter((s) => s.pod === old);
+    expect(onOld.length).toBeGreaterThan(0);
+    const s = drain.sessions!;
+    expect(s, JSON.stringify(drain)).toMatchObject({ failed: 0, retried: 0 });
+    expect(s.killedWith).toBeUndefined();
+    expect(s.asItEnded).toBeUndefined();
+    // it held at least the long requests it took, and drained after the client's last answer from it
+    expect(s.peak).toBeGreaterThanOrEqual(onOld.length);
+    const lastAnswer = Math.max(...onOld.map((x) => x.endedAt));
+    const drainedAt = Date.parse(s.drainedAt!);
+    expect(drainedAt).toBeGreaterThanOrEqual(lastAnswer - 500);
+    expect(drainedAt).toBeLessThanOrEqual(lastAnswer + 3000);
+    // before it was gone
+    expect(drain.gone).toBe(true);
+    expect(s.drainedAfterMs!).toBeLessThan(drain.drainMs!);
+    expect(stderr).toMatch(new RegExp(`pod/${old} \\(old\\) drained of connections, \\d+s of grace left`));
+  });
+
+  it('an app that exits on SIGTERM: the old pod is killed with the sessions open that the client never got answers to', async () => {
+    const delayMs = 10_000;
+    const { old, sent, drain, stderr } = await rollWithLongRequests(
+      'lab-sessions-killed',
+      { env: { ON_SIGTERM: 'exit' }, preStopSeconds: 2 },
+      10,
+      delayMs,
+    );
+    // what the client saw: the old pod answered none; the requests it took were retried on the new pod (answered
+    // late) or failed
+    expect(sent.some((s) => s.pod === old)).toBe(false);
+    const cut = sent.filter((s) => s.status !== 200 || s.endedAt - s.startedAt >= delayMs + 1500);
+    expect(cut.length).toBeGreaterThan(0);
+    const s = drain.sessions!;
+    expect(s.killedWith, JSON.stringify(drain)).toBe(cut.length);
+    expect(s.drainedAfterMs).toBeUndefined();
+    expect(s.failed + s.retried).toBeGreaterThanOrEqual(cut.length);
+    expect(stderr).toContain(`pod/${old} (old) killed with ${cut.length} session${cut.length === 1 ? '' : 's'} open`);
+  });
+
+  it('reads real workers through pods/exec, and says an image without socat cannot be asked', async () => {
+    const ns = await newNamespace('lab-sessions-socat');
+    const api = adminApi();
+    const config = [
+      'global',
+      'defaults',
+      '    mode http',
+      '    timeout connect 1s',
+      '    timeout client 5s',
+      '    timeout server 5s',
+      'frontend fe',
+      '    bind :8080',
+      '    default_backend be',
+      'backend be',
+      '    server app 10.244.9.9:8080 disabled',
+      '',
+    ].join('\n');
+    const haproxy = (name: string, image: string): Obj => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: ns },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        volumes: [{ name: 'config', configMap: { name: 'edge' } }],
+        containers: [
+          {
+            name: 'haproxy',
+            image,
+            command: [
+              'haproxy',
+              '-W',
+              '-db',
+              '-S',
+              '/run/haproxy-master.sock,level,admin',
+              '-f',
+              '/usr/local/etc/haproxy/haproxy.cfg',
+            ],
+            volumeMounts: [{ name: 'config', mountPath: '/usr/local/etc/haproxy' }],
+          },
+        ],
+      },
+    });
+    await api.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'edge', namespace: ns },
+        data: { 'haproxy.cfg': config },
+      },
+      haproxy('with-socat', 'haproxytech/haproxy-debian:3.2'),
+      haproxy('without-socat', 'haproxy:3.2'),
+    ]);
+    await waitFor(() => readyPods(ns), { what: 'both Ready', timeoutMs: 60_000, until: (p) => p.length === 2 });
+    const socket = { container: 'haproxy', path: '/run/haproxy-master.sock' };
+    const read = (pod: string) => readHAProxyPod(api.client, { namespace: ns, pod, socket });
+    const good = await waitFor(() => read('with-socat'), {
+      what: "HAProxy's master answering",
+      timeoutMs: 20_000,
+      until: (r) => r.workers.length > 0,
+    });
+    expect(good.problem).toBeUndefined();
+    expect(good.workers).toEqual([
+      {
+        pid: expect.any(Number),
+        leaving: false,
+        servers: [
+          expect.objectContaining({ backend: 'be', server: 'app', addr: '10.244.9.9:8080', scur: 0, status: 'MAINT' }),
+        ],
+      },
+    ]);
+    const none = await read('without-socat');
+    expect(none.workers).toEqual([]);
+    expect(none.problem).toBe(
+      "no socat in HAProxy pod without-socat's haproxy container: its image cannot be asked (HAPTIC's ships socat)",
+    );
+    expect(none.lasting).toBe(true);
+  });
+});
