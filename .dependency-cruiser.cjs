@@ -68,7 +68,7 @@ module.exports = {
     {
       name: 'suites-apart',
       comment:
-        'each test suite stands on its own; they share the local cluster (test/cluster/), the fixtures and the hostile servers',
+        'each test suite stands on its own; they share the local cluster (test/cluster/), the fixtures, the hostile servers, and the end-to-end helpers and terminal',
       severity: 'error',
       from: { path: '^test/([^/]+)/' },
       to: {
@@ -79,6 +79,7 @@ module.exports = {
           '^test/fixtures/',
           '^test/hostile/server\\.ts$',
           '^test/e2e/support\\.ts$',
+          '^test/e2e/terminal\\.ts$',
         ],
       },
     },

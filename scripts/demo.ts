@@ -2,10 +2,10 @@
 //
 // Starts the local cluster "dev" (or reuses it, like `npm run cluster:up`), deploys a small gated app in namespace
 // "demo", waits until it is available, starts a rollout (a new image) and runs
-// `kubectl haptic status web -n demo --watch --drained` in the foreground: new pods wait for HAProxy, the gate turns
-// True, old pods drain. When stdout is not a terminal it runs `status --wait --drained` instead (one line per
-// transition). The HAPTIC stand-in is slowed a little (each HAProxy pod takes 1.5 s to pick up a new config) so the
-// story is visible. Exits with the plugin's exit code; progress goes to stderr, the closing notes to stdout.
+// `kubectl haptic status web -n demo --watch --drained --no-sessions` in the foreground: new pods wait for HAProxy,
+// the gate turns True, old pods drain. When stdout is not a terminal it runs `status --wait --drained` instead (one
+// line per transition). The HAPTIC stand-in is slowed a little (each HAProxy pod takes 1.5 s to pick up a new config)
+// so the story is visible. Exits with the plugin's exit code; progress goes to stderr, the closing notes to stdout.
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -228,7 +228,9 @@ async function main(): Promise<number> {
   );
 
   const tty = process.stdout.isTTY === true;
-  const args = ['status', APP, '-n', NAMESPACE, tty ? '--watch' : '--wait', '--drained'];
+  // the bundled cluster's nodes are stand-ins that run no process to exec into (only the lab's do, as root): the
+  // sessions HAProxy holds cannot be read there, so the live view shows the stages (docs/sessions.md)
+  const args = ['status', APP, '-n', NAMESPACE, ...(tty ? ['--watch', '--no-sessions'] : ['--wait']), '--drained'];
   log(
     `kubectl haptic ${args.join(' ')}${tty ? '   (Ctrl-C to stop watching)' : '   (stdout is not a terminal: --wait instead of --watch)'}`,
   );

@@ -1,11 +1,7 @@
 // `kubectl haptic status --watch` in a real terminal: a tmux pane of a fixed size runs an interactive shell; the test
 // types the command, follows the screen with capture-pane, and checks the terminal afterwards (shell usable, cursor
 // visible again). Our own tmux server (-L socket, no config file), killed in afterAll.
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../cluster/cluster.ts';
 import { resetKnobs, setKnobs } from '../cluster/standins/knobs.ts';
 import {
   adminApi,
@@ -17,16 +13,11 @@ import {
   routedService,
   waitFor,
 } from './support.ts';
+import { terminal } from './terminal.ts';
 
-const run = promisify(execFile);
-const SOCKET = `kubectl-haptic-e2e-${process.pid}`;
+const term = terminal('e2e');
+const { tmux, screen, paneInfo, type, start } = term;
 const SESSION = 'watch';
-const tmux = async (...args: string[]) =>
-  (await run('/usr/bin/tmux', ['-L', SOCKET, '-f', '/dev/null', ...args])).stdout;
-const screen = async () => (await tmux('capture-pane', '-p', '-t', SESSION)).split('\n').map((l) => l.trimEnd());
-const paneInfo = async (format: string) => (await tmux('display-message', '-p', '-t', SESSION, format)).trim();
-const type = (text: string) =>
-  tmux('send-keys', '-t', SESSION, '-l', text).then(() => tmux('send-keys', '-t', SESSION, 'Enter'));
 
 const api = () => adminApi();
 
@@ -68,17 +59,6 @@ async function rollout(namespace: string, name: string, startDelayMs = 1500): Pr
 /** A pod name as the live view shortens it: web-7f5f5b8fd6-dl48n → web-7f5…-dl48n. */
 const shortPod = (name: string) => name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-z0-9]{5})$/, '-$1…-$2');
 
-/** Waits for the shell prompt, clears the screen, types the command. */
-async function start(command: string): Promise<void> {
-  await waitFor(() => paneInfo('#{pane_current_command}'), {
-    what: 'the shell to be idle',
-    until: (c) => c === 'bash',
-  });
-  await type('clear');
-  await waitFor(screen, { what: 'a cleared screen', intervalMs: 100, until: (s) => s.filter(Boolean).length <= 1 });
-  await type(command);
-}
-
 async function shellWorks(): Promise<void> {
   await waitFor(() => paneInfo('#{pane_current_command}'), {
     what: 'the shell back in the foreground',
@@ -90,31 +70,11 @@ async function shellWorks(): Promise<void> {
 }
 
 describe('kubectl haptic status --watch in a terminal', () => {
-  let socketPath = '';
   beforeAll(async () => {
-    await tmux(
-      'new-session',
-      '-d',
-      '-s',
-      SESSION,
-      '-x',
-      '160',
-      '-y',
-      '40',
-      '-c',
-      repoRoot,
-      '-e',
-      `KUBECONFIG=${cluster().adminKubeconfig}`,
-      'bash --norc --noprofile',
-    );
-    await tmux('set-option', '-t', SESSION, 'status', 'off');
+    await term.open({ width: 160, height: 40, kubeconfig: cluster().adminKubeconfig });
     expect(await paneInfo('#{pane_width}x#{pane_height}')).toBe('160x40');
-    socketPath = await paneInfo('#{socket_path}');
   });
-  afterAll(async () => {
-    await tmux('kill-session', '-t', SESSION).catch(() => undefined); // the last session: our server exits
-    if (socketPath.includes(SOCKET)) rmSync(socketPath, { force: true });
-  });
+  afterAll(() => term.close());
   afterEach(async () => {
     await resetKnobs(cluster().adminKubeconfig);
   });

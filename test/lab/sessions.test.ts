@@ -15,8 +15,12 @@ import { describe, expect, it } from 'vitest';
 import { Load } from '../cluster/lab/load.ts';
 import type { Obj } from '../cluster/standins/common.ts';
 import { readHAProxyPod } from '../../src/services/sessions.ts';
-import { adminApi, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
+import { adminApi, cluster, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
+import { terminal } from '../e2e/terminal.ts';
 import { hapticHAProxy, labApp, labServed, readyPods } from './support.ts';
+
+/** A pod name as the live view and the report shorten it: web-7f5f5b8fd6-dl48n → web-7f5…-dl48n. */
+const shortPod = (name: string) => name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-z0-9]{5})$/, '-$1…-$2');
 
 type Long = { pod?: string; status?: number; error?: string; startedAt: number; endedAt: number };
 
@@ -55,14 +59,15 @@ type Drain = {
 };
 
 /**
- * Deploys the lab's server behind HAPTIC (gated, minReadySeconds 5), restarts it under load, sends `longs`
- * requests of `delayMs` once the new pod is Ready, and follows the rollout with status --wait --drained --sessions.
+ * Deploys the lab's server behind HAPTIC (gated, minReadySeconds 5), restarts it under load, has `follow` follow the
+ * rollout from right after the restart, and sends `longs` requests of `delayMs` once the new pod is Ready.
  */
-async function rollWithLongRequests(
+async function rollWithLongRequests<T>(
   prefix: string,
   app: { env?: Record<string, string>; preStopSeconds: number },
   longs: number,
   delayMs: number,
+  follow: (namespace: string, oldPod: string) => Promise<T>,
 ) {
   const ns = await newNamespace(prefix);
   const api = adminApi();
@@ -99,9 +104,7 @@ async function rollWithLongRequests(
       template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': new Date().toISOString() } } },
     },
   });
-  const status = runPlugin(['status', 'web', '-n', ns, '--wait', '--drained', '--sessions', '-o', 'json'], {
-    timeoutMs: 150_000,
-  });
+  const following = follow(ns, old!.metadata.name as string);
   // the new pod Ready (gated: every HAProxy pod routes to it); the old one stays minReadySeconds longer
   await waitFor(() => readyPods(ns), {
     what: 'the new pod Ready',
@@ -110,25 +113,35 @@ async function rollWithLongRequests(
     until: (pods) => pods.some((p: Obj) => Date.parse(p.metadata.creationTimestamp as string) >= restartedAt - 1000),
   });
   const sent = await Promise.all(Array.from({ length: longs }, () => longGet(url, host, delayMs)));
-  const r = await status;
+  const followed = await following;
   const counts = await load.stop();
+  return { ns, old: old!.metadata.name as string, sent, followed, counts };
+}
+
+/** status --wait --drained --sessions -o json: the old pod's drain in its report, and the transitions it logged. */
+async function waitReport(namespace: string, oldPod: string): Promise<{ drain: Drain; stderr: string }> {
+  const r = await runPlugin(['status', 'web', '-n', namespace, '--wait', '--drained', '--sessions', '-o', 'json'], {
+    timeoutMs: 150_000,
+  });
   expect(r.code, r.stderr).toBe(0);
   const report = JSON.parse(r.stdout) as { kind: string; drains: Drain[] };
   expect(report.kind).toBe('RolloutReport');
-  const drain = report.drains.find((d) => d.pod === old!.metadata.name);
+  const drain = report.drains.find((d) => d.pod === oldPod);
   expect(drain, JSON.stringify(report.drains)).toBeDefined();
-  return { ns, old: old!.metadata.name as string, sent, drain: drain!, stderr: r.stderr, counts };
+  return { drain: drain!, stderr: r.stderr };
 }
 
 describe('status --sessions in the lab: what HAProxy holds to each old pod, read from HAProxy itself', () => {
   it('a gated rollout with a preStop: the old pod drains to zero sessions before it is gone, as the client saw', async () => {
     const delayMs = 4000;
-    const { old, sent, drain, stderr, counts } = await rollWithLongRequests(
+    const { old, sent, followed, counts } = await rollWithLongRequests(
       'lab-sessions-drain',
       { preStopSeconds: 12 },
       10,
       delayMs,
+      waitReport,
     );
+    const { drain, stderr } = followed;
     // every request answered; some by the old pod, which the load balancer gave them
     expect(sent.every((s) => s.status === 200)).toBe(true);
     expect(counts.failed).toBe(0);
@@ -152,12 +165,14 @@ describe('status --sessions in the lab: what HAProxy holds to each old pod, read
 
   it('an app that exits on SIGTERM: the old pod is killed with the sessions open that the client never got answers to', async () => {
     const delayMs = 10_000;
-    const { old, sent, drain, stderr } = await rollWithLongRequests(
+    const { old, sent, followed } = await rollWithLongRequests(
       'lab-sessions-killed',
       { env: { ON_SIGTERM: 'exit' }, preStopSeconds: 2 },
       10,
       delayMs,
+      waitReport,
     );
+    const { drain, stderr } = followed;
     // what the client saw: the old pod answered none; the requests it took were retried on the new pod (answered
     // late) or failed
     expect(sent.some((s) => s.pod === old)).toBe(false);
@@ -166,8 +181,57 @@ describe('status --sessions in the lab: what HAProxy holds to each old pod, read
     const s = drain.sessions!;
     expect(s.killedWith, JSON.stringify(drain)).toBe(cut.length);
     expect(s.drainedAfterMs).toBeUndefined();
-    expect(s.failed + s.retried).toBeGreaterThanOrEqual(cut.length);
+    // HAProxy's own count of them, failed or retried elsewhere: a lower bound, as a leaving worker's counters leave with it
+    expect(s.failed + s.retried).toBeGreaterThan(0);
     expect(stderr).toContain(`pod/${old} (old) killed with ${cut.length} session${cut.length === 1 ? '' : 's'} open`);
+  });
+
+  it("status --watch in a terminal: the old pod's sessions fall to zero live, and the report says when it drained", async () => {
+    const term = terminal('lab');
+    await term.open({ width: 160, height: 40, kubeconfig: cluster().adminKubeconfig });
+    try {
+      const { old, sent, followed } = await rollWithLongRequests(
+        'lab-sessions-watch',
+        { preStopSeconds: 12 },
+        10,
+        4000,
+        async (ns, oldPod) => {
+          await term.start(`bin/kubectl-haptic status web -n ${ns} --watch --drained`);
+          // the old pod's row, frame after frame, until the rollout's report is printed under the last frame
+          const counts: string[] = [];
+          const name = shortPod(oldPod);
+          const last = await waitFor(
+            async () => {
+              const lines = await term.screen();
+              const row = lines.find((l) => l.trimStart().startsWith(name));
+              const n = row && /⇄ (≥?\d+|\?)/.exec(row)?.[1];
+              if (n && counts.at(-1) !== n) counts.push(n);
+              return lines;
+            },
+            {
+              what: 'the rollout report under the last frame',
+              timeoutMs: 120_000,
+              intervalMs: 150,
+              until: (lines) => lines.some((l) => l.startsWith('Rollout report:')),
+            },
+          );
+          return { counts, screen: last.join('\n') };
+        },
+      );
+      const onOld = sent.filter((s) => s.pod === old).length;
+      expect(onOld).toBeGreaterThan(0);
+      const { counts, screen } = followed;
+      // it showed the sessions the old pod held, then none; never a count it did not read
+      const numbers = counts.filter((c) => /^\d+$/.test(c)).map(Number);
+      expect(Math.max(...numbers), counts.join(' → ')).toBeGreaterThanOrEqual(onOld);
+      expect(numbers.at(-1), counts.join(' → ')).toBe(0);
+      expect(screen).toContain(`${shortPod(old)}  `);
+      expect(screen).toMatch(
+        /\(exited by itself\)\n\s+drained of connections at \+\d+\.\ds \(grace left \d+\.\ds\), from \d+ sessions?/,
+      );
+    } finally {
+      await term.close();
+    }
   });
 
   it('reads real workers through pods/exec, and says an image without socat cannot be asked', async () => {

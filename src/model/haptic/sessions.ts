@@ -197,63 +197,61 @@ export function rememberAddresses(memory: AddressMemory, pods: { key: string; ip
 const ipOf = (addr: string) => (addr.startsWith('[') ? addr.slice(1, addr.indexOf(']')) : addr.replace(/:\d+$/, ''));
 
 /**
- * The sessions each pod (by key) has on the HAProxy pods read, matched by the server's address, summed over
- * workers. `expected` are the HAProxy pods that should have been read: one missing or unreadable makes the sum
- * unknown (and `atLeast` the part that was read).
+ * The sessions each pod (by key) has on the HAProxy pods read, matched by the server's IP (the pod's, whatever the
+ * port), summed over workers. `expected` are the HAProxy pods that should have been read: one missing or unreadable
+ * makes the sum unknown (and `atLeast` the part that was read). One pass over the rows, whatever the number of pods.
  */
 export function sessionsByPod(
   readings: HAProxyReading[],
   expected: string[],
   memory: AddressMemory,
-  ports?: ReadonlyMap<string, ReadonlySet<number>>,
 ): Map<string, PodSessions> {
-  const out = new Map<string, PodSessions>();
-  const keys = new Set(memory.values());
-  for (const key of keys) {
-    const on: SessionsOn[] = [];
-    const rows: PodSessions['rows'] = {};
-    let servers = 0;
-    for (const haproxyPod of expected) {
-      const r = readings.find((x) => x.pod === haproxyPod);
-      if (!r) {
-        on.push({ haproxyPod, problem: 'not read yet' });
-        continue;
-      }
-      if (r.problem) {
-        on.push({ haproxyPod, problem: r.problem });
-        continue;
-      }
-      let sessions = 0;
-      let queued = 0;
-      let onLeaving = 0;
-      let problem: string | undefined;
-      for (const w of r.workers) {
-        if (!w.servers) {
-          problem ??= w.problem ?? `worker ${w.pid} unreadable`;
-          continue;
-        }
-        for (const s of w.servers) {
-          if (!s.addr || memory.get(ipOf(s.addr)) !== key) continue;
-          const port = Number(s.addr.slice(s.addr.lastIndexOf(':') + 1));
-          const allowed = ports?.get(key);
-          if (allowed?.size && !allowed.has(port)) continue;
-          servers++;
-          sessions += s.scur;
-          queued += s.qcur;
-          if (w.leaving) onLeaving += s.scur;
-          rows[`${haproxyPod}/${w.pid}/${s.backend}/${s.server}`] = {
-            scur: s.scur,
-            failed: s.failed,
-            retried: s.retried,
-          };
-        }
-      }
-      on.push(problem ? { haproxyPod, problem, sessions } : { haproxyPod, sessions, queued, onLeaving });
+  type Tally = { sessions: number; queued: number; onLeaving: number };
+  const tallies = new Map<string, { on: Map<string, Tally>; rows: PodSessions['rows']; servers: number }>();
+  const problems = new Map<string, string>();
+  const byPod = new Map(readings.map((r) => [r.pod, r]));
+  for (const haproxyPod of expected) {
+    const r = byPod.get(haproxyPod);
+    if (!r || r.problem) {
+      problems.set(haproxyPod, r?.problem ?? 'not read yet');
+      continue;
     }
-    const known = on.every((o) => !o.problem);
+    for (const w of r.workers) {
+      if (!w.servers) {
+        if (!problems.has(haproxyPod)) problems.set(haproxyPod, w.problem ?? `worker ${w.pid} unreadable`);
+        continue;
+      }
+      for (const s of w.servers) {
+        const key = s.addr && memory.get(ipOf(s.addr));
+        if (!key) continue;
+        const t = tallies.get(key) ?? { on: new Map<string, Tally>(), rows: {}, servers: 0 };
+        tallies.set(key, t);
+        const on = t.on.get(haproxyPod) ?? { sessions: 0, queued: 0, onLeaving: 0 };
+        t.on.set(haproxyPod, on);
+        t.servers++;
+        on.sessions += s.scur;
+        on.queued += s.qcur;
+        if (w.leaving) on.onLeaving += s.scur;
+        t.rows[`${haproxyPod}/${w.pid}/${s.backend}/${s.server}`] = {
+          scur: s.scur,
+          failed: s.failed,
+          retried: s.retried,
+        };
+      }
+    }
+  }
+  const out = new Map<string, PodSessions>();
+  for (const key of new Set(memory.values())) {
+    const t = tallies.get(key);
+    const on = expected.map((haproxyPod): SessionsOn => {
+      const n = t?.on.get(haproxyPod) ?? { sessions: 0, queued: 0, onLeaving: 0 };
+      const problem = problems.get(haproxyPod);
+      return problem === undefined ? { haproxyPod, ...n } : { haproxyPod, problem, sessions: n.sessions };
+    });
     const sum = on.reduce((n, o) => n + (o.sessions ?? 0), 0);
-    const queuedSum = on.reduce((n, o) => n + (o.queued ?? 0), 0);
-    out.set(key, known ? { sessions: sum, queued: queuedSum, on, servers, rows } : { atLeast: sum, on, servers, rows });
+    const queued = on.reduce((n, o) => n + (o.queued ?? 0), 0);
+    const rest = { on, servers: t?.servers ?? 0, rows: t?.rows ?? {} };
+    out.set(key, problems.size ? { atLeast: sum, ...rest } : { sessions: sum, queued, ...rest });
   }
   return out;
 }

@@ -28,6 +28,8 @@ export function withSessions(
   const expected = model.installations.flatMap((i) =>
     i.haproxyPods.filter((h) => h.discovered).map((h) => `${i.namespace}/${h.name}`),
   );
+  // no HAProxy pod to ask (none discovered, or HAPTIC's objects unreadable): nothing is known, not 0
+  if (!expected.length) return { ...model, sessions: { problems: ['no HAProxy pod of HAPTIC to read sessions from'] } };
   const byPod = sessionsByPod(state.readings, expected, memory);
   const problems = [
     ...new Set(
