@@ -80,7 +80,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
     sessions: Flags.boolean({
       summary:
-        "With --watch (on by default there) or --wait: read each HAProxy pod's sessions to the rollout's pods through pods/exec (socat on HAProxy's master socket; read-only show commands).",
+        "Read each HAProxy pod's sessions to the rollout's pods through pods/exec (socat on HAProxy's master socket; read-only show commands): every second with --watch (on by default there) or --wait, once otherwise.",
       allowNo: true,
     }),
   };
@@ -146,7 +146,9 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       return;
     }
     const now = Date.now();
-    const models = this.safe(await loadStatus(client, { ...selection, allowNone: true, conditionType }, now));
+    const models = this.safe(
+      await loadStatus(client, { ...selection, allowNone: true, conditionType, sessions: flags.sessions }, now),
+    );
     if (!models.length && !flags.output) {
       process.stderr.write(`${this.safe(noneFound(selection))}\n`);
       return;

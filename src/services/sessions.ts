@@ -4,6 +4,9 @@ import { oneLine } from '../lib/errors.ts';
 import type { Permission } from '../model/drill/plan.ts';
 import type { Installation } from '../model/haptic/haptic.ts';
 import type { Pod } from '../types/kube.ts';
+import type { RolloutSnapshot } from '../types/snapshot.ts';
+import type { RolloutModel } from '../model/rollout/rollout.ts';
+import { withSessions } from '../model/rollout/sessions.ts';
 import {
   type HAProxyReading,
   type MasterSocket,
@@ -142,6 +145,25 @@ export async function readSessionsOnce(client: KubeClient, targets: SessionTarge
       unavailable: `no permission to exec into HAProxy's pods in namespace ${refused} (pods/exec: create, get): sessions not read`,
     };
   return { readings: await Promise.all(targets.map((t) => readHAProxyPod(client, t))) };
+}
+
+/**
+ * One-shot answers (status, why-stalled): each model with its pods' sessions, from one read of every HAProxy pod
+ * any of them names (each pod once, however many models name it).
+ */
+export async function modelsWithSessions(
+  client: KubeClient,
+  snapshots: RolloutSnapshot[],
+  models: RolloutModel[],
+): Promise<RolloutModel[]> {
+  if (!models.length) return models;
+  const all = new Map(
+    models
+      .flatMap((m, i) => sessionTargets(m.installations, snapshots[i]!.haptic.pods.items))
+      .map((t) => [`${t.namespace}/${t.pod}`, t]),
+  );
+  const state = await readSessionsOnce(client, [...all.values()]);
+  return models.map((m) => withSessions(m, state, new Map()));
 }
 
 /** What followers share: one sampler reads each HAProxy pod once, whoever follows. */

@@ -8,6 +8,8 @@ import type { WaitResult } from './wait.ts';
 
 export interface StatusOptions extends TargetSelection {
   conditionType: string;
+  /** read each HAProxy pod's sessions once (pods/exec) */
+  sessions?: boolean | undefined;
 }
 
 /** One snapshot, one model per workload. */
@@ -16,7 +18,11 @@ export async function loadStatus(
   options: StatusOptions,
   now = Date.now(),
 ): Promise<RolloutModel[]> {
-  return rolloutModels(await rolloutSnapshots(client, options), now, options.conditionType);
+  const snapshots = await rolloutSnapshots(client, options);
+  const models = rolloutModels(snapshots, now, options.conditionType);
+  if (!options.sessions) return models;
+  const { modelsWithSessions } = await import('./sessions.ts');
+  return modelsWithSessions(client, snapshots, models);
 }
 
 export interface FollowStatusOptions {

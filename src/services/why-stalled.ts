@@ -3,7 +3,6 @@ import { diagnose, type WhyStalledResult } from '../diagnose/index.ts';
 import { diagnoseContext } from '../diagnose/context.ts';
 import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
 import type { TargetSelection } from './targets.ts';
-import { withSessions } from '../model/rollout/sessions.ts';
 
 export interface WhyStalledOptions extends TargetSelection {
   conditionType: string;
@@ -19,15 +18,9 @@ export async function whyStalled(
 ): Promise<WhyStalledResult[]> {
   const snapshots = await rolloutSnapshots(client, options);
   let models = rolloutModels(snapshots, now, options.conditionType);
-  if (options.sessions && models.length) {
-    const { readSessionsOnce, sessionTargets } = await import('./sessions.ts');
-    const all = new Map(
-      models
-        .flatMap((m, i) => sessionTargets(m.installations, snapshots[i]!.haptic.pods.items))
-        .map((t) => [`${t.namespace}/${t.pod}`, t]),
-    );
-    const state = await readSessionsOnce(client, [...all.values()]);
-    models = models.map((m) => withSessions(m, state, new Map()));
+  if (options.sessions) {
+    const { modelsWithSessions } = await import('./sessions.ts');
+    models = await modelsWithSessions(client, snapshots, models);
   }
   return snapshots.map((snapshot, i) => ({
     model: models[i]!,

@@ -1,5 +1,7 @@
 import type { Finding } from '../types/finding.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
+import type { PodView } from '../model/rollout/pod.ts';
+import { sessionsText } from '../model/rollout/sessions.ts';
 import { findingLines } from './findings.ts';
 import {
   countsLine,
@@ -41,12 +43,27 @@ export function rolloutOutput(models: RolloutModel[], named: boolean): unknown {
 /** The one-shot status view of one rollout, readable like kubectl output. */
 export function statusText(m: RolloutModel, now: number, paint: Painter, topFinding?: Finding): string {
   const lines = [paint('bold', summaryLine(m)), paintCell(headline(m), paint), `  ${countsLine(m)}`];
+  // with sessions read (--sessions): what HAProxy holds to each pod, a column before AGE
+  const withSessions = (header: string[], row: (p: PodView, now: number) => Cell[]) =>
+    m.sessions
+      ? {
+          header: [...header.slice(0, -1), 'SESSIONS', header.at(-1)!],
+          row: (p: PodView) => {
+            const cells = row(p, now);
+            const n = p.sessions?.sessions;
+            const cell: Cell = { text: sessionsText(p.sessions), tone: n === undefined ? 'muted' : 'plain' };
+            return [...cells.slice(0, -1), cell, cells.at(-1)!];
+          },
+        }
+      : { header, row: (p: PodView) => row(p, now) };
+  const fresh = withSessions(NEW_POD_HEADER, newPodRow);
+  const old = withSessions(OLD_POD_HEADER, oldPodRow);
   const newSet = newSetText(m);
   if (newSet) {
     lines.push('', `NEW PODS  ${newSet}`);
     lines.push(
       ...(m.newPods.length
-        ? table([NEW_POD_HEADER, ...m.newPods.map((p) => newPodRow(p, now).map((c) => paintCell(c, paint)))])
+        ? table([fresh.header, ...m.newPods.map((p) => fresh.row(p).map((c) => paintCell(c, paint)))])
         : ['  no pods yet']),
     );
   }
@@ -55,13 +72,15 @@ export function statusText(m: RolloutModel, now: number, paint: Painter, topFind
     lines.push('', `OLD PODS  ${oldSetText(m)}`);
     lines.push(
       ...(m.oldPods.length
-        ? table([OLD_POD_HEADER, ...m.oldPods.map((p) => oldPodRow(p, now).map((c) => paintCell(c, paint)))])
+        ? table([old.header, ...m.oldPods.map((p) => old.row(p).map((c) => paintCell(c, paint)))])
         : ['  all gone']),
     );
   }
   lines.push('');
   if (m.installations.length) lines.push(...m.installations.map((i) => paintCell(installationLine(i), paint)));
   else lines.push(paint('red', `HAPTIC: ${m.hapticUnreadable ?? 'no installation found'}`));
+  const notes = m.sessions ? [...(m.sessions.unavailable ? [m.sessions.unavailable] : []), ...m.sessions.problems] : [];
+  for (const note of notes) lines.push(paint('yellow', `sessions: ${note}`));
   if (topFinding) lines.push('', ...findingLines(topFinding, paint, ''));
   return `${lines.join('\n')}\n`;
 }

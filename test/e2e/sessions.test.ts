@@ -62,6 +62,16 @@ describe('status --sessions where HAProxy cannot be read', () => {
     expect(said, r.stdout).toHaveLength(1);
     expect(r.stdout).toMatch(/Rollout report: deployment\.apps\/web/);
     expect(r.stdout).not.toMatch(/drained of connections|killed with/);
+    // one shot: the same, in the model
+    const once = await runPlugin(['status', 'web', '-n', ns, '--sessions', '-o', 'json'], {
+      kubeconfig: cluster().limitedKubeconfig,
+    });
+    expect(once.code, once.stderr).toBe(0);
+    expect(JSON.parse(once.stdout).sessions).toEqual({
+      unavailable:
+        "no permission to exec into HAProxy's pods in namespace haptic (pods/exec: create, get): sessions not read",
+      problems: [],
+    });
   });
 
   it('exec that fails: the old pod is never said drained, its sessions stay unknown', async () => {

@@ -1,6 +1,7 @@
 import { zstdCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
+import { withSessions } from '../../../src/model/rollout/sessions.ts';
 import { oldPodRow } from '../../../src/ui/status-rows.ts';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
@@ -89,5 +90,42 @@ describe('statusText', () => {
     expect(state(9)).toMatchObject({ text: '↓ Terminating, 9s of grace left', tone: 'wait' });
     expect(state(-5)).toMatchObject({ text: '↓ Terminating, grace period ended 5s ago', tone: 'wait' });
     expect(state(-40)).toMatchObject({ text: '✗ Terminating, 40s past its grace period', tone: 'bad' });
+  });
+});
+
+describe('status --sessions, one shot', () => {
+  it('adds a SESSIONS column, a lower bound where a HAProxy pod could not be read, and says why', () => {
+    const row = (server: string, ip: string, scur: number) => ({
+      backend: 'be',
+      server,
+      addr: `${ip}:8080`,
+      scur,
+      qcur: 0,
+      status: 'UP',
+      failed: 0,
+      retried: 0,
+    });
+    const model = withSessions(
+      gatingModel(),
+      {
+        readings: [
+          {
+            pod: 'haptic/haptic-haproxy-a',
+            at: NOW,
+            workers: [
+              { pid: 3, leaving: false, servers: [row('web-old-2', '10.0.0.2', 2), row('web-new-1', '10.0.0.3', 1)] },
+            ],
+          },
+          { pod: 'haptic/haptic-haproxy-b', at: NOW, workers: [], problem: 'no socat in HAProxy pod haptic-haproxy-b' },
+        ],
+      },
+      new Map(),
+    );
+    const text = statusText(model, NOW, painter(false));
+    expect(text).toMatch(/NAME\s+CONTAINERS\s+GATE\s+READY\s+ENDPOINTS\s+HAPROXY\s+SESSIONS\s+AGE/);
+    expect(text).toMatch(/web-old-2 .* ≥2\s+30s/);
+    expect(text).toMatch(/web-new-1 .* ≥1\s+30s/);
+    expect(text).toContain('sessions: no socat in HAProxy pod haptic-haproxy-b');
+    expect(statusText(gatingModel(), NOW, painter(false))).not.toContain('SESSIONS');
   });
 });
