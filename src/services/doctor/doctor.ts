@@ -8,8 +8,6 @@ import { selectorMatches } from '../../model/selectors.ts';
 import { masterSocketOf } from '../../model/haptic/sessions.ts';
 import type { HapticInputs } from '../../types/snapshot.ts';
 import type { LabelSelector, Workload, WorkloadKind } from '../../types/kube.ts';
-import { R } from '../../kube/resources.ts';
-import { fetchQuery } from '../../kube/snapshot.ts';
 import { readManifestFiles } from './manifest-files.ts';
 import { resolveTargets, type TargetSelection } from '../targets.ts';
 
