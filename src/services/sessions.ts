@@ -23,7 +23,10 @@ import { missingPermissions } from './permissions.ts';
 // socat; its chart talks to that socket with it). Only read-only commands are sent: `prompt`, `show proc`, one
 // `show stat` per worker, `quit`. What cannot be read is said, once, and never counted as 0.
 
-/** pods/exec is `create` (WebSocket: also `get`, as the API server authorizes the upgrade's GET) in HAPTIC's namespace. */
+/**
+ * What an exec over WebSocket needs in HAPTIC's namespace: the upgrade is a GET (authorized as `get`), and since 1.35
+ * the API server checks `create` too (AuthorizePodWebsocketUpgradeCreatePermission, subresources.go).
+ */
 export const EXEC_PERMISSIONS: Permission[] = [
   { verb: 'create', group: '', resource: 'pods', subresource: 'exec', for: "to read HAProxy's sessions" },
   { verb: 'get', group: '', resource: 'pods', subresource: 'exec', for: "to read HAProxy's sessions" },
