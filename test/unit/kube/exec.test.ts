@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../../src/kube/client.ts';
 import { connect } from '../../../src/kube/config.ts';
 import { openExec } from '../../../src/kube/exec.ts';
-import { readHAProxyPod } from '../../../src/services/sessions.ts';
+import { readHAProxyPod, SessionSampler } from '../../../src/services/sessions.ts';
+import { waitFor } from '../../e2e/support.ts';
 import { frame, frameReader } from '../../cluster/standins/lab/kubelet-exec.ts';
 import { kubeconfigFor } from './api-server.ts';
 
@@ -30,9 +31,22 @@ afterEach(() => {
 });
 
 /** A server that upgrades every request and hands each stdin chunk to `talk`; `refuse` answers the upgrade instead. */
-async function execServer(talk: Talk, refuse?: number): Promise<{ client: KubeClient; requests: IncomingMessage[] }> {
+async function execServer(
+  talk: Talk,
+  refuse?: number,
+  allowed: (review: { spec?: object }) => boolean = () => true,
+): Promise<{ client: KubeClient; requests: IncomingMessage[] }> {
   const requests: IncomingMessage[] = [];
-  server = createServer();
+  // a SelfSubjectAccessReview (the sampler asks before its first read): allowed, unless told otherwise
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d));
+    req.on('end', () => {
+      const review = JSON.parse(body || '{}') as { spec?: object };
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...review, status: { allowed: allowed(review) } }));
+    });
+  });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
     requests.push(req);
     if (refuse) {
@@ -186,5 +200,47 @@ describe('reading HAProxy through pods/exec', () => {
     const end = await session.ended;
     expect(end.stdout.length).toBeGreaterThan(0);
     expect(end.stdout.length).toBeLessThanOrEqual(4 * 1024 * 1024 + chunk.length);
+  });
+
+  it('the sampler: a failing read is a note only once it lasts (a reload passes), a refusal at once and alone', async () => {
+    const refused = (io: Parameters<Talk>[0]) => {
+      io.send(2, 'socat[9] E connect(, AF=1 "/etc/haproxy/haproxy-master.sock", 34): Connection refused\n');
+      io.end({
+        status: 'Failure',
+        reason: 'NonZeroExitCode',
+        message: 'exit code 1',
+        details: { causes: [{ reason: 'ExitCode', message: '1' }] },
+      });
+    };
+    const { client, requests } = await execServer((io) => refused(io));
+    const sampler = new SessionSampler(client, { intervalMs: 20 });
+    const seen: (boolean | undefined)[] = [];
+    const stop = sampler.add(
+      () => [target],
+      () => seen.push(sampler.state().readings[0]?.transient),
+    );
+    await waitFor(() => seen, { what: 'four reads', intervalMs: 20, until: (s) => s.length >= 4 });
+    stop();
+    expect(seen.slice(0, 4)).toEqual([true, true, undefined, undefined]);
+    expect(requests.length).toBeGreaterThanOrEqual(4);
+
+    const denied = await execServer(
+      () => {},
+      undefined,
+      () => false,
+    );
+    const sampler2 = new SessionSampler(denied.client, { intervalMs: 20 });
+    let calls = 0;
+    const stop2 = sampler2.add(
+      () => [target],
+      () => calls++,
+    );
+    await waitFor(() => sampler2.state().unavailable, { what: 'the refusal', intervalMs: 20, until: Boolean });
+    stop2();
+    expect(sampler2.state().unavailable).toBe(
+      "no permission to exec into HAProxy's pods in namespace haptic (pods/exec: create, get): showing stages only",
+    );
+    expect(calls).toBe(1);
+    expect(denied.requests).toEqual([]);
   });
 });
