@@ -9,7 +9,8 @@ import type { PodView } from './pod.ts';
 import type { RolloutModel } from './rollout.ts';
 
 // HAProxy's sessions set on the rollout's pods, and what a follower remembers of them: how many an old pod held at
-// most, when it held none left (drained of connections) or how many it still held when it ended. Pure.
+// most, when it held none left (drained of connections) or how many it still held when it ended. Pure, but for the
+// address memory a follower keeps across reads (withSessions adds the pods it sees to it).
 
 const key = (p: { uid?: string | undefined; name: string }) => p.uid ?? p.name;
 
