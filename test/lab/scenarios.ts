@@ -45,6 +45,8 @@ export type ScenarioResult = {
   counts: Counts;
   rolloutMs: number;
   loadMs: number;
+  /** what explains a failure: the first failed requests and the rolled pods' deletions and readiness, in ms from the restart */
+  timeline: string[];
 };
 
 export type LoadSettings = {
@@ -158,9 +160,15 @@ export async function restart(kube: Kube, namespace: string, { kind, name }: Wor
 
 /**
  * The rollout is complete (kubectl's rule; a StatefulSet's with its update revision the current one) and no pod
- * made before the restart is left.
+ * made before the restart is left. `seen` records, the first time each is seen, a pod's deletion and readiness.
  */
-async function rolledOut(kube: Kube, namespace: string, { kind, name }: Workload, since: number): Promise<boolean> {
+async function rolledOut(
+  kube: Kube,
+  namespace: string,
+  { kind, name }: Workload,
+  since: number,
+  seen: Map<string, number>,
+): Promise<boolean> {
   const d = await kube.get<Obj>('apps/v1', kind, name, namespace);
   const s = d.status ?? {};
   const complete =
@@ -170,8 +178,17 @@ async function rolledOut(kube: Kube, namespace: string, { kind, name }: Workload
     (kind === 'StatefulSet'
       ? s.readyReplicas === d.spec.replicas && s.currentRevision === s.updateRevision
       : s.availableReplicas === d.spec.replicas);
-  if (!complete) return false;
   const pods = await kube.list<Obj>('v1', 'Pod', { namespace, labelSelector: `app=${name}` });
+  const now = Date.now();
+  for (const p of pods) {
+    const ready = p.status?.conditions?.some(
+      (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
+    );
+    if (ready && !seen.has(`${p.metadata.name} Ready`)) seen.set(`${p.metadata.name} Ready`, now);
+    if (p.metadata.deletionTimestamp && !seen.has(`${p.metadata.name} deleted`))
+      seen.set(`${p.metadata.name} deleted`, now);
+  }
+  if (!complete) return false;
   return pods.every((p) => Date.parse(p.metadata.creationTimestamp as string) >= since - 1000);
 }
 
@@ -288,13 +305,29 @@ export async function runScenario(
     const rolls = `${target.rolls.kind.toLowerCase()}/${target.rolls.name}`;
     log(`${name}: restarting ${rolls} under load`);
     await restart(kube, namespace, target.rolls);
-    await until(`${rolls} rolled out and drained`, 120_000, () => rolledOut(kube, namespace, target.rolls, started));
+    const seen = new Map<string, number>();
+    await until(`${rolls} rolled out and drained`, 120_000, () =>
+      rolledOut(kube, namespace, target.rolls, started, seen),
+    );
     const rolloutMs = Date.now() - started;
     await sleep(settings.settleMs);
     while (load.results.length < settings.minRequests) await sleep(100);
     const counts = await load.stop();
     log(`${name}: ${counts.requests} requests, ${counts.failed} failed (rollout ${(rolloutMs / 1000).toFixed(1)} s)`);
-    return { name, description: DESCRIPTIONS[name], counts, rolloutMs, loadMs: Date.now() - loadStarted };
+    const at = (t: number) => `+${((t - started) / 1000).toFixed(1)}s`;
+    const timeline = [
+      ...[...seen].map(([what, t]) => ({ t, line: `${at(t)} pod ${what} (seen)` })),
+      ...load.results
+        .filter((r) => r.outcome !== 'ok')
+        .slice(0, 20)
+        .map((r) => ({
+          t: r.startedAt,
+          line: `${at(r.startedAt)}…${at(r.endedAt)} request ${r.seq} ${r.outcome}${r.error ? ` ${r.error}` : ''}`,
+        })),
+    ]
+      .sort((a, b) => a.t - b.t)
+      .map((e) => e.line);
+    return { name, description: DESCRIPTIONS[name], counts, rolloutMs, loadMs: Date.now() - loadStarted, timeline };
   } finally {
     if (haptic) await resetKnobs(kubeconfig);
     await kube.delete('v1', 'Namespace', namespace);

@@ -132,8 +132,16 @@ export async function runKubeProxy(
         last = Date.now();
         const script = nftScript(serviceRules(services.items(), slices.items()));
         if (script !== applied) {
-          await nft(script).catch((error) => log('kube-proxy', `sync failed: ${errorText(error)}`));
-          applied = script;
+          // a failed sync is tried again (kube-proxy's sync runner retries on error), never taken as applied
+          const ok = await nft(script).then(
+            () => true,
+            (error: unknown) => {
+              log('kube-proxy', `sync failed, retrying in ${minSyncMs} ms: ${errorText(error)}`);
+              return false;
+            },
+          );
+          if (ok) applied = script;
+          else setTimeout(changed, minSyncMs);
         }
       } while (again && !signal.aborted);
     } finally {
