@@ -195,20 +195,22 @@ describe('the dataplane generation as released and at HEAD', () => {
       intervalMs: 1000,
       until: (r) => ids(r.stdout).includes('HS107'),
     });
-    // renderedAt has a resolution of a second (metav1.Time): let the clock leave the refusal's second first, or an
-    // acceptance within it would carry the same time and the order of the two could not be told
+    // renderedAt has a resolution of a second (metav1.Time): an acceptance within the second of the last refusal
+    // would carry the same time, and the order of the two could not be told. So: stop refusing, let the clock leave
+    // the second of the last refusal (read again until then: one in flight when the knob flipped may still land),
+    // then make a change HAProxy must be told of, whose render is accepted in a later second
     const refusedAt = async () =>
       Date.parse(
         (await api().get<Obj>(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic')).status?.metadata
           ?.renderedAt ?? '',
       );
-    const refused = await refusedAt();
-    expect(refused).toBeGreaterThan(0);
-    await waitFor(async () => Date.now(), {
-      what: 'the second of the refusal to pass',
-      until: (now) => now >= refused + 1000,
-    });
     await setKnobs(kubeconfig(), { statusShape: 'dataplane', dataplaneRevision: 'head', refuseRender: 'false' });
+    const last = await waitFor(async () => ({ now: Date.now(), refused: await refusedAt() }), {
+      what: 'the second of the last refusal to pass',
+      until: (x) => x.refused > 0 && x.now >= x.refused + 1000,
+    });
+    expect(last.refused).toBeGreaterThan(0);
+    await api().patch('apps/v1', 'Deployment', 'web', ns, { spec: { replicas: 2 } });
     const times = await waitFor(
       async () => ({
         live: Date.parse((await liveCfg()).status?.metadata?.renderedAt ?? ''),
