@@ -95,12 +95,8 @@ export async function openExec(
   }, options.deadlineMs);
   options.signal?.addEventListener('abort', () => ws.close(), { once: true });
   let opened = false;
-  let failure: string | undefined;
   ws.addEventListener('open', () => {
     opened = true;
-  });
-  ws.addEventListener('error', (event) => {
-    failure ??= (event as { message?: string }).message || undefined;
   });
   ws.addEventListener('message', (event) => {
     const data = new Uint8Array(event.data as ArrayBuffer);
@@ -127,7 +123,8 @@ export async function openExec(
     settle(
       opened
         ? `the stream closed without the command's status${event.reason ? ` (${event.reason})` : ''}`
-        : `the API server did not upgrade the exec to a WebSocket${failure ? ` (${failure})` : ''}: it refused it, cannot reach the pod's kubelet, or is older than 1.30`,
+        : // undici says only "Received network error or non-101 status code." of a failed handshake: nothing to add
+          "the API server did not upgrade the exec to a WebSocket: it refused it, cannot reach the pod's kubelet, or is older than 1.30",
     );
   });
   return {

@@ -30,7 +30,7 @@ import { oneLine } from '../lib/errors.ts';
 import { isApiError } from '../kube/errors.ts';
 import { keepHeapSmall } from '../lib/heap.ts';
 import type { AddressMemory } from '../model/haptic/sessions.ts';
-import { sessionsSettled, withSessions } from '../model/rollout/sessions.ts';
+import { awaitingSessions, withSessions } from '../model/rollout/sessions.ts';
 import { type SessionTarget, type SessionsSource, sessionTargets } from './sessions.ts';
 
 /** One kept-current list of objects: an informer, or a fake in tests. */
@@ -373,9 +373,7 @@ export class RolloutStream implements RolloutFollower {
     const complete = model.phase === 'complete' && (!this.options.drained || model.drained);
     let history = observe(this.history, model, now, complete);
     // with sessions read, done once every old pod's sessions are told (drained, cut, or not knowable after SETTLE_MS)
-    const telling = Object.values(history.pods).some(
-      (h) => h.role === 'old' && h.sessions && h.sessions.endedAt !== undefined && !sessionsSettled(h.sessions),
-    );
+    const telling = awaitingSessions(Object.values(history.pods));
     const done = complete && !telling;
     if (complete && telling) history = { ...history, doneAt: this.history?.doneAt };
     this.history = history;

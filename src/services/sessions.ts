@@ -32,6 +32,10 @@ export const EXEC_PERMISSIONS: Permission[] = [
   { verb: 'get', group: '', resource: 'pods', subresource: 'exec', for: "to read HAProxy's sessions" },
 ];
 
+/** What is said when pods/exec is not allowed in a namespace; `then` says what is shown instead. */
+const noExec = (namespace: string, then: string) =>
+  `no permission to exec into HAProxy's pods in namespace ${namespace} (pods/exec: create, get): ${then}`;
+
 /** A read that fails this many times in a row is said; fewer are a reload passing. */
 const LASTING = 3;
 
@@ -145,7 +149,7 @@ export async function readSessionsOnce(client: KubeClient, targets: SessionTarge
   if (refused)
     return {
       readings: [],
-      unavailable: `no permission to exec into HAProxy's pods in namespace ${refused} (pods/exec: create, get): sessions not read`,
+      unavailable: noExec(refused, 'sessions not read'),
     };
   return { readings: await Promise.all(targets.map((t) => readHAProxyPod(client, t))) };
 }
@@ -237,10 +241,7 @@ export class SessionSampler implements SessionsSource {
     let answer = this.allowed.get(namespace);
     if (!answer) {
       answer = missingPermissions(this.client, namespace, EXEC_PERMISSIONS).then(
-        (missing) =>
-          missing.length
-            ? `no permission to exec into HAProxy's pods in namespace ${namespace} (pods/exec: create, get): showing stages only`
-            : undefined,
+        (missing) => (missing.length ? noExec(namespace, 'showing stages only') : undefined),
         (err: unknown) => `cannot ask whether exec into namespace ${namespace} is allowed: ${oneLine(err)}`,
       );
       this.allowed.set(namespace, answer);

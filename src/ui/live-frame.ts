@@ -3,7 +3,7 @@ import { podKey, type RolloutHistory } from '../model/rollout/history.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { formatAge } from '../model/time.ts';
-import { sessionsText } from '../model/rollout/sessions.ts';
+import { sessionNotes, sessionsText } from '../model/rollout/sessions.ts';
 import { findingView } from './findings.ts';
 import { duration, shortPod } from './report-text.ts';
 import {
@@ -237,12 +237,10 @@ function tableLines(s: LiveState): Line[] {
       seg(` ${l.text.replace(/pod\/(\S+)/, (_, n: string) => `pod/${shortPod(n)}`)}`),
     ]);
   const problem: Line[] = s.problem ? [[seg(`retrying: ${s.problem}`, { color: 'yellow' })]] : [];
-  const sessionNotes = m.sessions
-    ? [...(m.sessions.unavailable ? [m.sessions.unavailable] : []), ...m.sessions.problems]
-    : [];
-  if (sessionNotes.length)
+  const notes = sessionNotes(m);
+  if (notes.length)
     problem.push([
-      seg(`sessions: ${sessionNotes[0]}${sessionNotes.length > 1 ? ` (+${sessionNotes.length - 1} more)` : ''}`, {
+      seg(`sessions: ${notes[0]}${notes.length > 1 ? ` (+${notes.length - 1} more)` : ''}`, {
         dim: true,
       }),
     ]);

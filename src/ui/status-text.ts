@@ -1,7 +1,7 @@
 import type { Finding } from '../types/finding.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import type { PodView } from '../model/rollout/pod.ts';
-import { sessionsText } from '../model/rollout/sessions.ts';
+import { sessionNotes, sessionsText } from '../model/rollout/sessions.ts';
 import { findingLines } from './findings.ts';
 import {
   countsLine,
@@ -79,8 +79,7 @@ export function statusText(m: RolloutModel, now: number, paint: Painter, topFind
   lines.push('');
   if (m.installations.length) lines.push(...m.installations.map((i) => paintCell(installationLine(i), paint)));
   else lines.push(paint('red', `HAPTIC: ${m.hapticUnreadable ?? 'no installation found'}`));
-  const notes = m.sessions ? [...(m.sessions.unavailable ? [m.sessions.unavailable] : []), ...m.sessions.problems] : [];
-  for (const note of notes) lines.push(paint('yellow', `sessions: ${note}`));
+  for (const note of sessionNotes(m)) lines.push(paint('yellow', `sessions: ${note}`));
   if (topFinding) lines.push('', ...findingLines(topFinding, paint, ''));
   return `${lines.join('\n')}\n`;
 }

@@ -14,6 +14,7 @@ import {
   waitFor,
 } from './support.ts';
 import { terminal } from './terminal.ts';
+import { shortPod } from '../../src/ui/report-text.ts';
 
 const term = terminal('e2e');
 const { tmux, screen, paneInfo, type, start } = term;
@@ -56,8 +57,14 @@ async function rollout(namespace: string, name: string, startDelayMs = 1500): Pr
   return pod.metadata.labels['pod-template-hash'];
 }
 
-/** A pod name as the live view shortens it: web-7f5f5b8fd6-dl48n → web-7f5…-dl48n. */
-const shortPod = (name: string) => name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-z0-9]{5})$/, '-$1…-$2');
+/** The screen once the command typed has exited and the shell printed its exit code (`…; echo exit=$?`). */
+const exited = (timeoutMs?: number) =>
+  waitFor(screen, {
+    what: 'the exit code',
+    ...(timeoutMs ? { timeoutMs } : {}),
+    intervalMs: 100,
+    until: (s) => s.some((l) => l.startsWith('exit=')),
+  });
 
 async function shellWorks(): Promise<void> {
   await waitFor(() => paneInfo('#{pane_current_command}'), {
@@ -153,12 +160,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
         until: (s) => s.some((l) => l.startsWith('NEW PODS')),
       });
 
-      const final = await waitFor(screen, {
-        what: 'the watch to exit',
-        timeoutMs: 60_000,
-        intervalMs: 200,
-        until: (s) => s.some((l) => l.startsWith('exit=')),
-      });
+      const final = await exited(60_000);
       expect(final.filter((l) => l.startsWith('exit='))).toEqual(['exit=0']);
       // the last frame stays on screen (complete, drained, no old pods), then the report
       expect(final).toContain('✓ deployment "web" successfully rolled out');
@@ -220,12 +222,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
         s.some((l) => l.startsWith('statefulset.apps/db -n ')) && s.some((l) => l.includes('NEW PODS  revision db-')),
     });
     expect(live.find((l) => l.startsWith('statefulset.apps/db'))).toMatch(/ · maxUnavailable 1, OrderedReady · gated$/);
-    const after = await waitFor(screen, {
-      what: 'the exit code',
-      timeoutMs: 120_000,
-      intervalMs: 200,
-      until: (s) => s.some((l) => l.startsWith('exit=')),
-    });
+    const after = await exited(120_000);
     expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=0']);
     expect(after.some((l) => l.startsWith('Rollout report: statefulset.apps/db -n '))).toBe(true);
     await shellWorks();
@@ -244,11 +241,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
       until: (s) => s.some((l) => l.includes(`quit-${hash.slice(0, 3)}…`)),
     });
     await tmux('send-keys', '-t', SESSION, 'q');
-    const after = await waitFor(screen, {
-      what: 'the exit code',
-      intervalMs: 100,
-      until: (s) => s.some((l) => l.startsWith('exit=')),
-    });
+    const after = await exited();
     expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=130']);
     await shellWorks();
   });
@@ -281,11 +274,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
       until: (c) => c === 'bash',
     });
     await type('echo "exit=$?"');
-    const after = await waitFor(screen, {
-      what: 'the exit code',
-      intervalMs: 100,
-      until: (s) => s.some((l) => l.startsWith('exit=')),
-    });
+    const after = await exited();
     expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=130']);
     await shellWorks();
   });

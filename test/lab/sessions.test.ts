@@ -15,12 +15,10 @@ import { describe, expect, it } from 'vitest';
 import { Load } from '../cluster/lab/load.ts';
 import type { Obj } from '../cluster/standins/common.ts';
 import { readHAProxyPod } from '../../src/services/sessions.ts';
+import { shortPod } from '../../src/ui/report-text.ts';
 import { adminApi, cluster, newNamespace, runPlugin, waitFor } from '../e2e/support.ts';
 import { terminal } from '../e2e/terminal.ts';
 import { hapticHAProxy, labApp, labServed, readyPods } from './support.ts';
-
-/** A pod name as the live view and the report shorten it: web-7f5f5b8fd6-dl48n → web-7f5…-dl48n. */
-const shortPod = (name: string) => name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-z0-9]{5})$/, '-$1…-$2');
 
 type Long = { pod?: string; status?: number; error?: string; startedAt: number; endedAt: number };
 

@@ -52,6 +52,12 @@ export function withSessions(
   };
 }
 
+/** Why sessions are not known, in the order to say it: nothing readable first, then each HAProxy pod's problem. */
+export function sessionNotes(m: Pick<RolloutModel, 'sessions'> | undefined): string[] {
+  const s = m?.sessions;
+  return s ? [...(s.unavailable ? [s.unavailable] : []), ...s.problems] : [];
+}
+
 /** What a follower remembers of one pod's sessions. */
 export interface SessionHistory {
   last?: number | undefined;
@@ -114,6 +120,10 @@ function ending(open: PodSessions['rows'], now: PodSessions['rows']): 'cut' | 'd
 /** The pod's sessions are told: drained, cut, or given up on. */
 export const sessionsSettled = (h: SessionHistory) =>
   h.drainedAt !== undefined || h.openAtEnd !== undefined || h.unsettled === true;
+
+/** An old pod has ended and how its sessions ended is not told yet (a follower waits for it, at most SETTLE_MS). */
+export const awaitingSessions = (pods: { role: string; sessions?: SessionHistory | undefined }[]) =>
+  pods.some((h) => h.role === 'old' && h.sessions?.endedAt !== undefined && !sessionsSettled(h.sessions));
 
 /**
  * One step of a pod's session history, after a read (`p.sessions`; a pod gone since keeps its servers' addresses,

@@ -2,6 +2,7 @@ import { type PodHistory, podKey, type RolloutHistory } from './history.ts';
 import type { PodView } from './pod.ts';
 import type { RolloutModel } from './rollout.ts';
 import { formatAge } from '../time.ts';
+import { sessionNotes } from './sessions.ts';
 
 /**
  * What changed between two models, as short lines for CI logs (status --wait) and the live view's log. Pure. With
@@ -39,10 +40,8 @@ export function transitions(
     }
   }
   if (seen) for (const h of Object.values(seen.history.pods)) lines.push(...sessionVerdict(h, seen.now));
-  const notes = (m: RolloutModel | undefined) =>
-    m?.sessions ? [...(m.sessions.unavailable ? [m.sessions.unavailable] : []), ...m.sessions.problems] : [];
-  const said = new Set(notes(prev));
-  for (const note of notes(next)) if (!said.has(note)) lines.push(`sessions: ${note}`);
+  const said = new Set(sessionNotes(prev));
+  for (const note of sessionNotes(next)) if (!said.has(note)) lines.push(`sessions: ${note}`);
   for (const inst of next.installations) {
     const was = prev?.installations.find(
       (i) => i.namespace === inst.namespace && i.templateConfig === inst.templateConfig,

@@ -1468,15 +1468,9 @@ describe('generic rollout rules (HS2xx)', () => {
         },
       ],
     });
-    const serving = only(
-      {
-        deployment: complete(),
-        pods: [stuck, ...newPodsReady()],
-        haptic: routedEverywhere,
-        sessions: [reading('haptic-haproxy-a', 2), reading('haptic-haproxy-b', 1)],
-      },
-      'HS208',
-    );
+    const stuckWith = (sessions: HAProxyReading[]) =>
+      only({ deployment: complete(), pods: [stuck, ...newPodsReady()], haptic: routedEverywhere, sessions }, 'HS208');
+    const serving = stuckWith([reading('haptic-haproxy-a', 2), reading('haptic-haproxy-b', 1)]);
     expect(serving).toMatchObject({
       evidence: [
         'deletionTimestamp 2026-11-29T11:59:20Z',
@@ -1486,15 +1480,7 @@ describe('generic rollout rules (HS2xx)', () => {
       fix: `its process still serves HAProxy past the grace period: node ${stuck.spec.nodeName} never stopped it (kubectl get node ${stuck.spec.nodeName}); kubectl -n shop delete pod web-old-1 --grace-period=0 --force cuts those 3 sessions`,
     });
     // none left: the node may be gone with it, as without sessions read
-    const idle = only(
-      {
-        deployment: complete(),
-        pods: [stuck, ...newPodsReady()],
-        haptic: routedEverywhere,
-        sessions: [reading('haptic-haproxy-a', 0), reading('haptic-haproxy-b', 0)],
-      },
-      'HS208',
-    );
+    const idle = stuckWith([reading('haptic-haproxy-a', 0), reading('haptic-haproxy-b', 0)]);
     expect(idle.evidence).toEqual([
       'deletionTimestamp 2026-11-29T11:59:20Z',
       'no finalizers: the node may be unreachable',
@@ -1502,18 +1488,10 @@ describe('generic rollout rules (HS2xx)', () => {
     ]);
     expect(idle.fix).toBe('kubectl -n shop delete pod web-old-1 --grace-period=0 --force');
     // one HAProxy pod unreadable: never "none"
-    const partial = only(
-      {
-        deployment: complete(),
-        pods: [stuck, ...newPodsReady()],
-        haptic: routedEverywhere,
-        sessions: [
-          reading('haptic-haproxy-a', 0),
-          { pod: 'haptic/haptic-haproxy-b', at: NOW, workers: [], problem: 'no socat' },
-        ],
-      },
-      'HS208',
-    );
+    const partial = stuckWith([
+      reading('haptic-haproxy-a', 0),
+      { pod: 'haptic/haptic-haproxy-b', at: NOW, workers: [], problem: 'no socat' },
+    ]);
     expect(partial.evidence[2]).toBe('HAProxy could not be read on every HAProxy pod');
   });
 

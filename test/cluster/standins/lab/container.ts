@@ -27,7 +27,8 @@ export function prepareLine(keep: string[], mounts: { source: string; target: st
   const quote = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
   const under = keep.filter((p) => p.startsWith('/tmp/'));
   return [
-    // the pod's volumes over their paths first, while their folders on the node are still in sight
+    // the pod's volumes over their paths first, while their folders on the node are still in sight: what a runtime
+    // does with the CRI's ContainerConfig.mounts the kubelet gives it (a bind of the volume's host folder at mountPath)
     ...mounts.map((m) => `mkdir -p ${quote(m.target)} && mount --bind ${quote(m.source)} ${quote(m.target)}`),
     'mount -t tmpfs tmpfs /run',
     'mkdir -p /run/haproxy',

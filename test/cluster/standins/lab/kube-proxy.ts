@@ -132,7 +132,10 @@ export async function runKubeProxy(
         last = Date.now();
         const script = nftScript(serviceRules(services.items(), slices.items()));
         if (script !== applied) {
-          // a failed sync is tried again (kube-proxy's sync runner retries on error), never taken as applied
+          // a failed sync is never taken as applied: kube-proxy's sync runner runs it again after its retry interval
+          // (pkg/proxy/nftables/proxier.go: runner.NewBoundedFrequencyRunner(…, minSyncPeriod, syncPeriod, …), the
+          // retry being --sync-period, 30 s by default; pkg/proxy/runner/bounded_frequency_runner.go). The lab
+          // compresses it to the min sync period, as it compresses the propagation (above)
           const ok = await nft(script).then(
             () => true,
             (error: unknown) => {
