@@ -97,7 +97,7 @@ function deployRules(ctx: DiagnoseContext, inst: Installation, waiting: ReturnTy
   // a deploy that failed, was rejected, or never happened; a pod still catching up without an error is progress, and
   // so is a HAProxy pod that started a moment ago and waits for its first deploy
   const neverDeployed = (p: HAProxyPodInfo) =>
-    !p.entry && (p.readyForMs === undefined || p.readyForMs > FIRST_DEPLOY_GRACE_MS);
+    !p.entry && (p.upForMs === undefined || p.upForMs > FIRST_DEPLOY_GRACE_MS);
   const failing = live.filter(
     (p) => !p.current && (neverDeployed(p) || !!p.entry?.lastError || p.entry?.mode === 'rejected'),
   );

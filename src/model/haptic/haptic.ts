@@ -71,8 +71,12 @@ export interface HAProxyPodInfo {
   discovered: boolean;
   /** the container that takes HAPTIC's deploys (exposes the Dataplane API port: `dataplane`, or the agent's), when known */
   deployContainer?: string | undefined;
-  /** how long the pod has been Ready (a new HAProxy pod gets its first deploy a moment after it starts) */
-  readyForMs?: number | undefined;
+  /**
+   * how long the pod has been up to take a deploy: Ready for, else (a HAProxy pod whose /ready answers 503 until its
+   * first deploy is not Ready before it) since its deploy container, else the pod, started. A new HAProxy pod gets
+   * its first deploy a moment after it starts.
+   */
+  upForMs?: number | undefined;
   /** this pod's deployedToPods entry (matched by podUID where the entry has one, else by name) */
   entry?: DeployedToPod | undefined;
   /** an entry under this pod's name left by an earlier pod of that name (another podUID) */
@@ -375,14 +379,19 @@ function haproxyPodInfo(
     ready: podReady(pod),
     discovered: discovered(pod, port),
     deployContainer: deployContainerOf(pod, port),
-    readyForMs: podReady(pod)
-      ? ageMs(findCondition(pod.status?.conditions, 'Ready')?.lastTransitionTime, now)
-      : undefined,
+    upForMs: upFor(pod, deployContainerOf(pod, port), now),
     entry,
     staleEntry,
     runs,
     current: runs.source === 'live' && runs.settled,
   };
+}
+
+/** How long a HAProxy pod has been up to take a deploy (HAProxyPodInfo.upForMs). */
+function upFor(pod: Pod, deployContainer: string | undefined, now: number): number | undefined {
+  if (podReady(pod)) return ageMs(findCondition(pod.status?.conditions, 'Ready')?.lastTransitionTime, now);
+  const started = pod.status?.containerStatuses?.find((s) => s.name === deployContainer)?.state?.running?.startedAt;
+  return ageMs(started ?? pod.status?.startTime, now);
 }
 
 /** The servers of the config a HAProxy pod runs, when its content can be read. */

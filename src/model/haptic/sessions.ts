@@ -47,8 +47,12 @@ export function masterSocketOf(pod: Pod): MasterSocket | undefined {
 
 const socketPath = (arg: string) => arg.split(',')[0]!.replace(/^unix@/, '');
 
-/** The master CLI's prompt in interactive mode: `master> `, `master [ReLoAd]> ` while a reload runs (2.7+). */
-const PROMPT = /(?:^|\n)master(?: \[[^\]\n]*\])?> /;
+/**
+ * The master CLI's prompt in interactive mode, as HAProxy's src/cli.c (pcli_write_prompt) writes it: `master> `;
+ * `master[ReloadFailed]> ` once a reload has failed (the master keeps serving with the previous workers); 3.0+ may
+ * put the uptime before it (`prompt timed`: `[0:00:01:02] master> `) and the access modes after it (`master(xe)> `).
+ */
+const PROMPT = /(?:^|\n)(?:\[\d+:\d\d:\d\d:\d\d\] )?master(?:\[ReloadFailed\])?(?:\([xed]*\))?> /;
 
 /** The answers of an interactive master CLI session (after `prompt`), in the order the commands were sent. */
 export function splitAnswers(transcript: string): string[] {

@@ -808,6 +808,44 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     ]);
   });
 
+  it('HS106 waits for the first deploy of a new HAProxy pod whose /ready answers 503 until it, then fires', () => {
+    // HAPTIC discovers the pod once the container exposing the Dataplane API port is ready (discovery.go); the
+    // haproxy container's /ready answers 503 until the first config arrives, so the pod is not Ready: the grace
+    // counts from that container's start
+    const fleet = [
+      { name: 'haptic-haproxy-a', runs: 'current' as const },
+      { name: 'haptic-haproxy-b', runs: 'none' as const },
+    ];
+    const startedSecondsAgo = (seconds: number): Case => {
+      const inputs = hapticInputs({ ...midway, fleet });
+      const pods = inputs.pods.items.map((p) =>
+        p.metadata.name !== 'haptic-haproxy-b'
+          ? p
+          : {
+              ...p,
+              spec: {
+                ...p.spec,
+                containers: [{ name: 'haproxy' }, { name: 'dataplane', ports: [{ containerPort: 5555 }] }],
+              },
+              status: {
+                ...p.status,
+                startTime: at(seconds + 1),
+                conditions: [cond('Ready', 'False', seconds)],
+                containerStatuses: [
+                  { name: 'haproxy', ready: false, restartCount: 0, state: { running: { startedAt: at(seconds) } } },
+                  { name: 'dataplane', ready: true, restartCount: 0, state: { running: { startedAt: at(seconds) } } },
+                ],
+              },
+            },
+      );
+      return { inputs: { ...inputs, pods: { ...inputs.pods, items: pods } } };
+    };
+    expect(ids(startedSecondsAgo(5))).not.toContain('HS106');
+    expect(only(startedSecondsAgo(60), 'HS106').evidence).toEqual([
+      'haptic-haproxy-b: no entry in haproxycfg haptic/haptic-config-haproxycfg status.deployedToPods (never deployed to)',
+    ]);
+  });
+
   it.each<[string, Case]>([['a HAProxy pod is still catching up, without an error', { haptic: midway }]])(
     'HS106 does not fire when %s',
     (_, c) => expect(ids(c)).not.toContain('HS106'),

@@ -38,6 +38,14 @@ describe("HAProxy's master CLI, read", () => {
     ]);
   });
 
+  it("splits the same after a failed reload (master[ReloadFailed]> ) and with 3.0's timed prompt and modes", () => {
+    const failed = TRANSCRIPT.replaceAll('master> ', 'master[ReloadFailed]> ');
+    expect(failed).not.toBe(TRANSCRIPT);
+    expect(splitAnswers(failed)).toEqual(splitAnswers(TRANSCRIPT));
+    const timed = TRANSCRIPT.replaceAll('master> ', '[0:00:01:02] master[ReloadFailed](xe)> ');
+    expect(splitAnswers(timed)).toEqual(splitAnswers(TRANSCRIPT));
+  });
+
   it('reads show stat by its header: servers only, with sessions, address and fault counters', () => {
     const answers = splitAnswers(TRANSCRIPT);
     expect(parseShowStat(answers[1]!)).toEqual([
