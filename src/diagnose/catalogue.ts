@@ -132,11 +132,11 @@ export const CATALOGUE = {
   HG116: {
     severity: 'blocker',
     summary:
-      'No route that HAPTIC renders reaches a Service that selects the pod template (no Ingress of its class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC would never route the new pods, so they would never become Ready.',
+      "No route that HAPTIC renders reaches a Service that selects the pod template (no Ingress of its class, a route in another namespace without a ReferenceGrant, a default backend the dataplane generation does not read…), and HAPTIC's live config has no server for any of the workload's pods: HAPTIC would never route the new pods, so they would never become Ready.",
     title:
       'No route that HAPTIC renders reaches {services}: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready',
     fix: {
-      nearMiss: `fix the route above (its class, parent Gateway or port), or ${ROUTE_FIX}; then run enable-gate again`,
+      nearMiss: `fix the route above (its class, its namespace or ReferenceGrant, its listener), or ${ROUTE_FIX}; then run enable-gate again`,
       none: `${ROUTE_FIX}; then run enable-gate again`,
     },
   },
@@ -149,7 +149,8 @@ export const CATALOGUE = {
   },
   HG118: {
     severity: 'ok',
-    summary: 'A route that HAPTIC renders reaches a Service that selects the pod template.',
+    summary:
+      "HAPTIC routes a Service that selects the pod template: its live config has a server for one of the workload's pods, or a route it renders names the Service.",
     title: 'HAPTIC routes {services}',
   },
   HG119: {
@@ -312,11 +313,11 @@ export const CATALOGUE = {
   HS113: {
     severity: 'error',
     summary:
-      'The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, an HTTPRoute on a Gateway of another class, a port the Service lacks…): HAPTIC never routes them, so it never sets the condition (the near misses named).',
+      "The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, a route in another namespace without a ReferenceGrant…) and HAPTIC's live config has no server for any pod of the workload: HAPTIC never routes them, so it never sets the condition (the near misses named).",
     title:
       '{pods}: no route that HAPTIC renders reaches {services}, so HAPTIC never routes {which} and never sets {gateType}',
     fix: {
-      nearMiss: `fix the route above (its class, parent Gateway or port), or ${ROUTE_FIX}`,
+      nearMiss: `fix the route above (its class, its namespace or ReferenceGrant, its listener), or ${ROUTE_FIX}`,
       none: ROUTE_FIX,
     },
   },

@@ -1,7 +1,8 @@
-import type { RolloutTarget, Service } from '../types/kube.ts';
+import type { Pod, RolloutTarget, Service } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
 import type { HapticModel, Installation } from '../model/haptic/haptic.ts';
-import { formatSelector } from '../model/selectors.ts';
+import { formatSelector, selectorMatches } from '../model/selectors.ts';
+import { renderedFor } from '../model/haptic/rendered.ts';
 import { resolveStrategy } from '../model/rollout/strategy.ts';
 import { statefulSetStrategy } from '../model/rollout/statefulset.ts';
 import {
@@ -25,8 +26,13 @@ export interface PreflightInput {
   workload: RolloutTarget;
   services: Service[];
   haptic: HapticModel;
-  /** the cluster's routes (Ingresses, Gateways, HTTPRoutes, GRPCRoutes), as read with HAPTIC's objects */
+  /** the cluster's routes (Ingresses, Gateways, HTTP, GRPC, TLS and TCP routes), as read with HAPTIC's objects */
   routes: RouteLists;
+  /**
+   * pods of the namespace, among them the workload's: a server for one in HAPTIC's live config proves the workload
+   * routed whatever the routes say. Undefined when they could not be read (the routes alone then decide).
+   */
+  pods?: Pod[] | undefined;
   conditionType: string;
 }
 
@@ -39,15 +45,30 @@ export function preflight({
   services,
   haptic,
   routes,
+  pods,
   conditionType,
 }: PreflightInput): Finding[] {
   const selection = serviceCheck(deployment, services);
-  const routing = routingFor(
-    deployment.spec.template.metadata?.labels,
-    services,
-    routes,
-    routeInstallations(haptic.installations),
+  const own = pods?.filter(
+    (p) =>
+      (p.metadata.namespace ?? '') === (deployment.metadata.namespace ?? '') &&
+      selectorMatches(deployment.spec.selector, p.metadata.labels),
   );
+  const routing: Routing = {
+    ...routingFor(
+      deployment.spec.template.metadata?.labels,
+      services,
+      routes,
+      routeInstallations(haptic.installations),
+    ),
+    // with no pod to look for, the routes alone decide
+    rendered: own?.length
+      ? renderedFor(
+          haptic.installations,
+          own.map((p) => ({ name: p.metadata.name, ip: p.status?.podIP })),
+        )
+      : undefined,
+  };
   const reached =
     selection.id === 'HG100' && haptic.installations.length ? [routesCheck(deployment, services, routing, haptic)] : [];
   return [
@@ -59,7 +80,10 @@ export function preflight({
   ];
 }
 
-/** HG116–HG118: a route that HAPTIC renders reaches a Service that selects the pod template. */
+/**
+ * HG116–HG118: HAPTIC routes a Service that selects the pod template. Its live config's servers for the workload's
+ * pods prove it first; a route HAPTIC renders, by its rules, otherwise. HG116 refuses only when neither does.
+ */
 function routesCheck(deployment: RolloutTarget, services: Service[], routing: Routing, haptic: HapticModel): Finding {
   const selecting = services.filter((s) => routing.services.some((r) => r.service === s.metadata.name));
   const check = routeCheck(routing, selecting, haptic.installations);
@@ -68,7 +92,8 @@ function routesCheck(deployment: RolloutTarget, services: Service[], routing: Ro
     namespace: deployment.metadata.namespace ?? '',
     ...check.fixArgs,
   };
-  if (check.routed.length) return finding('HG118', { ...args, routes: check.routed.join(', ') }, check.routed);
+  if (check.rendered.length || check.routed.length)
+    return finding('HG118', args, [...check.rendered, ...check.routed, ...check.warnings]);
   if (check.unrouted) return finding('HG116', args, check.evidence, { variant: check.nearMiss ? 'nearMiss' : 'none' });
   return finding('HG117', args, check.evidence);
 }

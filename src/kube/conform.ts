@@ -411,9 +411,19 @@ export const KIND_SHAPES: Record<string, Shape> = {
       ),
     }),
   }),
-  Gateway: obj({ spec: obj({ gatewayClassName: str }) }),
+  Gateway: obj({
+    spec: obj({ gatewayClassName: str, listeners: list(obj({ name: str, protocol: str, port: num }, ['name'])) }),
+  }),
   HTTPRoute: gatewayRoute,
   GRPCRoute: gatewayRoute,
+  TLSRoute: gatewayRoute,
+  TCPRoute: gatewayRoute,
+  ReferenceGrant: obj({
+    spec: obj({
+      from: list(obj({ group: str, kind: str, namespace: str }, ['kind', 'namespace'])),
+      to: list(obj({ group: str, kind: str, name: str }, ['kind'])),
+    }),
+  }),
   Any: any,
 };
 

@@ -9,8 +9,9 @@ import { trimObject as trim } from './trim.ts';
 
 /**
  * Everything about HAPTIC installations, cluster-wide: template configs, rendered configs, HAPTIC's pods, the
- * RBAC that says whether the gate feature is on, and the routes it may render (Ingresses, Gateways, HTTPRoutes,
- * GRPCRoutes; a cluster without the Gateway API answers NotFound, kept as such) — one parallel round; the Leases of each installation namespace
+ * RBAC that says whether the gate feature is on, and the routes it may render (Ingresses, Gateways, HTTP, GRPC, TLS
+ * and TCP routes, ReferenceGrants; a cluster without the Gateway API, or without its experimental kinds, answers
+ * NotFound, kept as such) — one parallel round; the Leases of each installation namespace
  * are asked for as soon as the template configs are known. A user who may not read some of it gets the rest.
  * Objects come without their managedFields (trimObject), which nothing reads.
  */
@@ -40,6 +41,9 @@ export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
       gateways: { resource: R.gateways, optional: true, trim },
       httpRoutes: { resource: R.httproutes, optional: true, trim },
       grpcRoutes: { resource: R.grpcroutes, optional: true, trim },
+      tlsRoutes: { resource: R.tlsroutes, optional: true, trim },
+      tcpRoutes: { resource: R.tcproutes, optional: true, trim },
+      referenceGrants: { resource: R.referencegrants, optional: true, trim },
     }),
     leases,
   ]);

@@ -63,6 +63,11 @@ export const R = {
   gateways: resourceType('gateway.networking.k8s.io', 'v1', 'gateways', 'Gateway'),
   httproutes: resourceType('gateway.networking.k8s.io', 'v1', 'httproutes', 'HTTPRoute'),
   grpcroutes: resourceType('gateway.networking.k8s.io', 'v1', 'grpcroutes', 'GRPCRoute'),
+  // the Gateway API's experimental channel serves TLSRoute and TCPRoute at v1alpha2, its standard channel
+  // ReferenceGrant at v1beta1 (kubernetes-sigs/gateway-api, config/crd); HAPTIC's agent generation watches all three
+  tlsroutes: resourceType('gateway.networking.k8s.io', 'v1alpha2', 'tlsroutes', 'TLSRoute'),
+  tcproutes: resourceType('gateway.networking.k8s.io', 'v1alpha2', 'tcproutes', 'TCPRoute'),
+  referencegrants: resourceType('gateway.networking.k8s.io', 'v1beta1', 'referencegrants', 'ReferenceGrant'),
 } as const;
 
 export interface Locator {

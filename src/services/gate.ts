@@ -3,7 +3,9 @@ import { loadHaptic } from '../kube/haptic-snapshot.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { R, resourcePath, workloadResource } from '../kube/resources.ts';
 import { fetchQuery } from '../kube/snapshot.ts';
-import type { RolloutTarget, Service } from '../types/kube.ts';
+import type { Pod, RolloutTarget, Service } from '../types/kube.ts';
+import { unionSelector } from '../kube/selector-query.ts';
+import { trimPod } from '../kube/trim.ts';
 import { preflight } from '../diagnose/preflight.ts';
 import type { Finding } from '../types/finding.ts';
 import { buildHaptic } from '../model/haptic/haptic.ts';
@@ -22,20 +24,37 @@ export interface GateOptions extends TargetSelection {
 /** enable-gate / disable-gate: resolve every target first, then plan, check and patch each on its own. */
 export async function applyGate(client: KubeClient, options: GateOptions): Promise<GateRecord[]> {
   const targets = await resolveTargets(client, options);
-  const needsPreflight =
-    options.action === 'enable' && targets.some((d) => planGate(d, 'enable', options.conditionType).changed);
-  const [services, haptic] = needsPreflight
+  const changing = targets.filter((d) => planGate(d, 'enable', options.conditionType).changed);
+  const needsPreflight = options.action === 'enable' && changing.length > 0;
+  const [services, haptic, pods] = needsPreflight
     ? await Promise.all([
         fetchQuery<Service>(client, { resource: R.services, namespace: options.namespace }),
         loadHaptic(client),
+        // the workloads' pods, for the live config's servers: without them (not allowed), the routes alone decide
+        fetchQuery<Pod>(client, {
+          resource: R.pods,
+          namespace: options.namespace,
+          labelSelector: unionSelector(changing.map((d) => d.spec.selector)),
+          trim: trimPod,
+        }).catch((err: unknown) => {
+          if (isApiError(err, 'Forbidden')) return undefined;
+          throw err;
+        }),
       ])
-    : [[], undefined];
+    : [[], undefined, undefined];
   const hapticModel = haptic && buildHaptic(haptic, Date.now());
   const records: GateRecord[] = [];
   for (const workload of targets) {
     const findings =
       haptic && hapticModel
-        ? preflight({ workload, services, haptic: hapticModel, routes: haptic, conditionType: options.conditionType })
+        ? preflight({
+            workload,
+            services,
+            haptic: hapticModel,
+            routes: haptic,
+            pods,
+            conditionType: options.conditionType,
+          })
         : [];
     records.push(await gateOne(client, workload, findings, options));
   }

@@ -163,10 +163,13 @@ type Part =
   | 'ingresses'
   | 'gateways'
   | 'httpRoutes'
-  | 'grpcRoutes';
+  | 'grpcRoutes'
+  | 'tlsRoutes'
+  | 'tcpRoutes'
+  | 'referenceGrants';
 
 /** Kinds a cluster may not serve at all (the Gateway API is an add-on): their NotFound is an answer, not a problem. */
-const MAY_BE_ABSENT: Part[] = ['gateways', 'httpRoutes', 'grpcRoutes'];
+const MAY_BE_ABSENT: Part[] = ['gateways', 'httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'referenceGrants'];
 
 /**
  * The status pipeline on a loop: stores (list + watch) keep one workload's objects and HAPTIC's current; every
@@ -241,6 +244,9 @@ export class RolloutStream implements RolloutFollower {
       gateways: make({ resource: R.gateways, trim: trimObject }),
       httpRoutes: make({ resource: R.httproutes, trim: trimObject }),
       grpcRoutes: make({ resource: R.grpcroutes, trim: trimObject }),
+      tlsRoutes: make({ resource: R.tlsroutes, trim: trimObject }),
+      tcpRoutes: make({ resource: R.tcproutes, trim: trimObject }),
+      referenceGrants: make({ resource: R.referencegrants, trim: trimObject }),
     };
   }
 
@@ -352,6 +358,9 @@ export class RolloutStream implements RolloutFollower {
       gateways: read(p.gateways),
       httpRoutes: read(p.httpRoutes),
       grpcRoutes: read(p.grpcRoutes),
+      tlsRoutes: read(p.tlsRoutes),
+      tcpRoutes: read(p.tcpRoutes),
+      referenceGrants: read(p.referenceGrants),
     };
     const [snapshot] = splitRollouts([workload], {
       replicaSets: (this.replicaSets?.items() ?? []) as ReplicaSet[],

@@ -41,7 +41,7 @@ export interface BackendReference {
   weight?: number;
 }
 
-/** HTTPRoute and GRPCRoute: the same parents and backends, other matches. */
+/** HTTPRoute, GRPCRoute, TLSRoute and TCPRoute: the same parents and backends, other matches. */
 export interface GatewayRoute extends KubeObject {
   spec?: {
     parentRefs?: ParentReference[];
@@ -51,5 +51,13 @@ export interface GatewayRoute extends KubeObject {
 }
 
 export interface Gateway extends KubeObject {
-  spec?: { gatewayClassName?: string };
+  spec?: { gatewayClassName?: string; listeners?: { name: string; protocol?: string; port?: number }[] };
+}
+
+/** Lets routes of the `from` namespaces and kinds reach the `to` kinds (and names) of its own namespace. */
+export interface ReferenceGrant extends KubeObject {
+  spec?: {
+    from?: { group?: string; kind: string; namespace: string }[];
+    to?: { group?: string; kind: string; name?: string }[];
+  };
 }

@@ -1,6 +1,6 @@
 // The raw objects a command reads for its models: what src/kube returns and src/model builds from.
 import type { HAProxyCfg, HAProxyTemplateConfig } from './haptic.ts';
-import type { Gateway, GatewayRoute, Ingress } from './routes.ts';
+import type { Gateway, GatewayRoute, Ingress, ReferenceGrant } from './routes.ts';
 import type {
   ClusterRole,
   EndpointSlice,
@@ -38,7 +38,11 @@ export interface HapticInputs {
   ingresses: Read<Ingress>;
   httpRoutes: Read<GatewayRoute>;
   grpcRoutes: Read<GatewayRoute>;
+  tlsRoutes: Read<GatewayRoute>;
+  tcpRoutes: Read<GatewayRoute>;
   gateways: Read<Gateway>;
+  /** what lets a route reach a Service of another namespace */
+  referenceGrants: Read<ReferenceGrant>;
 }
 
 /**

@@ -167,6 +167,9 @@ const HAPTIC_KINDS: Record<string, string> = {
   ingresses: 'Ingress',
   httpRoutes: 'HTTPRoute',
   grpcRoutes: 'GRPCRoute',
+  tlsRoutes: 'TLSRoute',
+  tcpRoutes: 'TCPRoute',
+  referenceGrants: 'ReferenceGrant',
   gateways: 'Gateway',
 };
 

@@ -4,9 +4,11 @@ import {
   routeClasses,
   routeInstallations,
   type RouteAdmission,
+  type RouteGeneration,
   type RouteReference,
   type Routing,
 } from '../../model/haptic/routes.ts';
+import { renderedEvidence } from '../../model/haptic/rendered.ts';
 
 // What enable-gate's preflight (HG116–HG118) and why-stalled (HS113) say about routes: the routes that name the
 // Services, why HAPTIC renders none of them, and what each installation renders.
@@ -14,13 +16,17 @@ import {
 const routeName = (r: RouteReference) => `${r.kind.toLowerCase()} ${r.namespace}/${r.name}`;
 
 /** What an installation renders, in a line. */
-function admissionLine(id: string, a: RouteAdmission): string {
+function admissionLine(id: string, a: RouteAdmission, generation: RouteGeneration): string {
   if (a.unknown) return `HAPTIC ${id}: cannot tell which routes it renders (${a.unknown})`;
   const parts: string[] = [];
   if (a.ingresses) parts.push(`Ingresses${a.ingresses.fieldSelector ? ` with ${a.ingresses.fieldSelector}` : ''}`);
-  const gatewayKinds = [a.httpRoutes && 'HTTPRoutes', a.grpcRoutes && 'GRPCRoutes'].filter(Boolean).join(' and ');
-  if (a.gateways && gatewayKinds)
-    parts.push(`${gatewayKinds} on Gateways${a.gateways.fieldSelector ? ` with ${a.gateways.fieldSelector}` : ''}`);
+  const routeKinds = [a.httpRoutes && 'HTTPRoutes', a.grpcRoutes && 'GRPCRoutes'].filter(Boolean).join(' and ');
+  if (routeKinds) parts.push(`${routeKinds} whatever their parents`);
+  const listenerKinds = [a.tlsRoutes && 'TLSRoutes', a.tcpRoutes && 'TCPRoutes'].filter(Boolean).join(' and ');
+  if (generation === 'agent' && a.gateways && listenerKinds)
+    parts.push(
+      `${listenerKinds} on listeners of Gateways${a.gateways.fieldSelector ? ` with ${a.gateways.fieldSelector}` : ''}`,
+    );
   return `HAPTIC ${id} renders ${parts.length ? parts.join(', and ') : 'no routes (neither its ingress nor its gateway library is on)'}`;
 }
 
@@ -32,6 +38,10 @@ export interface RouteCheck {
   nearMiss: boolean;
   /** the routes HAPTIC renders to them, as `ingress ns/name → service/web:80` */
   routed: string[];
+  /** the live configs' servers for the workload's pods, as evidence lines (rendered.ts) */
+  rendered: string[];
+  /** what rendering the routes does besides (a port name the Service lacks fails the agent's whole render) */
+  warnings: string[];
   evidence: string[];
   /** the arguments of the fix: the Service, a port, the class to use */
   fixArgs: { service: string; port: string; routeClass: string };
@@ -44,9 +54,12 @@ export function routeCheck(routing: Routing, services: Service[], installations:
   const routed = judged.flatMap((s) =>
     s.routes.filter((r) => !r.miss).map((r) => `${routeName(r)} → service/${s.service}:${r.service.port}`),
   );
+  // the live config's servers for the workload's pods prove it routed, whatever the routes say
+  const rendered = renderedEvidence(routing.rendered ?? []);
   const evidence: string[] = [];
   for (const s of judged) {
-    if (!s.routes.length) evidence.push(`service/${s.service}: no Ingress, HTTPRoute or GRPCRoute names it`);
+    if (!s.routes.length)
+      evidence.push(`service/${s.service}: no Ingress, HTTPRoute, GRPCRoute, TLSRoute or TCPRoute names it`);
     for (const r of s.routes.filter((x) => x.miss))
       evidence.push(`${routeName(r)} → service/${s.service}:${r.service.port || '?'}: ${r.miss}`);
   }
@@ -58,14 +71,18 @@ export function routeCheck(routing: Routing, services: Service[], installations:
     );
   }
   for (const u of routing.unread) evidence.push(u.reason);
-  for (const i of insts) evidence.push(admissionLine(i.id, i.admission));
+  for (const i of insts) evidence.push(admissionLine(i.id, i.admission, i.generation));
+  if (routing.rendered && !rendered.length) evidence.push(noServerLine(installations));
   const first = services[0];
   const port = first?.spec.ports?.[0];
+  const none = judged.length > 0 && routed.length === 0 && rendered.length === 0;
   return {
-    unrouted: judged.length > 0 && routed.length === 0 && routing.conclusive,
-    unknown: judged.length > 0 && routed.length === 0 && !routing.conclusive,
+    unrouted: none && routing.conclusive,
+    unknown: none && !routing.conclusive,
     nearMiss: judged.some((s) => s.routes.length > 0) || routing.elsewhere.length > 0,
     routed,
+    rendered,
+    warnings: judged.flatMap((s) => s.routes.flatMap((r) => (r.warning ? [`${routeName(r)}: ${r.warning}`] : []))),
     evidence,
     fixArgs: {
       service: first?.metadata.name ?? '',
@@ -73,4 +90,14 @@ export function routeCheck(routing: Routing, services: Service[], installations:
       routeClass: routeClasses(insts)[0] ?? 'haproxy',
     },
   };
+}
+
+/** Why the live configs prove nothing: none of them has a server for a pod of the workload (or none could be read). */
+function noServerLine(installations: Installation[]): string {
+  const configs = installations.map((i) =>
+    i.config
+      ? `haproxycfg ${i.namespace}/${i.config.name}${i.config.unreadable ? ` (unreadable: ${i.config.unreadable})` : ''}`
+      : `HAPTIC ${i.namespace}/${i.templateConfig} (no live config)`,
+  );
+  return `no server for a pod of the workload in ${configs.join(', ') || 'any live config'}`;
 }

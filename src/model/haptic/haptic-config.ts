@@ -5,6 +5,8 @@ export interface RenderedServer {
   server: string;
   /** the pod this server stands for: the `# Pod:` comment, else the server name */
   pod: string;
+  /** whether a `# Pod:` comment names the pod (else `pod` is only the server's name) */
+  named: boolean;
   address: string;
   disabled: boolean;
 }
@@ -51,6 +53,7 @@ export function renderedServers(text: string): RenderedServer[] {
         backend,
         server: words[1],
         pod: podInComment ?? pendingPod ?? words[1],
+        named: (podInComment ?? pendingPod) !== undefined,
         address: words[2],
         disabled: words.includes('disabled'),
       });

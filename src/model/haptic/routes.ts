@@ -1,21 +1,42 @@
 import type { Read } from '../../types/snapshot.ts';
 import type { HAProxyTemplateConfig, WatchedResource } from '../../types/haptic.ts';
 import type { Service } from '../../types/kube.ts';
-import type { BackendReference, Gateway, GatewayRoute, Ingress } from '../../types/routes.ts';
+import type {
+  BackendReference,
+  Gateway,
+  GatewayRoute,
+  Ingress,
+  ParentReference,
+  ReferenceGrant,
+} from '../../types/routes.ts';
 import { servicesSelecting } from '../services.ts';
+import type { RenderedServerOf } from './rendered.ts';
 
 // Which routes HAPTIC renders, and so which Services' pods it can route at all. HAPTIC renders backends only for
-// Services a route of its own references (HAProxy-Template-IC/haproxy-template-ingress-controller,
-// charts/haptic/libraries/ingress.yaml and gateway.yaml, merged into the template config's watchedResources by
-// charts/haptic/templates/_helpers.tpl):
-// - its ingress library watches Ingresses through a field selector the chart sets from ingressClass.name
-//   (`spec.ingressClassName=haproxy`; an Ingress without ingressClassName does not match), and renders one backend
-//   per path of spec.rules[].http.paths[] (spec.defaultBackend is not read), named
-//   `ing_<namespace>_<ingress>_<service>_<port name or number>`;
-// - its gateway library watches Gateways through `spec.gatewayClassName=haproxy`, and HTTPRoutes and GRPCRoutes
-//   attached to them by parentRefs (docs/libraries/gateway.md), one backend per backendRef, named
-//   `gtw_<namespace>_<route>_<service>_<port>` (port 80 when the backendRef has none); cross-namespace backendRefs
-//   are not rendered (the same page: "Not explicitly handled").
+// Services a route it watches references. Its rules, per generation, as its sources write them
+// (HAProxy-Template-IC/haproxy-template-ingress-controller; the dataplane generation at its HEAD, charts/haptic/
+// libraries/*.yaml; the agent generation, module gitlab.com/haproxy-haptic/haptic, charts/haptic/charts/*/ — the gate
+// release builds on the agent generation, so its rules are the agent's, the newest readable source):
+// - Ingresses: the ingress library watches them through a field selector the chart sets from ingressClass.name
+//   (`spec.ingressClassName=haproxy`; an Ingress without ingressClassName does not match, the class annotation is
+//   not read). One backend per (Ingress, Service, port) of spec.rules[].http.paths[]: dataplane `ing_<ns>_<ingress>_
+//   <service>_<port>` (libraries/ingress.yaml, GenerateIngressBackends), agent `<ns>_<ingress>_svc_<service>_<port>`
+//   (charts/ingress/library.yaml, util-backend-name-ingress). spec.defaultBackend: the agent renders it the same way
+//   ("Default backend for"), the dataplane generation does not read it.
+// - Ports: a number the Service lacks still renders servers, at the slice's only port, else the number (dataplane
+//   base.yaml BackendServers; agent kubernetes-backends BackendServersResult). A name the Service lacks: the dataplane
+//   generation falls back to port 80 and the same lookup; the agent's ResolveServicePort fails the whole render
+//   (kubernetes-backends/library.yaml): a refused render of the installation, not this route's miss.
+// - HTTPRoutes and GRPCRoutes: every one the gateway library watches gets backends, whatever its parentRefs (a parent
+//   Gateway of another class, or none): dataplane backends-500-gateway renders resources.httproutes.List(); the
+//   agent's backenditems-500-gateway-http renders every route, checking only its backendRefs (BackendRefValid).
+//   Named `gtw_<route ns>_<route>_<service>_<port>`, port 80 when the backendRef has none. A backendRef to another
+//   namespace: the agent renders it when a ReferenceGrant of that namespace allows it (util-reference-grant-
+//   permitted); the dataplane generation does not ("not explicitly handled", docs/libraries/gateway.md).
+// - TLSRoutes and TCPRoutes (agent only: gateway/22-ssl-passthrough.yaml, gateway/90-tcproute.yaml): rendered when
+//   attached to a TLS (TCP) listener of a Gateway the installation watches, one backend per rule,
+//   `gtw_tls_<ns>_<route>_<rule index>` from the rule's first backendRef (port 443 when none), `gtw_tcp_<ns>_<route>_
+//   <rule index>` from all of them (port 80 when none).
 // The field and label selectors are HAPTIC's own (pkg/k8s/indexer/fieldselector.go: `path=value`, an exact match of
 // the value at a JSONPath; a missing field never matches).
 
@@ -34,11 +55,13 @@ export interface RouteAdmission {
   gateways?: { fieldSelector?: string | undefined } | undefined;
   httpRoutes: boolean;
   grpcRoutes: boolean;
+  tlsRoutes?: boolean | undefined;
+  tcpRoutes?: boolean | undefined;
   /** why what it renders cannot be told (no watchedResources, a selector HAPTIC would refuse) */
   unknown?: string | undefined;
 }
 
-export type RouteKind = 'Ingress' | 'HTTPRoute' | 'GRPCRoute';
+export type RouteKind = 'Ingress' | 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute' | 'TCPRoute';
 
 /** A route that names a Service, and whether HAPTIC renders it. */
 export interface RouteReference {
@@ -53,6 +76,8 @@ export interface RouteReference {
   admittedBy: string[];
   /** why no installation renders it (absent when one does) */
   miss?: string | undefined;
+  /** what rendering it does besides (the agent generation fails the whole render on a port name the Service lacks) */
+  warning?: string | undefined;
 }
 
 export interface ServiceRouting {
@@ -72,25 +97,50 @@ export interface Routing {
   unknownInstallations: { id: string; reason: string }[];
   /** whether "no route reaches the pods" can be concluded: nothing that might route them went unread */
   conclusive: boolean;
+  /**
+   * the servers HAPTIC's live configs have for the workload's pods (rendered.ts): when there is one, HAPTIC routes
+   * the Services, whatever the route analysis says (it then only explains); absent when no pod was looked for
+   */
+  rendered?: RenderedServerOf[] | undefined;
 }
 
 export interface RouteLists {
   ingresses: Read<Ingress>;
   httpRoutes: Read<GatewayRoute>;
   grpcRoutes: Read<GatewayRoute>;
+  tlsRoutes: Read<GatewayRoute>;
+  tcpRoutes: Read<GatewayRoute>;
   gateways: Read<Gateway>;
+  referenceGrants: Read<ReferenceGrant>;
 }
 
-/** An installation as the route model needs it: its id (namespace/template config) and what it admits. */
+/** Whose libraries an installation runs: the dataplane generation's, or the agent generation's (the gate release's). */
+export type RouteGeneration = 'dataplane' | 'agent';
+
+/** An installation as the route model needs it: its id (namespace/template config), what it admits, its libraries. */
 export interface RouteInstallation {
   id: string;
   admission: RouteAdmission;
+  generation: RouteGeneration;
 }
 
-/** The installations of the HAPTIC model as the route model reads them. */
+/**
+ * The installations of the HAPTIC model as the route model reads them. One whose generation cannot be told follows
+ * the agent generation's rules: the newest, and the gate release's.
+ */
 export const routeInstallations = (
-  installations: { namespace: string; templateConfig: string; routes: RouteAdmission }[],
-): RouteInstallation[] => installations.map((i) => ({ id: `${i.namespace}/${i.templateConfig}`, admission: i.routes }));
+  installations: {
+    namespace: string;
+    templateConfig: string;
+    routes: RouteAdmission;
+    statusShape?: 'dataplane' | 'agent' | 'unknown';
+  }[],
+): RouteInstallation[] =>
+  installations.map((i) => ({
+    id: `${i.namespace}/${i.templateConfig}`,
+    admission: i.routes,
+    generation: i.statusShape === 'dataplane' ? 'dataplane' : 'agent',
+  }));
 
 /** The routing of the Services of a namespace that select these pod labels. */
 export function routingFor(
@@ -168,6 +218,8 @@ export function routeAdmission(htc: HAProxyTemplateConfig): RouteAdmission {
   const admission: RouteAdmission = {
     httpRoutes: !!watched(resources, 'httproutes'),
     grpcRoutes: !!watched(resources, 'grpcroutes'),
+    tlsRoutes: !!watched(resources, 'tlsroutes'),
+    tcpRoutes: !!watched(resources, 'tcproutes'),
   };
   const selectorOf = (r: WatchedResource) => {
     if (!r.fieldSelector) return undefined;
@@ -209,21 +261,32 @@ function ingressMiss(ingress: Ingress, inst: RouteInstallation): string | undefi
   return undefined;
 }
 
-/** Why an installation does not render this HTTPRoute or GRPCRoute, or undefined when it does. */
-function gatewayRouteMiss(
-  kind: RouteKind,
+const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+const toGateway = (p: ParentReference) =>
+  (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? 'Gateway') === 'Gateway';
+
+/** Why an installation does not render this HTTPRoute or GRPCRoute: only when it does not watch the kind. */
+function httpRouteMiss(kind: RouteKind, inst: RouteInstallation): string | undefined {
+  const watches = kind === 'HTTPRoute' ? inst.admission.httpRoutes : inst.admission.grpcRoutes;
+  return watches ? undefined : `HAPTIC ${inst.id} does not watch ${kind}s (its gateway library is off)`;
+}
+
+/**
+ * Why an installation does not render this TLSRoute or TCPRoute: the agent generation renders one attached to a
+ * listener of that protocol on a Gateway it watches (the parent's sectionName, when set, names the listener).
+ */
+function listenerRouteMiss(
+  kind: 'TLSRoute' | 'TCPRoute',
   route: GatewayRoute,
   gateways: Read<Gateway>,
   inst: RouteInstallation,
 ): string | undefined {
-  const watches = kind === 'HTTPRoute' ? inst.admission.httpRoutes : inst.admission.grpcRoutes;
-  if (!watches || !inst.admission.gateways)
-    return `HAPTIC ${inst.id} does not watch ${kind}s (its gateway library is off)`;
-  const parents = (route.spec?.parentRefs ?? []).filter(
-    (p) =>
-      (p.group ?? 'gateway.networking.k8s.io') === 'gateway.networking.k8s.io' && (p.kind ?? 'Gateway') === 'Gateway',
-  );
-  if (!parents.length) return 'has no parentRefs to a Gateway';
+  const watches = kind === 'TLSRoute' ? inst.admission.tlsRoutes : inst.admission.tcpRoutes;
+  if (inst.generation === 'dataplane' || !watches || !inst.admission.gateways)
+    return `HAPTIC ${inst.id} does not watch ${kind}s`;
+  const protocol = kind === 'TLSRoute' ? 'TLS' : 'TCP';
+  const parents = (route.spec?.parentRefs ?? []).filter(toGateway);
+  if (!parents.length) return `has no parentRefs to a Gateway (HAPTIC renders a ${kind} on a ${protocol} listener)`;
   const misses: string[] = [];
   for (const parent of parents) {
     const where = `${parent.namespace ?? ns(route)}/${parent.name}`;
@@ -231,75 +294,113 @@ function gatewayRouteMiss(
       (g) => ns(g) === (parent.namespace ?? ns(route)) && g.metadata.name === parent.name,
     );
     if (!gateway) {
-      misses.push(
-        gateways.error ? `its parent gateway ${where} could not be read` : `its parent gateway ${where} does not exist`,
-      );
+      misses.push(`its parent gateway ${where} ${gateways.error ? 'could not be read' : 'does not exist'}`);
       continue;
     }
     const selector = inst.admission.gateways.fieldSelector;
-    if (!selector || fieldSelectorMatches(selector, gateway)) return undefined;
+    if (selector && !fieldSelectorMatches(selector, gateway)) {
+      misses.push(
+        `its parent gateway ${where} has ${gateway.spec?.gatewayClassName ? `gatewayClassName ${gateway.spec.gatewayClassName}` : 'no gatewayClassName'}; HAPTIC ${inst.id} watches Gateways with ${selector}`,
+      );
+      continue;
+    }
+    const listener = (gateway.spec?.listeners ?? []).some(
+      (l) => l.protocol === protocol && (!parent.sectionName || parent.sectionName === l.name),
+    );
+    if (listener) return undefined;
     misses.push(
-      `its parent gateway ${where} has ${gateway.spec?.gatewayClassName ? `gatewayClassName ${gateway.spec.gatewayClassName}` : 'no gatewayClassName'}; HAPTIC ${inst.id} watches Gateways with ${selector}`,
+      `its parent gateway ${where} has no ${protocol} listener${parent.sectionName ? ` named ${parent.sectionName}` : ''}`,
     );
   }
   return misses.join('; ');
 }
 
-/** Why the Service's ports make a route's port miss, or undefined when the Service has it. */
-function portMiss(service: Service, port: string): string | undefined {
-  const ports = service.spec.ports ?? [];
-  const found = /^\d+$/.test(port) ? ports.some((p) => String(p.port) === port) : ports.some((p) => p.name === port);
-  if (found) return undefined;
-  const listed = ports.map((p) => (p.name ? `${p.name} ${p.port}` : String(p.port))).join(', ') || 'none';
-  return `service/${service.metadata.name} has no port ${port} (its ports: ${listed}), so HAPTIC renders no server for it`;
-}
-
+/** A Service reference of a route, with what decides whether each installation renders it. */
 interface Named {
   kind: RouteKind;
   namespace: string;
   name: string;
   service: { namespace: string; name: string; port: string };
-  backend: string;
-  /** why it cannot route whatever installation watches it (a port, a cross-namespace reference) */
-  reach?: string | undefined;
-  /** per installation: why it does not render the route */
+  /** the backend each generation names it (the agent names an Ingress's port by the Service port's name) */
+  backend: (generation: RouteGeneration, service?: Service) => string;
+  /** per installation: why it does not watch the route (its class, parents, libraries) */
   missOf: (inst: RouteInstallation) => string | undefined;
+  /** per installation that watches it: why it still renders nothing for it (its generation's rules) */
+  reachOf?: ((inst: RouteInstallation) => string | undefined) | undefined;
 }
 
-/** Every Service reference of every readable route, with its backend name as HAPTIC renders it. */
+const portOf = (port: { name?: string | undefined; number?: number | undefined } | undefined) =>
+  port?.name || (port?.number === undefined ? '' : String(port.number));
+
+/** Whether a ReferenceGrant of the Service's namespace lets this route kind of `from` reach the Service. */
+function granted(grants: Read<ReferenceGrant>, kind: RouteKind, from: string, to: { namespace: string; name: string }) {
+  return grants.items.some(
+    (g) =>
+      ns(g) === to.namespace &&
+      (g.spec?.from ?? []).some((f) => (f.group ?? '') === GATEWAY_GROUP && f.kind === kind && f.namespace === from) &&
+      (g.spec?.to ?? []).some((t) => (t.group ?? '') === '' && t.kind === 'Service' && (!t.name || t.name === to.name)),
+  );
+}
+
+/** Why a backendRef to another namespace is not rendered by an installation, or undefined when it is. */
+function crossNamespaceMiss(
+  lists: RouteLists,
+  kind: RouteKind,
+  from: string,
+  to: { namespace: string; name: string },
+  inst: RouteInstallation,
+): string | undefined {
+  if (to.namespace === from) return undefined;
+  if (inst.generation === 'dataplane')
+    return `references it from namespace ${from}: HAPTIC ${inst.id} (dataplane generation) does not render backendRefs to another namespace`;
+  if (granted(lists.referenceGrants, kind, from, to)) return undefined;
+  return lists.referenceGrants.error && !lists.referenceGrants.items.length
+    ? `references it from namespace ${from}; the ReferenceGrants that could allow it could not be read`
+    : `references it from namespace ${from}, and no ReferenceGrant in ${to.namespace} lets ${kind}s of ${from} reach it`;
+}
+
+/** Every Service reference of every readable route. */
 function references(lists: RouteLists): Named[] {
   const out: Named[] = [];
   for (const ingress of lists.ingresses.items) {
-    const paths = (ingress.spec?.rules ?? []).flatMap((r) => r.http?.paths ?? []);
+    const where = ns(ingress);
+    const name = ingress.metadata.name;
+    // the agent names the port by its name, the Service port's name when the Ingress gives a number
+    const ingressBackend = (svc: string, port: string) => (g: RouteGeneration, service?: Service) =>
+      g === 'dataplane'
+        ? `ing_${where}_${name}_${svc}_${port}`
+        : `${where}_${name}_svc_${svc}_${(service?.spec.ports ?? []).find((p) => String(p.port) === port)?.name || port}`;
     const seen = new Set<string>();
+    const paths = (ingress.spec?.rules ?? []).flatMap((r) => r.http?.paths ?? []);
     for (const path of paths) {
       const svc = path.backend?.service;
       if (!svc?.name) continue;
-      const port = svc.port?.name || (svc.port?.number === undefined ? '' : String(svc.port.number));
-      const backend = `ing_${ns(ingress)}_${ingress.metadata.name}_${svc.name}_${port}`;
-      if (seen.has(backend)) continue;
-      seen.add(backend);
+      const port = portOf(svc.port);
+      if (seen.has(`${svc.name}_${port}`)) continue;
+      seen.add(`${svc.name}_${port}`);
       out.push({
         kind: 'Ingress',
-        namespace: ns(ingress),
-        name: ingress.metadata.name,
-        service: { namespace: ns(ingress), name: svc.name, port },
-        backend,
+        namespace: where,
+        name,
+        service: { namespace: where, name: svc.name, port },
+        backend: ingressBackend(svc.name, port),
         missOf: (i) => ingressMiss(ingress, i),
       });
     }
     const fallback = ingress.spec?.defaultBackend?.service;
-    if (fallback?.name && !paths.some((p) => p.backend?.service?.name === fallback.name)) {
-      const port = fallback.port?.name || (fallback.port?.number === undefined ? '' : String(fallback.port.number));
+    const port = portOf(fallback?.port);
+    if (fallback?.name && !seen.has(`${fallback.name}_${port}`)) {
       out.push({
         kind: 'Ingress',
-        namespace: ns(ingress),
-        name: ingress.metadata.name,
-        service: { namespace: ns(ingress), name: fallback.name, port },
-        backend: '',
-        reach:
-          "names it only as spec.defaultBackend, which HAPTIC's ingress library does not render (it renders spec.rules[].http.paths[])",
+        namespace: where,
+        name,
+        service: { namespace: where, name: fallback.name, port },
+        backend: ingressBackend(fallback.name, port),
         missOf: (i) => ingressMiss(ingress, i),
+        reachOf: (i) =>
+          i.generation === 'dataplane'
+            ? `names it only as spec.defaultBackend, which the ingress library of HAPTIC ${i.id} (dataplane generation) does not render`
+            : undefined,
       });
     }
   }
@@ -308,28 +409,51 @@ function references(lists: RouteLists): Named[] {
     ['GRPCRoute', lists.grpcRoutes],
   ] as const) {
     for (const route of list.items) {
+      const where = ns(route);
       const seen = new Set<string>();
       for (const ref of (route.spec?.rules ?? []).flatMap((r) => r.backendRefs ?? [])) {
         if (!isServiceRef(ref)) continue;
         const port = String(ref.port ?? 80);
-        const backend = `gtw_${ns(route)}_${route.metadata.name}_${ref.name}_${port}`;
-        const target = ref.namespace ?? ns(route);
-        if (seen.has(`${target}/${backend}`)) continue;
-        seen.add(`${target}/${backend}`);
-        const reach =
-          target === ns(route)
-            ? undefined
-            : `references it from namespace ${ns(route)}: HAPTIC's gateway library does not render cross-namespace backendRefs`;
+        const target = { namespace: ref.namespace ?? where, name: ref.name };
+        const backend = `gtw_${where}_${route.metadata.name}_${ref.name}_${port}`;
+        if (seen.has(`${target.namespace}/${backend}`)) continue;
+        seen.add(`${target.namespace}/${backend}`);
         out.push({
           kind,
-          namespace: ns(route),
+          namespace: where,
           name: route.metadata.name,
-          service: { namespace: target, name: ref.name, port },
-          backend,
-          reach,
-          missOf: (i) => gatewayRouteMiss(kind, route, lists.gateways, i),
+          service: { ...target, port },
+          backend: () => backend,
+          missOf: (i) => httpRouteMiss(kind, i),
+          reachOf: (i) => crossNamespaceMiss(lists, kind, where, target, i),
         });
       }
+    }
+  }
+  for (const [kind, list] of [
+    ['TLSRoute', lists.tlsRoutes],
+    ['TCPRoute', lists.tcpRoutes],
+  ] as const) {
+    for (const route of list.items) {
+      const where = ns(route);
+      (route.spec?.rules ?? []).forEach((rule, index) => {
+        // a TLSRoute rule's backend is its first backendRef; a TCPRoute rule pools all of them
+        const refs = (rule.backendRefs ?? []).slice(0, kind === 'TLSRoute' ? 1 : undefined);
+        const backend = `gtw_${kind === 'TLSRoute' ? 'tls' : 'tcp'}_${where}_${route.metadata.name}_${index}`;
+        for (const ref of refs) {
+          if (!isServiceRef(ref)) continue;
+          const target = { namespace: ref.namespace ?? where, name: ref.name };
+          out.push({
+            kind,
+            namespace: where,
+            name: route.metadata.name,
+            service: { ...target, port: String(ref.port ?? (kind === 'TLSRoute' ? 443 : 80)) },
+            backend: () => backend,
+            missOf: (i) => listenerRouteMiss(kind, route, lists.gateways, i),
+            reachOf: (i) => crossNamespaceMiss(lists, kind, where, target, i),
+          });
+        }
+      });
     }
   }
   return out;
@@ -337,6 +461,23 @@ function references(lists: RouteLists): Named[] {
 
 const isServiceRef = (ref: BackendReference) =>
   (ref.group ?? '') === '' && (ref.kind ?? 'Service') === 'Service' && !!ref.name;
+
+/**
+ * What rendering a reference does besides: the agent generation's ResolveServicePort fails the whole render on a
+ * port name the Service lacks (kubernetes-backends/library.yaml); a number it lacks, or a name in the dataplane
+ * generation (which falls back to port 80), still renders servers.
+ */
+function portWarning(service: Service, ref: Named, admitting: RouteInstallation[]): string | undefined {
+  const port = ref.service.port;
+  if (ref.kind !== 'Ingress' || !port || /^\d+$/.test(port)) return undefined;
+  if ((service.spec.ports ?? []).some((p) => p.name === port)) return undefined;
+  const agents = admitting.filter((i) => i.generation === 'agent');
+  if (!agents.length) return undefined;
+  const listed = (service.spec.ports ?? []).map((p) => (p.name ? `${p.name} ${p.port}` : String(p.port))).join(', ');
+  return `service/${service.metadata.name} has no port named ${port} (its ports: ${listed || 'none'}): HAPTIC ${agents
+    .map((i) => i.id)
+    .join(', ')} fails its whole render on it, not only this route`;
+}
 
 /** Route kinds that may carry a route to the Service but were not read. */
 function unreadKinds(lists: RouteLists): Routing['unread'] {
@@ -355,7 +496,10 @@ function unreadKinds(lists: RouteLists): Routing['unread'] {
   say('ingresses.networking.k8s.io', lists.ingresses);
   say('httproutes.gateway.networking.k8s.io', lists.httpRoutes);
   say('grpcroutes.gateway.networking.k8s.io', lists.grpcRoutes);
+  say('tlsroutes.gateway.networking.k8s.io', lists.tlsRoutes);
+  say('tcproutes.gateway.networking.k8s.io', lists.tcpRoutes);
   say('gateways.gateway.networking.k8s.io', lists.gateways);
+  say('referencegrants.gateway.networking.k8s.io', lists.referenceGrants);
   return unread;
 }
 
@@ -370,15 +514,21 @@ export function routingOf(services: Service[], lists: RouteLists, installations:
     .filter((i) => i.admission.unknown)
     .map((i) => ({ id: i.id, reason: i.admission.unknown! }));
   const judge = (ref: Named, service?: Service): RouteReference => {
-    const admittedBy = installations.filter((i) => !i.admission.unknown && !ref.missOf(i)).map((i) => i.id);
-    const reach = ref.reach ?? (service && ref.service.port ? portMiss(service, ref.service.port) : undefined);
-    const miss =
-      reach ??
-      (admittedBy.length
-        ? undefined
-        : installations.map(ref.missOf).filter(Boolean).join('; ') || 'no HAPTIC installation watches it');
-    const { missOf: _, reach: __, ...plain } = ref;
-    return { ...plain, backend: miss ? undefined : ref.backend, admittedBy, miss };
+    const watching = installations.filter((i) => !i.admission.unknown && !ref.missOf(i));
+    const rendering = watching.filter((i) => !ref.reachOf?.(i));
+    const miss = rendering.length
+      ? undefined
+      : watching.length
+        ? watching.map((i) => ref.reachOf!(i)).join('; ')
+        : installations.map(ref.missOf).filter(Boolean).join('; ') || 'no HAPTIC installation watches it';
+    const { missOf: _, reachOf: __, backend, ...plain } = ref;
+    return {
+      ...plain,
+      backend: rendering[0] && backend(rendering[0].generation, service),
+      admittedBy: watching.map((i) => i.id),
+      miss,
+      warning: service && portWarning(service, ref, rendering),
+    };
   };
   const own = services.map((svc) => {
     const routes = all
@@ -391,12 +541,16 @@ export function routingOf(services: Service[], lists: RouteLists, installations:
   const elsewhere = all
     .filter((r) => names.has(r.service.name) && !namespaces.has(r.service.namespace))
     .map((r) => judge(r));
-  // a kind the cluster does not serve holds no route; one that could not be read might
+  // a kind the cluster does not serve holds no route; one that could not be read might. Gateways matter only to
+  // TLS and TCP routes, ReferenceGrants only to routes across namespaces.
+  const crossing = all.some((r) => r.kind !== 'Ingress' && r.namespace !== r.service.namespace);
+  const listenerRoutes = lists.tlsRoutes.items.length + lists.tcpRoutes.items.length;
   const conclusive =
     unread.every(
       (u) =>
         u.absent ||
-        (u.kind.startsWith('gateways') && lists.httpRoutes.items.length + lists.grpcRoutes.items.length === 0),
+        (u.kind.startsWith('gateways') && listenerRoutes === 0) ||
+        (u.kind.startsWith('referencegrants') && !crossing),
     ) && unknownInstallations.length === 0;
   return { services: own, elsewhere, unread, unknownInstallations, conclusive };
 }
@@ -413,14 +567,15 @@ export function routeClasses(installations: RouteInstallation[]): string[] {
 
 /**
  * Why a pod selected by these Services cannot be routed by HAPTIC, when that can be concluded: no route an
- * installation renders reaches any of them. Undefined when one does, or when it cannot be told.
+ * installation renders reaches any of them, and no live config has a server for a pod of the workload. Undefined
+ * when one does, or when it cannot be told.
  */
 export function unroutedReason(
   routing: Routing,
   services: string[],
   installations: RouteInstallation[],
 ): string | undefined {
-  if (!routing.conclusive || !installations.length || !services.length) return undefined;
+  if (!routing.conclusive || !installations.length || !services.length || routing.rendered?.length) return undefined;
   const judged = services.map((s) => routing.services.find((r) => r.service === s));
   if (judged.some((r) => !r || r.routed)) return undefined;
   const classes = routeClasses(installations);

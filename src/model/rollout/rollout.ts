@@ -9,6 +9,7 @@ import type { RenderedServer } from '../haptic/haptic-config.ts';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
 import { compareText } from '../../lib/order.ts';
 import { routeInstallations, routingFor, type Routing } from '../haptic/routes.ts';
+import { renderedFor } from '../haptic/rendered.ts';
 import {
   byOrdinal,
   splitByRevision,
@@ -233,12 +234,21 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const desired = w.spec.replicas ?? 1;
   const gated = (w.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
-  const routing = routingFor(
-    w.spec.template.metadata?.labels,
-    snap.services,
-    snap.haptic,
-    routeInstallations(installations),
-  );
+  const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
+  const split =
+    w.kind === 'StatefulSet'
+      ? splitByRevision(
+          w,
+          snap.pods.filter((p) => ownedBy(p, uid)),
+        )
+      : { newPods: newRS ? podsOf([newRS]) : [], oldPods: podsOf(oldRSs) };
+  const routing: Routing = {
+    ...routingFor(w.spec.template.metadata?.labels, snap.services, snap.haptic, routeInstallations(installations)),
+    rendered: renderedFor(
+      installations,
+      [...split.newPods, ...split.oldPods].map((p) => ({ name: p.metadata.name, ip: p.status?.podIP })),
+    ),
+  };
   const podCtx = {
     gateType,
     gated,
@@ -253,14 +263,6 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   };
   const view = (p: Pod) =>
     buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) });
-  const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
-  const split =
-    w.kind === 'StatefulSet'
-      ? splitByRevision(
-          w,
-          snap.pods.filter((p) => ownedBy(p, uid)),
-        )
-      : { newPods: newRS ? podsOf([newRS]) : [], oldPods: podsOf(oldRSs) };
   const newPods = split.newPods.map(view);
   const oldPods = split.oldPods.map(view);
   const { phase, message } = w.kind === 'StatefulSet' ? statefulSetPhase(w) : phaseOf(w, desired);

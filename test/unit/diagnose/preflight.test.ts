@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/diagnose/preflight.ts';
 import { describeFinding } from '../../../src/diagnose/catalogue.ts';
-import type { Deployment } from '../../../src/types/kube.ts';
+import type { Deployment, Pod } from '../../../src/types/kube.ts';
 import { buildHaptic } from '../../../src/model/haptic/haptic.ts';
-import { deployment, GATE, hapticInputs, ingress, NOW, service } from '../fixtures/rollout.ts';
+import { deployment, GATE, hapticInputs, ingress, NOW, pod, service } from '../fixtures/rollout.ts';
 
 const ids = (
   d: Deployment,
-  o: { services?: ReturnType<typeof service>[]; haptic?: Parameters<typeof hapticInputs>[0]; type?: string } = {},
+  o: {
+    services?: ReturnType<typeof service>[];
+    haptic?: Parameters<typeof hapticInputs>[0];
+    type?: string;
+    pods?: Pod[];
+  } = {},
 ) => {
   const inputs = hapticInputs(o.haptic);
   return preflight({
@@ -15,6 +20,7 @@ const ids = (
     services: o.services ?? [service()],
     haptic: buildHaptic(inputs, NOW),
     routes: inputs,
+    pods: o.pods,
     conditionType: o.type ?? GATE,
   }).map(describeFinding);
 };
@@ -58,12 +64,51 @@ describe('enable-gate preflight', () => {
       'ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
     );
     expect(route?.fix).toBe(
-      "fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again",
+      "fix the route above (its class, its namespace or ReferenceGrant, its listener), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again",
     );
     expect(ids(probed(), { haptic: { ingresses: [] } })[1]).toMatchObject({
       id: 'HG116',
       fix: "create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'; then run enable-gate again",
     });
+  });
+
+  it("takes HAPTIC's live config as proof: a server for a pod of the workload passes, whatever the routes say", () => {
+    const running = [
+      pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+      pod({ name: 'web-old-2', rs: '1', ip: '10.0.0.2' }),
+    ];
+    const routedByConfig = ids(probed(), {
+      haptic: { ingresses: [], servers: [{ pod: 'web-old-1', ip: '10.0.0.1', disabled: false }] },
+      pods: running,
+    })[1];
+    expect(routedByConfig).toMatchObject({ id: 'HG118', severity: 'ok' });
+    expect(routedByConfig?.evidence[0]).toMatch(
+      /^haproxycfg haptic\/haptic-config-haproxycfg: backend \S+ server \S+ 10\.0\.0\.1:\d+ → pod web-old-1$/,
+    );
+    // a server of the pod's name at another address is an earlier pod's; a pod of another workload proves nothing
+    const elsewhere = ids(probed(), {
+      haptic: { ingresses: [], servers: [{ pod: 'web-old-1', ip: '10.9.9.9', disabled: false }] },
+      pods: running,
+    })[1];
+    expect(elsewhere).toMatchObject({ id: 'HG116' });
+    expect(elsewhere?.evidence).toContain(
+      'no server for a pod of the workload in haproxycfg haptic/haptic-config-haproxycfg',
+    );
+    const other = {
+      ...pod({ name: 'api-1', rs: '1', ip: '10.0.0.1' }),
+      metadata: { name: 'api-1', namespace: 'shop', labels: { app: 'api' } },
+    };
+    expect(
+      ids(probed(), {
+        haptic: { ingresses: [], servers: [{ pod: 'api-1', ip: '10.0.0.1', disabled: false }] },
+        pods: [other],
+      })[1],
+    ).toMatchObject({ id: 'HG116' });
+  });
+
+  it('passes a route HAPTIC renders by its rules, though no pod runs yet: a port number the Service lacks', () => {
+    const wrongPort = ids(probed(), { haptic: { ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] } })[1];
+    expect(wrongPort).toMatchObject({ id: 'HG118', evidence: ['ingress shop/web → service/web:8080'] });
   });
 
   it('warns, without blocking, when the routes could not be read', () => {

@@ -584,15 +584,20 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     );
     expect(f.evidence).toEqual([
       'ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
-      'HAPTIC haptic/haptic-config renders Ingresses with spec.ingressClassName=haproxy, and HTTPRoutes and GRPCRoutes on Gateways with spec.gatewayClassName=haproxy',
+      'HAPTIC haptic/haptic-config renders Ingresses with spec.ingressClassName=haproxy, and HTTPRoutes and GRPCRoutes whatever their parents',
+      'no server for a pod of the workload in haproxycfg haptic/haptic-config-haproxycfg',
     ]);
     expect(f.fix).toBe(
-      "fix the route above (its class, parent Gateway or port), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'",
+      "fix the route above (its class, its namespace or ReferenceGrant, its listener), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'",
     );
   });
 
   it.each([
-    ['no route at all', { ingresses: [] }, 'service/web: no Ingress, HTTPRoute or GRPCRoute names it'],
+    [
+      'no route at all',
+      { ingresses: [] },
+      'service/web: no Ingress, HTTPRoute, GRPCRoute, TLSRoute or TCPRoute names it',
+    ],
     [
       'an Ingress without a class (the old annotation is not read)',
       {
@@ -606,24 +611,17 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
       'ingress shop/web → service/web:80: has no ingressClassName (the kubernetes.io/ingress.class: haproxy annotation is not read); HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
     ],
     [
-      'an Ingress to a port the Service lacks',
-      { ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] },
-      'ingress shop/web → service/web:8080: service/web has no port 8080 (its ports: 80), so HAPTIC renders no server for it',
-    ],
-    [
-      'an Ingress to a port name the Service lacks',
-      { ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] },
-      'ingress shop/web → service/web:http: service/web has no port http (its ports: 80), so HAPTIC renders no server for it',
-    ],
-    [
-      'an HTTPRoute on a Gateway of another class',
-      { ingresses: [], gateways: [gateway('public', 'istio')], httpRoutes: [httpRoute('public')] },
-      'httproute shop/web → service/web:80: its parent gateway shop/public has gatewayClassName istio; HAPTIC haptic/haptic-config watches Gateways with spec.gatewayClassName=haproxy',
-    ],
-    [
-      'an HTTPRoute whose Gateway does not exist',
-      { ingresses: [], httpRoutes: [httpRoute('missing')] },
-      'httproute shop/web → service/web:80: its parent gateway shop/missing does not exist',
+      'an HTTPRoute in another namespace that no ReferenceGrant lets reach it',
+      {
+        ingresses: [],
+        httpRoutes: [
+          {
+            metadata: { name: 'web', namespace: 'front' },
+            spec: { rules: [{ backendRefs: [{ name: 'web', namespace: 'shop', port: 80 }] }] },
+          },
+        ],
+      },
+      'httproute front/web → service/web:80: references it from namespace front, and no ReferenceGrant in shop lets HTTPRoutes of front reach it',
     ],
   ] satisfies [string, HapticOptions, string][])('HS113 with %s', (_, haptic, line) => {
     const f = only({ haptic }, 'HS113');
@@ -644,6 +642,21 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
       { ingresses: [], gateways: [gateway('public', 'haproxy')], httpRoutes: [httpRoute('public')] },
     ],
     ['one route of two routes it', { ingresses: [ingress('web', 'nginx'), ingress('web-2')] }],
+    // HAPTIC's rules (model/haptic/routes.ts): servers whatever the port number, every HTTPRoute whatever its parents
+    [
+      'an Ingress names a port number the Service lacks',
+      { ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] },
+    ],
+    [
+      'an HTTPRoute hangs off a Gateway of another class',
+      { ingresses: [], gateways: [gateway('public', 'istio')], httpRoutes: [httpRoute('public')] },
+    ],
+    ['an HTTPRoute names a Gateway that does not exist', { ingresses: [], httpRoutes: [httpRoute('missing')] }],
+    // the live config has a server for an old pod of the workload: HAPTIC routes the Service, whatever the routes say
+    [
+      'the live config routes an old pod, though no route of its class names the Service',
+      { ingresses: [ingress('web', 'nginx')], servers: [{ pod: 'web-old-1', ip: '10.0.0.1', disabled: false }] },
+    ],
   ] satisfies [string, HapticOptions][])('HS113 does not fire when %s', (_, haptic) =>
     expect(ids({ haptic })).not.toContain('HS113'),
   );

@@ -60,6 +60,9 @@ function listHaptic(get: (key: string) => FakeStore, inputs: ReturnType<typeof h
   get('gateways').list(inputs.gateways.items);
   get('httproutes').list(inputs.httpRoutes.items);
   get('grpcroutes').list(inputs.grpcRoutes.items);
+  get('tlsroutes').list(inputs.tlsRoutes.items);
+  get('tcproutes').list(inputs.tcpRoutes.items);
+  get('referencegrants').list(inputs.referenceGrants.items);
 }
 
 function harness(debounceMs = 100) {
@@ -146,7 +149,7 @@ describe('RolloutStream', () => {
     const h = harness();
     h.stream.start();
     h.listAll();
-    for (const k of ['gateways', 'httproutes', 'grpcroutes']) {
+    for (const k of ['gateways', 'httproutes', 'grpcroutes', 'tlsroutes', 'tcproutes', 'referencegrants']) {
       const store = h.stores.get(k)!;
       store.synced = false;
       store.fail(
@@ -166,7 +169,10 @@ describe('RolloutStream', () => {
     expect(h.updates[0]!.model.routing.unread.map((u) => [u.kind, u.absent])).toEqual([
       ['httproutes.gateway.networking.k8s.io', true],
       ['grpcroutes.gateway.networking.k8s.io', true],
+      ['tlsroutes.gateway.networking.k8s.io', true],
+      ['tcproutes.gateway.networking.k8s.io', true],
       ['gateways.gateway.networking.k8s.io', true],
+      ['referencegrants.gateway.networking.k8s.io', true],
     ]);
     // the Ingress of class haproxy still routes the pods
     expect(h.updates[0]!.model.routing.services[0]!.routed).toBe(true);
@@ -308,9 +314,9 @@ describe('RolloutStream', () => {
           { targets: [web, api] },
         ),
     );
-    expect(created).toHaveLength(16);
+    expect(created).toHaveLength(19);
     const byKey = new Map(created.map((s) => [key(s.query), s]));
-    expect(byKey.size).toBe(16);
+    expect(byKey.size).toBe(19);
     for (const s of streams) s.start();
     expect(created.every((s) => s.started)).toBe(true);
     const get = (k: string) => byKey.get(k) ?? raise(`no store ${k}; have ${[...byKey.keys()].join(', ')}`);

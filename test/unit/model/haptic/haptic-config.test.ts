@@ -47,6 +47,7 @@ describe('HAProxyCfg content', () => {
         backend: 'shop_web_http',
         server: 'web-7f5f5b8fd6-dl48n',
         pod: 'web-7f5f5b8fd6-dl48n',
+        named: true,
         address: '10.244.1.7:8080',
         disabled: false,
       },
@@ -54,10 +55,18 @@ describe('HAProxyCfg content', () => {
         backend: 'shop_web_http',
         server: 'SRV_2',
         pod: 'web-6b5b79dc5f-78v9r',
+        named: true,
         address: '10.244.2.4:8080',
         disabled: true,
       },
-      { backend: 'shop_api_80', server: 'api-1', pod: 'api-1', address: '10.244.1.9:9000', disabled: false },
+      {
+        backend: 'shop_api_80',
+        server: 'api-1',
+        pod: 'api-1',
+        named: false,
+        address: '10.244.1.9:9000',
+        disabled: false,
+      },
     ]);
   });
 });

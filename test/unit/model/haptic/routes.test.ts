@@ -1,5 +1,6 @@
 // The route model: which routes HAPTIC renders (its template config's watched resources, its field and label
-// selectors), the backend names it gives them, and what can and cannot be concluded from what was read.
+// selectors, each generation's libraries), the backend names it gives them, and what can and cannot be concluded
+// from what was read.
 import { describe, expect, it } from 'vitest';
 import {
   fieldSelectorMatches,
@@ -7,24 +8,46 @@ import {
   routeAdmission,
   routingOf,
   unroutedReason,
+  type RouteGeneration,
+  type RouteInstallation,
   type RouteLists,
 } from '../../../../src/model/haptic/routes.ts';
 import type { HAProxyTemplateConfig, WatchedResource } from '../../../../src/types/haptic.ts';
-import type { Gateway, GatewayRoute, Ingress } from '../../../../src/types/routes.ts';
+import type { Gateway, GatewayRoute, Ingress, ReferenceGrant } from '../../../../src/types/routes.ts';
 import { CHART_WATCHED_RESOURCES, ingress, service } from '../../fixtures/rollout.ts';
 
 const htc = (watchedResources?: Record<string, WatchedResource>): HAProxyTemplateConfig => ({
   metadata: { name: 'haptic-config', namespace: 'haptic' },
   spec: watchedResources ? { watchedResources } : {},
 });
-const installations = [{ id: 'haptic/haptic-config', admission: routeAdmission(htc(CHART_WATCHED_RESOURCES)) }];
+const WATCHING_ALL: Record<string, WatchedResource> = {
+  ...CHART_WATCHED_RESOURCES,
+  tlsroutes: { resources: 'tlsroutes' },
+  tcproutes: { resources: 'tcproutes' },
+  referencegrants: { resources: 'referencegrants' },
+};
+const at = (generation: RouteGeneration, admission = routeAdmission(htc(WATCHING_ALL))): RouteInstallation[] => [
+  { id: 'haptic/haptic-config', admission, generation },
+];
+const installations = at('agent');
+const dataplane = at('dataplane');
 const lists = (
-  o: { ingresses?: Ingress[]; httpRoutes?: GatewayRoute[]; grpcRoutes?: GatewayRoute[]; gateways?: Gateway[] } = {},
+  o: {
+    ingresses?: Ingress[];
+    httpRoutes?: GatewayRoute[];
+    grpcRoutes?: GatewayRoute[];
+    tlsRoutes?: GatewayRoute[];
+    gateways?: Gateway[];
+    referenceGrants?: ReferenceGrant[];
+  } = {},
 ): RouteLists => ({
   ingresses: { items: o.ingresses ?? [] },
   httpRoutes: { items: o.httpRoutes ?? [] },
   grpcRoutes: { items: o.grpcRoutes ?? [] },
+  tlsRoutes: { items: o.tlsRoutes ?? [] },
+  tcpRoutes: { items: [] },
   gateways: { items: o.gateways ?? [] },
+  referenceGrants: { items: o.referenceGrants ?? [] },
 });
 const route = (
   name: string,
@@ -35,10 +58,11 @@ const route = (
   metadata: { name, namespace },
   spec: { parentRefs: parents, rules: [{ backendRefs: backends }] },
 });
-const gateway = (name: string, cls: string, namespace = 'shop'): Gateway => ({
+const gateway = (name: string, cls: string, namespace = 'shop', listeners: Gateway['spec'] = {}): Gateway => ({
   metadata: { name, namespace },
-  spec: { gatewayClassName: cls },
+  spec: { gatewayClassName: cls, ...listeners },
 });
+const routed = (r: ReturnType<typeof routingOf>) => r.services[0]!.routed;
 
 describe('field selectors, as HAPTIC reads them (pkg/k8s/indexer/fieldselector.go)', () => {
   it.each([
@@ -74,7 +98,7 @@ describe('what an installation renders routes from', () => {
   });
 
   it('a template config that lists no watched resources cannot be judged, and makes "not routed" unknowable', () => {
-    const unknown = [{ id: 'haptic/haptic-config', admission: routeAdmission(htc()) }];
+    const unknown = at('agent', routeAdmission(htc()));
     expect(unknown[0]!.admission.unknown).toBe('haproxytemplateconfig haptic/haptic-config lists no watchedResources');
     const r = routingOf([service()], lists({ ingresses: [ingress()] }), unknown);
     expect(r.conclusive).toBe(false);
@@ -91,7 +115,7 @@ describe('what an installation renders routes from', () => {
         },
       }),
     );
-    const insts = [{ id: 'haptic/haptic-config', admission }];
+    const insts = at('agent', admission);
     const labelled = { ...ingress(), metadata: { name: 'web', namespace: 'shop', labels: { expose: 'public' } } };
     expect(routingOf([service()], lists({ ingresses: [labelled] }), insts).services[0]!.routed).toBe(true);
     expect(routingOf([service()], lists({ ingresses: [ingress()] }), insts).services[0]!.routes[0]!.miss).toBe(
@@ -100,9 +124,7 @@ describe('what an installation renders routes from', () => {
   });
 
   it('without the ingress library, an Ingress is not rendered', () => {
-    const insts = [
-      { id: 'haptic/haptic-config', admission: routeAdmission(htc({ services: { resources: 'services' } })) },
-    ];
+    const insts = at('agent', routeAdmission(htc({ services: { resources: 'services' } })));
     expect(routingOf([service()], lists({ ingresses: [ingress()] }), insts).services[0]!.routes[0]!.miss).toBe(
       'HAPTIC haptic/haptic-config does not watch Ingresses (its ingress library is off)',
     );
@@ -110,82 +132,138 @@ describe('what an installation renders routes from', () => {
 });
 
 describe('routes to the Services that select the pods', () => {
-  it('names each rendered route by the backend HAPTIC gives it, once per Service port', () => {
-    const twoPaths: Ingress = {
-      metadata: { name: 'shop-front', namespace: 'shop' },
-      spec: {
-        ingressClassName: 'haproxy',
-        rules: [
-          {
-            http: {
-              paths: [
-                { path: '/', backend: { service: { name: 'web', port: { number: 80 } } } },
-                { path: '/api', backend: { service: { name: 'web', port: { number: 80 } } } },
-              ],
-            },
+  const shopFront: Ingress = {
+    metadata: { name: 'shop-front', namespace: 'shop' },
+    spec: {
+      ingressClassName: 'haproxy',
+      rules: [
+        {
+          http: {
+            paths: [
+              { path: '/', backend: { service: { name: 'web', port: { number: 80 } } } },
+              { path: '/api', backend: { service: { name: 'web', port: { number: 80 } } } },
+            ],
           },
-        ],
-      },
-    };
-    const r = routingOf(
-      [service()],
-      lists({
-        ingresses: [twoPaths],
-        gateways: [gateway('public', 'haproxy')],
-        httpRoutes: [route('web', [{ name: 'public' }], [{ name: 'web' }])],
-      }),
-      installations,
-    );
-    expect(r.services[0]!.routes.map((x) => [x.kind, x.backend, x.admittedBy])).toEqual([
+        },
+      ],
+    },
+  };
+
+  it('names each rendered route by the backend each generation gives it, once per Service port', () => {
+    const routes = lists({
+      ingresses: [shopFront],
+      gateways: [gateway('public', 'haproxy')],
+      httpRoutes: [route('web', [{ name: 'public' }], [{ name: 'web' }])],
+    });
+    const names = (insts: RouteInstallation[]) =>
+      routingOf([service()], routes, insts).services[0]!.routes.map((x) => [x.kind, x.backend, x.admittedBy]);
+    expect(names(dataplane)).toEqual([
       ['Ingress', 'ing_shop_shop-front_web_80', ['haptic/haptic-config']],
       ['HTTPRoute', 'gtw_shop_web_web_80', ['haptic/haptic-config']],
     ]);
-    expect(r.conclusive).toBe(true);
+    // the agent's util-backend-name-ingress: <ns>_<ingress>_svc_<service>_<port>
+    expect(names(installations)).toEqual([
+      ['Ingress', 'shop_shop-front_svc_web_80', ['haptic/haptic-config']],
+      ['HTTPRoute', 'gtw_shop_web_web_80', ['haptic/haptic-config']],
+    ]);
+    expect(routingOf([service()], routes, installations).conclusive).toBe(true);
   });
 
-  it('a port by name renders under its name', () => {
+  it("a port by name renders under its name; the agent names a number by the Service port's name", () => {
     const named = { ...service(), spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }] } };
-    const r = routingOf(
-      [named],
-      lists({ ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] }),
-      installations,
+    const byName = lists({ ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] });
+    expect(routingOf([named], byName, dataplane).services[0]!.routes[0]).toMatchObject({
+      backend: 'ing_shop_web_web_http',
+      service: { port: 'http' },
+    });
+    expect(routingOf([named], lists({ ingresses: [ingress()] }), installations).services[0]!.routes[0]!.backend).toBe(
+      'shop_web_svc_web_http',
     );
-    expect(r.services[0]!.routes[0]).toMatchObject({ backend: 'ing_shop_web_web_http', service: { port: 'http' } });
   });
 
-  it("spec.defaultBackend is not rendered by HAPTIC's ingress library", () => {
+  it('spec.defaultBackend: the agent generation renders it, the dataplane generation does not', () => {
     const fallback: Ingress = {
       metadata: { name: 'web', namespace: 'shop' },
       spec: { ingressClassName: 'haproxy', defaultBackend: { service: { name: 'web', port: { number: 80 } } } },
     };
-    const r = routingOf([service()], lists({ ingresses: [fallback] }), installations);
-    expect(r.services[0]!.routed).toBe(false);
-    expect(r.services[0]!.routes[0]!.miss).toMatch(/only as spec.defaultBackend/);
+    const agent = routingOf([service()], lists({ ingresses: [fallback] }), installations);
+    expect(agent.services[0]!.routes[0]).toMatchObject({ backend: 'shop_web_svc_web_80', miss: undefined });
+    const dp = routingOf([service()], lists({ ingresses: [fallback] }), dataplane);
+    expect(routed(dp)).toBe(false);
+    expect(dp.services[0]!.routes[0]!.miss).toMatch(/only as spec.defaultBackend/);
+    // watched, yet reaching nothing: "reaches", not "references"
+    expect(unroutedReason(dp, ['web'], dataplane)).toBe('no route of class haproxy reaches service/web');
   });
 
-  it('a cross-namespace backendRef is not rendered; a parent Gateway in another namespace is', () => {
-    const across = route(
-      'web',
-      [{ name: 'public', namespace: 'edge' }],
-      [{ name: 'web', namespace: 'shop' }],
-      'frontends',
+  it('an HTTPRoute is rendered whatever its parents: a Gateway of another class, or none', () => {
+    for (const insts of [installations, dataplane]) {
+      const otherClass = lists({
+        gateways: [gateway('public', 'nginx')],
+        httpRoutes: [route('web', [{ name: 'public' }], [{ name: 'web' }])],
+      });
+      expect(routed(routingOf([service()], otherClass, insts))).toBe(true);
+      const orphan = lists({ httpRoutes: [route('web', [], [{ name: 'web' }])] });
+      expect(routingOf([service()], orphan, insts).services[0]!.routes[0]).toMatchObject({
+        backend: 'gtw_shop_web_web_80',
+        miss: undefined,
+      });
+    }
+  });
+
+  it('a port number the Service lacks still renders servers; a missing port name fails the agent’s whole render', () => {
+    const wrongNumber = lists({ ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] });
+    for (const insts of [installations, dataplane]) {
+      const r = routingOf([service()], wrongNumber, insts);
+      expect(routed(r)).toBe(true);
+      expect(r.services[0]!.routes[0]!.warning).toBeUndefined();
+    }
+    const wrongName = lists({ ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] });
+    expect(routingOf([service()], wrongName, installations).services[0]!.routes[0]).toMatchObject({
+      miss: undefined,
+      warning:
+        'service/web has no port named http (its ports: 80): HAPTIC haptic/haptic-config fails its whole render on it, not only this route',
+    });
+    expect(routingOf([service()], wrongName, dataplane).services[0]!.routes[0]!.warning).toBeUndefined();
+  });
+
+  it('a cross-namespace backendRef: the agent renders it when a ReferenceGrant allows it, the dataplane never', () => {
+    const across = route('web', [{ name: 'public', namespace: 'edge' }], [{ name: 'web', namespace: 'shop' }], 'front');
+    const grant = (kind: string, from: string, name?: string): ReferenceGrant => ({
+      metadata: { name: 'from-front', namespace: 'shop' },
+      spec: {
+        from: [{ group: 'gateway.networking.k8s.io', kind, namespace: from }],
+        to: [{ group: '', kind: 'Service', ...(name ? { name } : {}) }],
+      },
+    });
+    const judged = (insts: RouteInstallation[], grants: ReferenceGrant[]) =>
+      routingOf([service()], lists({ httpRoutes: [across], referenceGrants: grants }), insts).services[0]!.routes[0]!;
+    expect(judged(installations, []).miss).toBe(
+      'references it from namespace front, and no ReferenceGrant in shop lets HTTPRoutes of front reach it',
     );
-    const r1 = routingOf(
-      [service()],
-      lists({ gateways: [gateway('public', 'haproxy', 'edge')], httpRoutes: [across] }),
-      installations,
+    expect(judged(installations, [grant('GRPCRoute', 'front')]).miss).toBeDefined();
+    expect(judged(installations, [grant('HTTPRoute', 'front', 'other')]).miss).toBeDefined();
+    expect(judged(installations, [grant('HTTPRoute', 'front')])).toMatchObject({
+      miss: undefined,
+      backend: 'gtw_front_web_web_80',
+    });
+    expect(judged(installations, [grant('HTTPRoute', 'front', 'web')]).miss).toBeUndefined();
+    expect(judged(dataplane, [grant('HTTPRoute', 'front')]).miss).toBe(
+      'references it from namespace front: HAPTIC haptic/haptic-config (dataplane generation) does not render backendRefs to another namespace',
     );
-    expect(r1.services[0]!.routes[0]!.miss).toBe(
-      "references it from namespace frontends: HAPTIC's gateway library does not render cross-namespace backendRefs",
+  });
+
+  it('a TLSRoute: the agent renders it on a TLS listener of a Gateway it watches, one backend per rule', () => {
+    const secure = route('secure', [{ name: 'public' }], [{ name: 'web', port: 8443 }, { name: 'other' }]);
+    const tls = gateway('public', 'haproxy', 'shop', { listeners: [{ name: 'tls', protocol: 'TLS', port: 443 }] });
+    const http = gateway('public', 'haproxy', 'shop', { listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] });
+    const judged = (g: Gateway, insts = installations) =>
+      routingOf([service()], lists({ gateways: [g], tlsRoutes: [secure] }), insts).services[0]!.routes[0]!;
+    expect(judged(tls)).toMatchObject({ kind: 'TLSRoute', backend: 'gtw_tls_shop_secure_0', miss: undefined });
+    expect(judged(http).miss).toBe('its parent gateway shop/public has no TLS listener');
+    expect(judged(gateway('public', 'nginx', 'shop', { listeners: [{ name: 'tls', protocol: 'TLS' }] })).miss).toMatch(
+      /has gatewayClassName nginx; HAPTIC haptic\/haptic-config watches Gateways with spec.gatewayClassName=haproxy/,
     );
-    const sameNamespace = route('web', [{ name: 'public', namespace: 'edge' }], [{ name: 'web' }]);
-    expect(
-      routingOf(
-        [service()],
-        lists({ gateways: [gateway('public', 'haproxy', 'edge')], httpRoutes: [sameNamespace] }),
-        installations,
-      ).services[0]!.routed,
-    ).toBe(true);
+    expect(judged(tls, dataplane).miss).toBe('HAPTIC haptic/haptic-config does not watch TLSRoutes');
   });
 
   it('a GRPCRoute counts like an HTTPRoute', () => {
@@ -205,32 +283,46 @@ describe('routes to the Services that select the pods', () => {
     const absent = { items: [], error: { kind: 'NotFound', message: 'not found' } };
     expect(routingOf([service()], { ...lists(), ingresses: forbidden }, installations).conclusive).toBe(false);
     expect(
-      routingOf([service()], { ...lists(), httpRoutes: absent, grpcRoutes: absent, gateways: absent }, installations)
-        .conclusive,
+      routingOf(
+        [service()],
+        { ...lists(), httpRoutes: absent, grpcRoutes: absent, tlsRoutes: absent, tcpRoutes: absent, gateways: absent },
+        installations,
+      ).conclusive,
     ).toBe(true);
-    // Gateways unread matter only when some HTTPRoute or GRPCRoute may hang off them
+    // Gateways unread matter only when a TLS or TCP route may hang off them; ReferenceGrants only across namespaces
     expect(routingOf([service()], { ...lists(), gateways: forbidden }, installations).conclusive).toBe(true);
     expect(
       routingOf(
         [service()],
-        { ...lists({ httpRoutes: [route('web', [{ name: 'public' }], [{ name: 'web' }])] }), gateways: forbidden },
+        { ...lists({ tlsRoutes: [route('secure', [{ name: 'public' }], [{ name: 'web' }])] }), gateways: forbidden },
         installations,
       ).conclusive,
     ).toBe(false);
+    expect(routingOf([service()], { ...lists(), referenceGrants: forbidden }, installations).conclusive).toBe(true);
+    const across = route('web', [], [{ name: 'web', namespace: 'shop' }], 'front');
+    expect(
+      routingOf([service()], { ...lists({ httpRoutes: [across] }), referenceGrants: forbidden }, installations)
+        .conclusive,
+    ).toBe(false);
   });
 
-  it('says why in the words status shows', () => {
+  it('says why in the words status shows; a live config with a server for a pod of the workload settles it', () => {
     const none = routingOf([service()], lists(), installations);
     expect(unroutedReason(none, ['web'], installations)).toBe('no route of class haproxy references service/web');
     const missed = routingOf([service()], lists({ ingresses: [ingress('web', 'nginx')] }), installations);
     expect(unroutedReason(missed, ['web'], installations)).toBe('no route of class haproxy references service/web');
-    const wrongPort = routingOf(
-      [service()],
-      lists({ ingresses: [ingress('web', 'haproxy', 'web', { number: 8080 })] }),
-      installations,
-    );
-    expect(unroutedReason(wrongPort, ['web'], installations)).toBe('no route of class haproxy reaches service/web');
-    const routed = routingOf([service()], lists({ ingresses: [ingress()] }), installations);
-    expect(unroutedReason(routed, ['web'], installations)).toBeUndefined();
+    const routedOne = routingOf([service()], lists({ ingresses: [ingress()] }), installations);
+    expect(unroutedReason(routedOne, ['web'], installations)).toBeUndefined();
+    const server = {
+      installation: 'haptic/haptic-config',
+      config: 'haptic/haptic-config-haproxycfg',
+      pod: 'web-1',
+      backend: 'custom',
+      server: 'web-1',
+      address: '10.0.0.1:8080',
+      disabled: false,
+    };
+    expect(unroutedReason({ ...none, rendered: [server] }, ['web'], installations)).toBeUndefined();
+    expect(unroutedReason({ ...none, rendered: [] }, ['web'], installations)).toBeDefined();
   });
 });
