@@ -201,14 +201,42 @@ export function rememberAddresses(memory: AddressMemory, pods: { key: string; ip
 const ipOf = (addr: string) => (addr.startsWith('[') ? addr.slice(1, addr.indexOf(']')) : addr.replace(/:\d+$/, ''));
 
 /**
- * The sessions each pod (by key) has on the HAProxy pods read, matched by the server's IP (the pod's, whatever the
- * port), summed over workers. `expected` are the HAProxy pods that should have been read: one missing or unreadable
- * makes the sum unknown (and `atLeast` the part that was read). One pass over the rows, whatever the number of pods.
+ * Which pod each server of HAPTIC's configs stands for, by `<backend>/<server>`: the pod (by key) its `# Pod:`
+ * comment names, at the address the server had. The dataplane generation reuses its `SRV_<n>` slots (a pod gone frees
+ * its slot for the next, base.yaml BackendServers), so a server's name alone says nothing: it names the pod only
+ * while the stat row shows that address.
+ */
+export type ServerNames = Map<string, { key: string; address: string }[]>;
+
+/** The ServerNames of configs' servers, for the pods known by name (`name` → key). */
+export function serverNames(
+  servers: { backend: string; server: string; pod: string; named: boolean; address: string }[],
+  keys: Map<string, string>,
+): ServerNames {
+  const names: ServerNames = new Map();
+  for (const s of servers) {
+    const key = s.named ? keys.get(s.pod) : undefined;
+    if (!key) continue;
+    const id = `${s.backend}/${s.server}`;
+    const list = names.get(id) ?? [];
+    if (!list.some((n) => n.key === key && n.address === s.address)) list.push({ key, address: s.address });
+    names.set(id, list);
+  }
+  return names;
+}
+
+/**
+ * The sessions each pod (by key) has on the HAProxy pods read, summed over workers: a server row is the pod's that
+ * the config's `# Pod:` comment names for that backend and server at the row's address (`names`), else the pod at the
+ * server's IP (whatever the port; `memory` keeps the addresses of pods gone since). `expected` are the HAProxy pods
+ * that should have been read: one missing or unreadable makes the sum unknown (and `atLeast` the part that was read).
+ * One pass over the rows, whatever the number of pods.
  */
 export function sessionsByPod(
   readings: HAProxyReading[],
   expected: string[],
   memory: AddressMemory,
+  names: ServerNames = new Map(),
 ): Map<string, PodSessions> {
   type Tally = { sessions: number; queued: number; onLeaving: number };
   const tallies = new Map<string, { on: Map<string, Tally>; rows: PodSessions['rows']; servers: number }>();
@@ -226,7 +254,8 @@ export function sessionsByPod(
         continue;
       }
       for (const s of w.servers) {
-        const key = s.addr && memory.get(ipOf(s.addr));
+        const named = names.get(`${s.backend}/${s.server}`)?.filter((n) => !s.addr || n.address === s.addr);
+        const key = (named?.length === 1 ? named[0]!.key : undefined) ?? (s.addr && memory.get(ipOf(s.addr)));
         if (!key) continue;
         const t = tallies.get(key) ?? { on: new Map<string, Tally>(), rows: {}, servers: 0 };
         tallies.set(key, t);
@@ -245,7 +274,7 @@ export function sessionsByPod(
     }
   }
   const out = new Map<string, PodSessions>();
-  for (const key of new Set(memory.values())) {
+  for (const key of new Set([...memory.values(), ...tallies.keys()])) {
     const t = tallies.get(key);
     const on = expected.map((haproxyPod): SessionsOn => {
       const n = t?.on.get(haproxyPod) ?? { sessions: 0, queued: 0, onLeaving: 0 };

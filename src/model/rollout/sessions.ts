@@ -3,6 +3,7 @@ import {
   type HAProxyReading,
   type PodSessions,
   rememberAddresses,
+  serverNames,
   sessionsByPod,
 } from '../haptic/sessions.ts';
 import type { PodView } from './pod.ts';
@@ -31,7 +32,13 @@ export function withSessions(
   );
   // no HAProxy pod to ask (none discovered, or HAPTIC's objects unreadable): nothing is known, not 0
   if (!expected.length) return { ...model, sessions: { problems: ['no HAProxy pod of HAPTIC to read sessions from'] } };
-  const byPod = sessionsByPod(state.readings, expected, memory);
+  // the configs' `# Pod:` comments name the servers of the pods seen now (the live config, its retained checkpoints)
+  const keys = new Map(pods.map((p) => [p.name, key(p)]));
+  const servers = model.installations.flatMap((i) => [
+    ...(i.config?.servers ?? []),
+    ...(i.config?.retained.flatMap((r) => r.servers ?? []) ?? []),
+  ]);
+  const byPod = sessionsByPod(state.readings, expected, memory, serverNames(servers, keys));
   const problems = [
     ...new Set(
       state.readings

@@ -7,6 +7,7 @@ import {
   parseShowStat,
   readingOf,
   rememberAddresses,
+  serverNames,
   sessionsByPod,
   splitAnswers,
 } from '../../../../src/model/haptic/sessions.ts';
@@ -172,5 +173,50 @@ describe('sessions by pod', () => {
     const by = sessionsByPod(r, ['haptic/a'], memory);
     expect(by.get('reborn-uid')?.sessions).toBe(2);
     expect(by.has('gone-uid')).toBe(false);
+  });
+
+  it("names a dataplane SRV_<n> slot's pod by the config's # Pod: comment at the row's address, not by the slot", () => {
+    // SRV_1 was web-old's (10.0.0.1) and now is web-new's (10.0.0.3): the leaving worker's SRV_1 row is web-old's
+    const servers = [
+      { backend: 'ing_shop_web_web_80', server: 'SRV_1', pod: 'web-new', named: true, address: '10.0.0.3:8080' },
+      { backend: 'ing_shop_web_web_80', server: 'SRV_2', pod: 'web-mid', named: true, address: '10.0.0.2:8080' },
+    ];
+    const names = serverNames(
+      servers,
+      new Map([
+        ['web-new', 'new'],
+        ['web-mid', 'mid'],
+      ]),
+    );
+    const memory = new Map();
+    rememberAddresses(memory, [
+      { key: 'old', ip: '10.0.0.1' },
+      { key: 'new', ip: '10.0.0.3' },
+    ]);
+    const stat = (addr: string | undefined, scur: number) => ({
+      ...row('ing_shop_web_web_80', 'SRV_1', addr ?? '', scur),
+      addr,
+    });
+    const readings = [
+      reading('haptic/a', [
+        { pid: 2, leaving: false, servers: [stat('10.0.0.3:8080', 1)] },
+        { pid: 1, leaving: true, servers: [stat('10.0.0.1:8080', 4)] },
+      ]),
+    ];
+    const by = sessionsByPod(readings, ['haptic/a'], memory, names);
+    expect(by.get('new')?.sessions).toBe(1);
+    expect(by.get('old')?.sessions).toBe(4);
+    // a HAProxy without the addr column: the server and its comment alone say whose it is (web-mid has no address
+    // in the memory at all)
+    const noAddr = [
+      reading('haptic/a', [
+        {
+          pid: 2,
+          leaving: false,
+          servers: [{ ...row('ing_shop_web_web_80', 'SRV_2', '', 5), addr: undefined }],
+        },
+      ]),
+    ];
+    expect(sessionsByPod(noAddr, ['haptic/a'], memory, names).get('mid')?.sessions).toBe(5);
   });
 });
