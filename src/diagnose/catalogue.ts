@@ -145,7 +145,7 @@ export const CATALOGUE = {
     summary:
       'Whether a route that HAPTIC renders reaches the Services could not be told (a route kind could not be read, or a template config says nothing of what it watches).',
     title: 'Could not tell whether a route that HAPTIC renders reaches {services}',
-    fix: 'ask for cluster-wide read access to ingresses (networking.k8s.io) and to gateways, httproutes and grpcroutes (gateway.networking.k8s.io), or check the routes by hand',
+    fix: 'ask for cluster-wide read access to ingresses (networking.k8s.io) and to gateways, httproutes, grpcroutes, tlsroutes, tcproutes and referencegrants (gateway.networking.k8s.io), or check the routes by hand',
   },
   HG118: {
     severity: 'ok',

@@ -11,6 +11,8 @@ import { adminApi, cluster, newNamespace, waitFor, type KubeObject, type PluginR
 
 const MANIFESTS = new URL('../fixtures/manifests/', import.meta.url).pathname;
 const GOLDEN = new URL('./golden/', import.meta.url).pathname;
+const HAPTIC_CFG_API = 'haproxy-haptic.org/v1alpha1';
+const HAPTIC_CFG = 'haptic-config-haproxycfg';
 
 /** Applies a manifest file's objects into a namespace of their own. */
 async function applyInto(file: string, namespace: string): Promise<KubeObject[]> {
@@ -23,7 +25,7 @@ const SAFE = '[bcdfghjklmnpqrstvwxz2456789]';
 
 /**
  * What differs between runs, replaced by stable words: the namespace, pod-template hashes and pod name suffixes,
- * checksums, ages. Their lengths differ too, so the spaces that align columns are compared as one gap (column
+ * the pod IPs of server addresses, checksums, ages. Their lengths differ too, so the spaces that align columns are compared as one gap (column
  * alignment itself is asserted in status.test.ts).
  */
 function normalise(text: string, namespace: string): string {
@@ -32,6 +34,7 @@ function normalise(text: string, namespace: string): string {
     .replace(new RegExp(`\\b([a-z][a-z0-9-]*?)-${SAFE}{6,10}-${SAFE}{5}\\b`, 'g'), '$1-HASH-XXXXX')
     .replace(new RegExp(`\\b(pod-template-hash=|replicaset/[a-z0-9-]+?-)${SAFE}{6,10}\\b`, 'g'), '$1HASH')
     .replace(/\b[0-9a-f]{12,16}\b/g, 'CHECKSUM')
+    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?=:\d+\b)/g, 'POD-IP')
     .replace(/\b\d+(?:m\d+)?s\b/g, 'AGE')
     .replace(/(\S) {2,}(?=\S)/g, '$1  ');
 }
@@ -69,6 +72,27 @@ export function goldenScenarios(run: (args: string[]) => Promise<PluginResult>):
       () =>
         adminApi().get<KubeObject & { status?: { availableReplicas?: number } }>('apps/v1', 'Deployment', 'web', ns),
       { what: 'web available', timeoutMs: 60_000, until: (d) => d.status?.availableReplicas === 2 },
+    );
+    // enable-gate cites the live config's servers for the pods: wait for HAPTIC to have rendered both
+    await waitFor(
+      () =>
+        adminApi().get<KubeObject & { spec?: { content?: string } }>(
+          HAPTIC_CFG_API,
+          'HAProxyCfg',
+          HAPTIC_CFG,
+          'haptic',
+        ),
+      {
+        what: "HAPTIC's live config with a server for each of web's pods",
+        timeoutMs: 60_000,
+        until: (cfg) =>
+          (
+            cfg.spec?.content
+              ?.split(`\nbackend ${ns}_web_svc_web_http\n`)[1]
+              ?.split('\nbackend ')[0]
+              ?.match(/# Pod: web-/g) ?? []
+          ).length === 2,
+      },
     );
     const dry = await run(['enable-gate', 'web', '-n', ns, '--dry-run=client']);
     expect(dry.code).toBe(0);

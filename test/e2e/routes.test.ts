@@ -1,7 +1,8 @@
 // The commonest way to stall a gated rollout: a Service that HAPTIC does not route. On the real control plane, with
-// the HAPTIC stand-in rendering only what HAPTIC renders (routes of its class), enable-gate refuses each near miss
-// and names it, and why-stalled names it first once the gate is forced on; the same Deployment with a route HAPTIC
-// renders rolls out.
+// the HAPTIC stand-in rendering what HAPTIC renders (its route rules, test/cluster/standins/haptic-routes.ts),
+// enable-gate refuses each near miss and names it, and why-stalled names it first once the gate is forced on. Where
+// HAPTIC does route — an Ingress of its class, an HTTPRoute whatever its parents, a port number the Service lacks —
+// enable-gate cites the live config's servers for the running pods, and the gated rollout completes.
 import { describe, expect, it } from 'vitest';
 import {
   adminApi,
@@ -40,11 +41,11 @@ const gateway = (ns: string, cls: string): Obj => ({
   spec: { gatewayClassName: cls, listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] },
 });
 
-const httpRoute = (ns: string): Obj => ({
+const httpRoute = (ns: string, parents: { name: string }[] = [{ name: 'public' }]): Obj => ({
   apiVersion: 'gateway.networking.k8s.io/v1',
   kind: 'HTTPRoute',
   metadata: { name: 'web', namespace: ns },
-  spec: { parentRefs: [{ name: 'public' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
+  spec: { parentRefs: parents, rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
 });
 
 /** Web, ungated and available, its Service, and the routes of the case. */
@@ -62,18 +63,28 @@ async function served(ns: string, routes: Obj[]): Promise<void> {
 }
 
 const NEAR_MISSES: [string, (ns: string) => Obj[], string][] = [
-  ['no route at all', () => [], 'service/web: no Ingress, HTTPRoute or GRPCRoute names it'],
+  ['no route at all', () => [], 'service/web: no Ingress, HTTPRoute, GRPCRoute, TLSRoute or TCPRoute names it'],
   ['an Ingress of another class', (ns) => [ingress(ns, 'nginx')], 'has ingressClassName nginx; HAPTIC haptic/'],
   ['an Ingress without a class', (ns) => [ingress(ns, null)], 'has no ingressClassName; HAPTIC haptic/'],
+];
+
+/** Routes HAPTIC renders by its rules, though a class-only reading would say it does not. */
+const ROUTED: [string, (ns: string) => Obj[], string][] = [
   [
-    'an Ingress of class haproxy to a port the Service lacks',
-    (ns) => [ingress(ns, 'haproxy', { number: 8080 })],
-    'service/web has no port 8080 (its ports: http 80), so HAPTIC renders no server for it',
+    'an Ingress of class haproxy',
+    (ns) => [ingress(ns, 'haproxy', { name: 'http' })],
+    'ingress NS/web → service/web:http',
   ],
   [
     'an HTTPRoute on a Gateway of another GatewayClass',
     (ns) => [gateway(ns, 'other'), httpRoute(ns)],
-    'its parent gateway NS/public has gatewayClassName other; HAPTIC haptic/',
+    'httproute NS/web → service/web:80',
+  ],
+  ['an HTTPRoute without parents', (ns) => [httpRoute(ns, [])], 'httproute NS/web → service/web:80'],
+  [
+    'an Ingress of class haproxy to a port number the Service lacks',
+    (ns) => [ingress(ns, 'haproxy', { number: 8080 })],
+    'ingress NS/web → service/web:8080',
   ],
 ];
 
@@ -115,23 +126,43 @@ describe('routes HAPTIC renders, on the real control plane', () => {
       const [result] = JSON.parse(why.stdout).items;
       expect(result.findings[0]).toMatchObject({ id: 'HS113', severity: 'error' });
       expect(result.findings[0].evidence.join('\n')).toContain(expected);
+      expect(result.findings[0].evidence).toContain(
+        'no server for a pod of the workload in haproxycfg haptic/haptic-config-haproxycfg',
+      );
       const status = await runPlugin(['status', 'web', '-n', ns]);
       expect(status.stdout).toMatch(/✗ not routed \(no route of class haproxy (references|reaches) service\/web\)/);
     },
   );
 
-  it('with an Ingress of class haproxy, enable-gate names the route and the rollout completes through the gate', async () => {
-    const ns = await newNamespace('routes');
-    await served(ns, [ingress(ns, 'haproxy', { name: 'http' })]);
-    const run = await runPlugin(['enable-gate', 'web', '-n', ns, '--wait', '--timeout', '2m']);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toContain(`✓ [HG118] HAPTIC routes service/web`);
-    expect(run.stdout).toContain(`ingress ${ns}/web → service/web:http`);
-    const pods = await api().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' });
-    expect(
-      pods
-        .filter((p) => !p.metadata?.deletionTimestamp)
-        .map((p) => p.status.conditions.find((c: { type: string }) => c.type === GATE)?.status),
-    ).toEqual(['True']);
-  });
+  it.each(ROUTED)(
+    '%s: enable-gate cites the live config and the route, and the gated rollout completes',
+    async (_, routes, route) => {
+      const ns = await newNamespace('routes');
+      await served(ns, routes(ns));
+      // HAPTIC renders the running pod's server a moment after its endpoint is ready
+      const running = (await api().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' }))[0]!;
+      await waitFor(
+        () => api().get<Obj>('haproxy-haptic.org/v1alpha1', 'HAProxyCfg', 'haptic-config-haproxycfg', 'haptic'),
+        {
+          what: `HAPTIC's live config with a server for ${running.metadata?.name}`,
+          timeoutMs: 60_000,
+          until: (cfg) => !!cfg.spec?.content?.includes(`${running.status.podIP}:`),
+        },
+      );
+      const run = await runPlugin(['enable-gate', 'web', '-n', ns, '--wait', '--timeout', '2m']);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain('✓ [HG118] HAPTIC routes service/web');
+      // evidence first: the live config's server for the running (ungated) pod, then the route that renders it
+      expect(run.stdout).toMatch(/haproxycfg haptic\/haptic-config-haproxycfg: backend \S+ server \S+ \S+ → pod web-/);
+      expect(run.stdout).toContain(route.replace('NS', ns));
+      const pods = await api().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' });
+      expect(
+        pods
+          .filter((p) => !p.metadata?.deletionTimestamp)
+          .map((p) => p.status.conditions.find((c: { type: string }) => c.type === GATE)?.status),
+      ).toEqual(['True']);
+      const why = await runPlugin(['why-stalled', 'web', '-n', ns]);
+      expect(why.code, why.stdout + why.stderr).toBe(0);
+    },
+  );
 });

@@ -1,6 +1,7 @@
 // The Gateway API's CRDs as a cluster with Gateway API installed serves them (kubernetes-sigs/gateway-api,
-// config/crd/standard: gateway.networking.k8s.io, GatewayClass cluster-scoped, Gateway, HTTPRoute and GRPCRoute
-// namespaced, version v1 served and stored, a status subresource). HAPTIC's chart enables its gateway library only
+// config/crd: gateway.networking.k8s.io, GatewayClass cluster-scoped, Gateway, HTTPRoute and GRPCRoute namespaced at
+// v1, ReferenceGrant at v1beta1 (standard channel), TLSRoute and TCPRoute at v1alpha2 (experimental channel), each
+// version served and stored, a status subresource). HAPTIC's chart enables its gateway library only
 // when the cluster serves `gateway.networking.k8s.io/v1/GatewayClass` (charts/haptic/templates/_helpers.tpl), so the
 // test cluster serves them. Schemas stay open: neither HAPTIC's stand-in nor the plugin depends on the API server
 // validating these objects, only on their group, kinds, versions and scope.
@@ -9,7 +10,14 @@ import type { Obj } from './common.ts';
 export const GATEWAY_API_VERSION = 'gateway.networking.k8s.io/v1';
 const GROUP = 'gateway.networking.k8s.io';
 
-function crd(kind: string, plural: string, scope: 'Cluster' | 'Namespaced', shortNames: string[]): Obj {
+function crd(
+  kind: string,
+  plural: string,
+  scope: 'Cluster' | 'Namespaced',
+  shortNames: string[],
+  version = 'v1',
+  channel = 'standard',
+): Obj {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -20,7 +28,7 @@ function crd(kind: string, plural: string, scope: 'Cluster' | 'Namespaced', shor
         // CRDs carry this one
         'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/gateway-api/pull/2466',
         'gateway.networking.k8s.io/bundle-version': 'v1.2.0',
-        'gateway.networking.k8s.io/channel': 'standard',
+        'gateway.networking.k8s.io/channel': channel,
       },
     },
     spec: {
@@ -29,7 +37,7 @@ function crd(kind: string, plural: string, scope: 'Cluster' | 'Namespaced', shor
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames },
       versions: [
         {
-          name: 'v1',
+          name: version,
           served: true,
           storage: true,
           subresources: { status: {} },
@@ -46,5 +54,8 @@ export function gatewayApiCrds(): Obj[] {
     crd('Gateway', 'gateways', 'Namespaced', ['gtw']),
     crd('HTTPRoute', 'httproutes', 'Namespaced', []),
     crd('GRPCRoute', 'grpcroutes', 'Namespaced', []),
+    crd('ReferenceGrant', 'referencegrants', 'Namespaced', ['refgrant'], 'v1beta1'),
+    crd('TLSRoute', 'tlsroutes', 'Namespaced', [], 'v1alpha2', 'experimental'),
+    crd('TCPRoute', 'tcproutes', 'Namespaced', [], 'v1alpha2', 'experimental'),
   ];
 }

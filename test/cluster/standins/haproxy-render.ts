@@ -6,7 +6,10 @@
 //   (terminating endpoints are not ready); the gate release routes a gated pod whose containers are ready (the
 //   seed's premise); the comment ends the line after two spaces.
 // - dataplane generation (charts/haptic/libraries/base.yaml, BackendServers): fixed `SRV_<n>` slots (10 by
-//   default), every endpoint address `enabled` whatever its conditions, empty slots `127.0.0.1:1 disabled  # Placeholder`.
+//   default: endpoints beyond them are not rendered), every endpoint address `enabled` whatever its conditions, empty
+//   slots `127.0.0.1:1 disabled  # Placeholder`. A server keeps its slot across renders by its address:port (the
+//   current config's assignments, "Slot Preservation"); a new one takes the first free slot, so a pod gone frees its
+//   SRV_<n> for the next pod.
 // Pure: backends in, config text out.
 import { sha256Hex } from './common.ts';
 import type { Backend } from './haptic-routes.ts';
@@ -18,15 +21,48 @@ export type RenderStyle = { shape: StatusShape; podComment: 'end' | 'before'; gu
 /** The dataplane library's server slots per backend (its serverSlotsValue default). */
 const DATAPLANE_SLOTS = 10;
 
-function serverLines(backend: Backend, style: RenderStyle): string[] {
+/** The SRV_<n> slot of each address:port per backend in a dataplane config (its placeholders left out). */
+export function slotsOf(content: string | undefined): Map<string, Map<string, number>> {
+  const slots = new Map<string, Map<string, number>>();
+  let backend: Map<string, number> | undefined;
+  for (const line of content?.split('\n') ?? []) {
+    const name = /^backend (\S+)/.exec(line)?.[1];
+    if (name) {
+      backend = new Map();
+      slots.set(name, backend);
+    }
+    const server = /^\s+server SRV_(\d+) (\S+)/.exec(line);
+    if (server && backend && server[2] !== '127.0.0.1:1') backend.set(server[2]!, Number(server[1]));
+  }
+  return slots;
+}
+
+function dataplaneSlots(
+  backend: Backend,
+  previous: Map<string, number> | undefined,
+): (Backend['servers'][number] | undefined)[] {
+  const slots: (Backend['servers'][number] | undefined)[] = Array.from({ length: DATAPLANE_SLOTS });
+  const rest: Backend['servers'] = [];
+  for (const s of backend.servers) {
+    const kept = previous?.get(`${s.ip}:${s.port}`);
+    if (kept !== undefined && kept <= DATAPLANE_SLOTS && !slots[kept - 1]) slots[kept - 1] = s;
+    else rest.push(s);
+  }
+  for (const s of rest) {
+    const free = slots.findIndex((x) => !x);
+    if (free < 0) break;
+    slots[free] = s;
+  }
+  return slots;
+}
+
+function serverLines(backend: Backend, style: RenderStyle, previous: Map<string, number> | undefined): string[] {
   if (style.shape === 'dataplane') {
-    const slots = Math.max(DATAPLANE_SLOTS, backend.servers.length);
-    return Array.from({ length: slots }, (_, i) => {
-      const s = backend.servers[i];
-      return s
+    return dataplaneSlots(backend, previous).map((s, i) =>
+      s
         ? `    server SRV_${i + 1} ${s.ip}:${s.port} enabled  # Pod: ${s.pod}`
-        : `    server SRV_${i + 1} 127.0.0.1:1 disabled  # Placeholder`;
-    });
+        : `    server SRV_${i + 1} 127.0.0.1:1 disabled  # Placeholder`,
+    );
   }
   return backend.servers.flatMap((s) => {
     const guid = style.guid === false ? '' : ` guid srv:${backend.name}:${s.pod}`;
@@ -51,11 +87,15 @@ function connectionDefaults(shape: StatusShape): string[] {
   ];
 }
 
+/** `previous`: the config rendered before, whose SRV_<n> assignments the dataplane generation keeps. */
 export function renderConfig(
   source: string,
   backends: Backend[],
   style: RenderStyle = { shape: 'gate', podComment: 'end' },
+  previous?: string,
 ): string {
+  const kept = style.shape === 'dataplane' ? slotsOf(previous) : undefined;
+  const http = backends.filter((b) => !b.tcp);
   const lines = [
     `# Rendered by HAPTIC from ${source}`,
     'global',
@@ -72,11 +112,17 @@ export function renderConfig(
     'frontend http',
     '    bind *:8080',
     // a route's hosts lead to its backend (the libraries' host maps); a route without hosts takes any host
-    ...backends.flatMap((b) => b.hosts.map((host) => `    use_backend ${b.name} if { hdr(host) -i ${host} }`)),
-    ...backends.filter((b) => b.hosts.length === 0).map((b) => `    use_backend ${b.name}`),
+    ...http.flatMap((b) => b.hosts.map((host) => `    use_backend ${b.name} if { hdr(host) -i ${host} }`)),
+    ...http.filter((b) => b.hosts.length === 0).map((b) => `    use_backend ${b.name}`),
   ];
   for (const backend of backends) {
-    lines.push('', `backend ${backend.name}`, '    balance roundrobin', ...serverLines(backend, style));
+    lines.push(
+      '',
+      `backend ${backend.name}`,
+      ...(backend.tcp ? ['    mode tcp'] : []),
+      '    balance roundrobin',
+      ...serverLines(backend, style, kept?.get(backend.name)),
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -100,17 +146,12 @@ export function entryChecksumOf(content: string, style: ChecksumStyle = 'short')
   return style === 'short' ? checksumOf(content) : sha256Hex(content);
 }
 
-/** The pods (`namespace/name`) a rendered config routes to: enabled server lines, read back from the text. */
-export function routedPods(content: string): Set<string> {
-  return new Set(enabledServers(content).map((s) => s.pod));
-}
-
 /**
- * The pods a rendered config routes to, each at the address its server sends to (`namespace/name@ip`): a server of
- * a pod's name that sends to another address routes to another pod — a StatefulSet's pod made again under the same
- * name, on a new IP, until a config with its new address is rendered (HAPTIC renders each server's address from the
- * pod's EndpointSlice endpoint: the `util-backend-servers` template, BackendServers, in charts/haptic/libraries/
- * base.yaml, which ingress.yaml and gateway.yaml import).
+ * The pods a rendered config routes to, each at the address its server sends to (`name@ip`): a server of a pod's
+ * name that sends to another address routes to another pod — a StatefulSet's pod made again under the same name, on
+ * a new IP, until a config with its new address is rendered (HAPTIC renders each server's address from the pod's
+ * EndpointSlice endpoint: BackendServers in both generations). A pod IP is the cluster's own, so the pair names one
+ * pod whatever the namespace (a backendRef may cross namespaces; the backend's name carries the route's).
  */
 export function routedAddresses(content: string): Set<string> {
   return new Set(enabledServers(content).map((s) => `${s.pod}@${s.ip}`));
@@ -118,12 +159,8 @@ export function routedAddresses(content: string): Set<string> {
 
 function enabledServers(content: string): { pod: string; ip: string }[] {
   const routed: { pod: string; ip: string }[] = [];
-  let namespace = '';
   let podBefore: string | undefined;
   for (const line of content.split('\n')) {
-    // `ing_<namespace>_…` or `gtw_<namespace>_…`: a namespace name holds no `_`
-    const backend = /^backend (?:ing|gtw)_([^_\s]+)_/.exec(line);
-    if (backend) namespace = backend[1]!;
     const comment = /^\s+# Pod: (\S+)\s*$/.exec(line);
     if (comment) {
       podBefore = comment[1];
@@ -134,7 +171,7 @@ function enabledServers(content: string): { pod: string; ip: string }[] {
       // the pod is named in the comment (end of line, or the line before); the agent's servers are named after it too
       const pod = /^Pod: (\S+)/.exec(server[4] ?? '')?.[1] ?? podBefore ?? server[1]!;
       const ip = server[2]!.replace(/:\d+$/, '');
-      if (!/\bdisabled\b/.test(server[3] ?? '')) routed.push({ pod: `${namespace}/${pod}`, ip });
+      if (!/\bdisabled\b/.test(server[3] ?? '')) routed.push({ pod, ip });
     }
     podBefore = undefined;
   }

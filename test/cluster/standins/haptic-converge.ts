@@ -261,7 +261,8 @@ export function podsRoutedEverywhere(
     const render = settled(entry) ? renders.get(entry!.checksum!) : undefined;
     return render ? routedAddresses(render.content) : new Set<string>();
   });
-  return candidates.filter((pod) => routing.every((routed) => routed.has(pod)));
+  // a pod IP names one pod cluster-wide: the config's `name@ip` whatever the namespace
+  return candidates.filter((pod) => routing.every((routed) => routed.has(pod.slice(pod.indexOf('/') + 1))));
 }
 
 export function gateCondition(installation: string, existing: Condition | undefined, now: string): Condition {

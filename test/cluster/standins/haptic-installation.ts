@@ -34,8 +34,8 @@ import {
   TEMPLATE_CONFIG_NAME,
 } from './haptic-manifests.ts';
 import { haproxyCfgConditions, refusedRender, templateConfigStatus } from './haptic-status.ts';
-import { type ChecksumStyle, checksumOf, entryChecksumOf, renderConfig, routedPods } from './haproxy-render.ts';
-import { backendsFor } from './haptic-routes.ts';
+import { type ChecksumStyle, checksumOf, entryChecksumOf, renderConfig, routedAddresses } from './haproxy-render.ts';
+import { backendsFor, RenderFailure } from './haptic-routes.ts';
 import type { InstallationKnobs, StatusShape } from './knobs.ts';
 import type { AgentMode } from './haptic-converge.ts';
 
@@ -48,6 +48,9 @@ export type SharedCaches = {
   gateways: Informer<Obj>;
   httpRoutes: Informer<Obj>;
   grpcRoutes: Informer<Obj>;
+  tlsRoutes: Informer<Obj>;
+  tcpRoutes: Informer<Obj>;
+  referenceGrants: Informer<Obj>;
 };
 
 /**
@@ -117,7 +120,8 @@ export class HapticController {
   private templateConfig: Obj | undefined;
   private accepted: Render | undefined;
   private readonly renders = new Map<string, Render>();
-  private refusal: { checksum: string; error: string; knob: boolean } | undefined;
+  /** the render refused: by HAProxy (`haproxy -c`), or failed in the template itself (`template`) */
+  private refusal: { checksum: string; error: string; knob: boolean; template?: boolean } | undefined;
   private validatedAt = '';
   /** the last answer to "may the controller patch pods/status" (mayPatchPodStatus) */
   private rbac: { at: number; allowed: boolean } | undefined;
@@ -219,32 +223,49 @@ export class HapticController {
 
   private async render(now: number): Promise<void> {
     const gate = this.knobs.gateFeature && this.shape === 'gate' ? GATE_CONDITION : undefined;
-    const { ingresses, gateways, httpRoutes, grpcRoutes } = this.caches;
+    const { ingresses, gateways, httpRoutes, grpcRoutes, tlsRoutes, tcpRoutes, referenceGrants } = this.caches;
     const routes = {
       ingresses: ingresses.items(),
       gateways: gateways.items(),
       httpRoutes: httpRoutes.items(),
       grpcRoutes: grpcRoutes.items(),
+      tlsRoutes: tlsRoutes.items(),
+      tcpRoutes: tcpRoutes.items(),
+      referenceGrants: referenceGrants.items(),
     };
-    const backends = backendsFor(
-      this.currentTemplateConfig(),
-      routes,
-      this.caches.services.items(),
-      this.caches.slices.items(),
-      (k) => this.caches.pods.get(k),
-      gate,
-      this.shape,
-    );
-    const content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, {
-      shape: this.shape,
-      podComment: this.knobs.podComment,
-      guid: this.real?.guid ?? true,
-    });
+    let content: string;
+    let failure: string | undefined;
+    try {
+      const backends = backendsFor(
+        this.currentTemplateConfig(),
+        routes,
+        this.caches.services.items(),
+        this.caches.slices.items(),
+        (k) => this.caches.pods.get(k),
+        gate,
+        this.shape,
+      );
+      const style = { shape: this.shape, podComment: this.knobs.podComment, guid: this.real?.guid ?? true };
+      content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, style, this.accepted?.content);
+    } catch (err) {
+      if (!(err instanceof RenderFailure)) throw err;
+      // the agent's template failed as a whole: nothing to give HAProxy, the live config stays (the controller
+      // reports the template error as the config's validation error, configchange status_updater.go)
+      content = `# HAPTIC's render failed: ${err.message}\n`;
+      failure = err.message;
+    }
     const checksum = checksumOf(content, this.checksumStyle);
     const knob = this.knobs.refuseRender;
     // a render refused before stays refused (the same text, the same verdict) until it or the knob changes
     if (this.refusal?.checksum === checksum && this.refusal.knob === knob) return;
-    const refused = await this.refusedBy(content, checksum, knob);
+    const refused = failure ? undefined : await this.refusedBy(content, checksum, knob);
+    if (failure) {
+      // a template that failed renders no config: no -invalid object, the error on the template config
+      this.refusal = { checksum, error: failure, knob, template: true };
+      this.validatedAt = rfc3339(now);
+      if (this.shape !== 'dataplane') await this.event('Warning', 'ValidationFailed', failure);
+      return;
+    }
     if (refused) {
       // HAPTIC keeps the refused render as <htc>-haproxycfg-invalid with the first error (configpublisher workers.go)
       const [invalid] = await this.kube.apply<Obj>(
@@ -270,11 +291,12 @@ export class HapticController {
       return;
     }
     if (this.refusal) {
+      const was = this.refusal;
       this.refusal = undefined;
       this.validatedAt = rfc3339(now);
       // the released tags delete the refused render once one is accepted again; HEAD keeps it (configpublisher
       // workers.go: the -invalid cleanup is gone), so its renderedAt tells that it is older than the live config
-      if (this.checksumStyle !== 'head')
+      if (this.checksumStyle !== 'head' && !was.template)
         await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
       if (this.shape !== 'dataplane') await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
     }
@@ -451,7 +473,7 @@ export class HapticController {
     const htcObject = this.currentTemplateConfig();
     const htc = templateConfigStatus(
       this.shape,
-      this.refusal?.error,
+      this.refusal && { error: this.refusal.error, template: !!this.refusal.template },
       this.htcStatus.conditions,
       now,
       htcObject.metadata.generation ?? 1,
@@ -472,9 +494,10 @@ export class HapticController {
     const deployedToPods = [...this.entries.values()].sort((a, b) => a.podName.localeCompare(b.podName));
     const metadata =
       this.shape === 'dataplane' && this.renderedAt ? this.renderMetadata(this.accepted.content, this.renderedAt) : {};
+    // the gate release's render gate holds on what HAProxy refuses; a template that failed gave it nothing to refuse
     const conditions = haproxyCfgConditions(
       this.shape,
-      this.refusal?.error,
+      this.refusal?.template ? undefined : this.refusal?.error,
       this.accepted.checksum,
       (this.cfgStatus as { conditions?: Condition[] }).conditions,
       now,
@@ -501,13 +524,15 @@ export class HapticController {
   /** Sets the gate on gated pods that every live HAProxy pod routes to; returns when a fight re-check is due. */
   private async gate(haproxies: string[], now: number): Promise<number | undefined> {
     if (!this.knobs.gateFeature || this.shape !== 'gate' || !this.accepted) return undefined;
-    const gated = [...routedPods(this.accepted.content)].flatMap((key) => {
-      const pod = this.caches.pods.get(key);
+    const routed = routedAddresses(this.accepted.content);
+    const gated = this.caches.pods.items().flatMap((pod) => {
+      const at = `${pod.metadata.name}@${pod.status?.podIP}`;
       const wanted =
-        pod?.status?.podIP &&
+        pod.status?.podIP &&
+        routed.has(at) &&
         !pod.metadata.deletionTimestamp &&
         (pod.spec.readinessGates ?? []).some((g: { conditionType: string }) => g.conditionType === GATE_CONDITION);
-      return wanted ? [`${key}@${pod.status.podIP}`] : [];
+      return wanted ? [`${pod.metadata.namespace}/${at}`] : [];
     });
     let wake: number | undefined;
     const source = `${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`;

@@ -77,7 +77,13 @@ export function clusterRole(inst: Installation, settings: ChartSettings): Obj {
     { apiGroups: ['networking.k8s.io'], resources: ['ingresses/status'], verbs: ['update', 'patch'] },
     {
       apiGroups: ['gateway.networking.k8s.io'],
-      resources: ['gateways', 'gatewayclasses', 'httproutes', 'grpcroutes'],
+      resources: [
+        'gateways',
+        'gatewayclasses',
+        'httproutes',
+        'grpcroutes',
+        ...(settings.statusShape === 'dataplane' ? [] : ['tlsroutes', 'tcproutes', 'referencegrants']),
+      ],
       verbs: read,
     },
     ...(settings.statusShape === 'dataplane'
@@ -197,6 +203,15 @@ export function templateConfig(inst: Installation, settings: ChartSettings): Obj
           indexBy: ['metadata.namespace', 'metadata.name'],
           enableValidationWebhook: true,
         },
+        // the agent generation's gateway library also watches TLS and TCP routes and ReferenceGrants, without
+        // selectors (charts/gateway/_index.yaml); the dataplane generation's does not
+        ...(settings.statusShape === 'dataplane'
+          ? {}
+          : {
+              tlsroutes: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', resources: 'tlsroutes' },
+              tcproutes: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', resources: 'tcproutes' },
+              referencegrants: { apiVersion: 'gateway.networking.k8s.io/v1beta1', resources: 'referencegrants' },
+            }),
         services: { apiVersion: 'v1', resources: 'services', indexBy: ['metadata.namespace', 'metadata.name'] },
         endpoints: {
           apiVersion: 'discovery.k8s.io/v1',

@@ -71,11 +71,13 @@ export const HAPROXY_FAILED_MESSAGE = 'HAProxy configuration validation failed';
  */
 export function templateConfigStatus(
   shape: StatusShape,
-  refusal: string | undefined,
+  refusal: { error: string; template: boolean } | undefined,
   previous: Condition[] | undefined,
   now: string,
   generation: number,
 ) {
+  // a template that failed is ConfigInvalid with "N validation error(s)"; HAProxy's refusal HAProxyValidationFailed
+  // (configchange status_updater.go)
   const fields =
     refusal === undefined
       ? {
@@ -86,15 +88,22 @@ export function templateConfigStatus(
         }
       : {
           validationStatus: 'Invalid',
-          validationMessage: HAPROXY_FAILED_MESSAGE,
-          validationErrors: [refusal],
+          validationMessage: refusal.template ? '1 validation error(s)' : HAPROXY_FAILED_MESSAGE,
+          validationErrors: [refusal.error],
           lastValidated: now,
         };
   if (shape === 'dataplane') return fields;
   const validated =
     refusal === undefined
       ? condition(previous, 'Validated', 'True', 'ValidationSucceeded', VALID_MESSAGE, now)
-      : condition(previous, 'Validated', 'False', 'HAProxyValidationFailed', refusal, now);
+      : condition(
+          previous,
+          'Validated',
+          'False',
+          refusal.template ? 'ConfigInvalid' : 'HAProxyValidationFailed',
+          refusal.error,
+          now,
+        );
   return { ...fields, observedGeneration: generation, conditions: [{ ...validated, observedGeneration: generation }] };
 }
 
