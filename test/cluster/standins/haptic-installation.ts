@@ -258,7 +258,6 @@ export class HapticController {
     const knob = this.knobs.refuseRender;
     // a render refused before stays refused (the same text, the same verdict) until it or the knob changes
     if (this.refusal?.checksum === checksum && this.refusal.knob === knob) return;
-    const refused = failure ? undefined : await this.refusedBy(content, checksum, knob);
     if (failure) {
       // a template that failed renders no config: no -invalid object, the error on the template config
       this.refusal = { checksum, error: failure, knob, template: true };
@@ -266,6 +265,7 @@ export class HapticController {
       if (this.shape !== 'dataplane') await this.event('Warning', 'ValidationFailed', failure);
       return;
     }
+    const refused = await this.refusedBy(content, checksum, knob);
     if (refused) {
       // HAPTIC keeps the refused render as <htc>-haproxycfg-invalid with the first error (configpublisher workers.go)
       const [invalid] = await this.kube.apply<Obj>(
