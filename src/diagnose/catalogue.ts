@@ -13,6 +13,18 @@ const INSTALL_GATE_FEATURE = GATE_FEATURE_HELM_VALUE;
 const ROUTE_FIX =
   "create a route HAPTIC renders: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}'";
 
+/** How to fix a render that reaches no HAProxy pod, by why (HS107, HG122). */
+const RENDER_FIX = {
+  haproxyRefused:
+    'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
+  gateUnavailable:
+    'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 (why the validation with haproxy -c could not run)',
+  configInvalid:
+    "fix the template or test named in validationErrors (a route to a port name its Service lacks fails the agent generation's whole render): kubectl -n {namespace} get haproxytemplateconfig {templateConfig} -o yaml",
+  loadGateFailed:
+    'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100; roll back the config change that fails the load gate',
+};
+
 /**
  * Every finding id, its severity, what it means, and the words of its title and fix. Ids are stable and never
  * reused: HG1xx are enable-gate preflight checks, HS1xx HAPTIC-specific stall causes, HS2xx generic rollout causes,
@@ -177,6 +189,22 @@ export const CATALOGUE = {
       'statefulset {name} has partition {partition}: {held} keep{s} the old template and get the gate only when the partition is lowered',
     fix: `lower it when the pods above it are Ready: kubectl -n {namespace} patch statefulset {name} -p '{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}'`,
   },
+  HG122: {
+    severity: 'warning',
+    summary:
+      'No new render reaches HAProxy now (HAProxy refuses it, it cannot be validated, the template config is invalid, or new controller pods refuse it): the rollout that adds the gate waits until that is fixed, while the old pods keep serving.',
+    title: {
+      haproxyRefused:
+        "HAProxy refuses HAPTIC {installation}'s rendered configuration: the new pods will wait for the gate until it is fixed (the old pods keep serving)",
+      gateUnavailable:
+        'HAPTIC {installation} cannot validate its rendered configuration: the new pods will wait for the gate until it can (the old pods keep serving)',
+      configInvalid:
+        "HAPTIC {installation}'s template config is invalid: nothing new is rendered, so the new pods will wait for the gate until it is fixed (the old pods keep serving)",
+      loadGateFailed:
+        "HAPTIC {installation}'s new controller pods refuse the configuration: the new pods will wait for the gate until it is fixed (the old pods keep serving)",
+    },
+    fix: RENDER_FIX,
+  },
   HS101: {
     severity: 'error',
     summary:
@@ -261,16 +289,7 @@ export const CATALOGUE = {
       loadGateFailed:
         "HAPTIC {installation}'s new controller pods refuse the configuration at start-up (load gate), so none of them takes over rendering",
     },
-    fix: {
-      haproxyRefused:
-        'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
-      gateUnavailable:
-        'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 (why the validation with haproxy -c could not run)',
-      configInvalid:
-        'fix the template or test named in validationErrors: kubectl -n {namespace} get haproxytemplateconfig {templateConfig} -o yaml',
-      loadGateFailed:
-        'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100; roll back the config change that fails the load gate',
-    },
+    fix: RENDER_FIX,
   },
   HS108: {
     severity: 'error',

@@ -12,6 +12,7 @@ import {
   leaderProblem,
   leaderUnknown,
   noInstallation,
+  renderProblem,
   standaloneControllerDown,
 } from './checks/haptic.ts';
 import { routeCheck } from './checks/routes.ts';
@@ -136,6 +137,13 @@ function installationChecks(inst: Installation): Finding[] {
   if (down)
     findings.push(
       finding('HG108', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }),
+    );
+  const render = renderProblem(inst);
+  if (render)
+    findings.push(
+      finding('HG122', { installation, namespace, templateConfig: inst.templateConfig }, render.evidence, {
+        variant: render.variant,
+      }),
     );
   const unknown = leaderUnknown(inst);
   if (unknown) findings.push(finding('HG107', { installation, namespace }, unknown.evidence));

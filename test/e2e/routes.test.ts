@@ -62,6 +62,21 @@ async function served(ns: string, routes: Obj[]): Promise<void> {
   });
 }
 
+/** Waits for web's gated pod to have ready containers: it then waits for the gate alone. */
+const gatedPodWaiting = (ns: string) =>
+  waitFor(() => api().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' }), {
+    what: 'the gated pod with ready containers',
+    timeoutMs: 60_000,
+    until: (pods) =>
+      pods.some(
+        (p) =>
+          (p.spec.readinessGates ?? []).length > 0 &&
+          p.status?.conditions?.some(
+            (c: { type: string; status: string }) => c.type === 'ContainersReady' && c.status === 'True',
+          ),
+      ),
+  });
+
 const NEAR_MISSES: [string, (ns: string) => Obj[], string][] = [
   ['no route at all', () => [], 'service/web: no Ingress, HTTPRoute, GRPCRoute, TLSRoute or TCPRoute names it'],
   ['an Ingress of another class', (ns) => [ingress(ns, 'nginx')], 'has ingressClassName nginx; HAPTIC haptic/'],
@@ -109,18 +124,7 @@ describe('routes HAPTIC renders, on the real control plane', () => {
       const forced = await runPlugin(['enable-gate', 'web', '-n', ns, '--force']);
       expect(forced.code, forced.stdout).toBe(0);
       // the new pod's containers are ready and it waits for a gate nothing will set
-      await waitFor(() => api().list<Obj>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' }), {
-        what: 'the gated pod with ready containers',
-        timeoutMs: 60_000,
-        until: (pods) =>
-          pods.some(
-            (p) =>
-              (p.spec.readinessGates ?? []).length > 0 &&
-              p.status?.conditions?.some(
-                (c: { type: string; status: string }) => c.type === 'ContainersReady' && c.status === 'True',
-              ),
-          ),
-      });
+      await gatedPodWaiting(ns);
       const why = await runPlugin(['why-stalled', 'web', '-n', ns, '-o', 'json']);
       expect(why.code, why.stderr).toBe(1);
       const [result] = JSON.parse(why.stdout).items;
@@ -165,4 +169,40 @@ describe('routes HAPTIC renders, on the real control plane', () => {
       expect(why.code, why.stdout + why.stderr).toBe(0);
     },
   );
+
+  it("an Ingress to a port name the Service lacks fails the agent generation's whole render: enable-gate warns, why-stalled names the template, a fix lets the rollout finish", async () => {
+    const ns = await newNamespace('routes');
+    const valid = (errors: string) => (htc: Obj) =>
+      errors
+        ? htc.status?.validationErrors?.some((e: string) => e.includes(errors))
+        : htc.status?.validationStatus === 'Valid';
+    const templateConfig = () =>
+      api().get<Obj>('haproxy-haptic.org/v1alpha1', 'HAProxyTemplateConfig', 'haptic-config', 'haptic');
+    try {
+      await served(ns, [ingress(ns, 'haproxy', { name: 'htp' })]);
+      await waitFor(templateConfig, {
+        what: 'HAPTIC to fail its render on the missing port name',
+        timeoutMs: 60_000,
+        until: valid(`Service ${ns}/web has no port named 'htp'`),
+      });
+      const run = await runPlugin(['enable-gate', 'web', '-n', ns]);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain(
+        `ingress ${ns}/web: service/web has no port named htp (its ports: http 80): HAPTIC haptic/haptic-config fails its whole render on it, not only this route`,
+      );
+      expect(run.stdout).toContain("! [HG122] HAPTIC haptic/haptic-config's template config is invalid");
+      await gatedPodWaiting(ns);
+      const why = await runPlugin(['why-stalled', 'web', '-n', ns, '-o', 'json']);
+      expect(why.code, why.stderr).toBe(1);
+      const [result] = JSON.parse(why.stdout).items;
+      expect(result.findings[0]).toMatchObject({ id: 'HS107', severity: 'error' });
+      expect(result.findings[0].evidence.join('\n')).toContain(`has no port named 'htp'`);
+    } finally {
+      // the render is the installation's: fix the route whatever happened, and wait for HAPTIC to render again
+      await api().apply([ingress(ns, 'haproxy', { name: 'http' })]);
+      await waitFor(templateConfig, { what: 'HAPTIC to render again', timeoutMs: 60_000, until: valid('') });
+    }
+    const done = await runPlugin(['status', 'web', '-n', ns, '--wait', '--timeout', '2m']);
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+  });
 });

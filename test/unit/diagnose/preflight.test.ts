@@ -111,6 +111,17 @@ describe('enable-gate preflight', () => {
     expect(wrongPort).toMatchObject({ id: 'HG118', evidence: ['ingress shop/web → service/web:8080'] });
   });
 
+  it('warns, without blocking, when no new render reaches HAProxy: the rollout the gate starts waits for a fix', () => {
+    const found = ids(probed(), { haptic: { refused: true } });
+    const render = found.find((f) => f.id === 'HG122');
+    expect(render).toMatchObject({ severity: 'warning' });
+    expect(render?.title).toMatch(
+      /^HAProxy refuses HAPTIC haptic\/haptic-config's rendered configuration: the new pods will wait/,
+    );
+    expect(found.some((f) => f.severity === 'blocker')).toBe(false);
+    expect(ids(probed()).some((f) => f.id === 'HG122')).toBe(false);
+  });
+
   it('warns, without blocking, when the routes could not be read', () => {
     const inputs = hapticInputs();
     const routes = {
