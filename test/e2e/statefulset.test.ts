@@ -89,7 +89,10 @@ const gateTrueAt = (p: PodObject) =>
 describe('a gated StatefulSet on the real control plane', () => {
   it('rolls one ordinal at a time, each new pod waiting for HAProxy; status says what kubectl rollout status says at every step', async () => {
     const ns = await newNamespace('sts-roll');
-    await served({ name: 'web', namespace: ns, replicas: 3 });
+    // All pods ready with only some updated ("Waiting for partitioned roll out to finish: N out of 3") lasts while an
+    // old pod terminates: it stays Ready through its grace period, and the controller counts it. 8 s of grace holds
+    // that state long enough for a sample (status and kubectl side by side) on a busy machine; 2 s did not always.
+    await served({ name: 'web', namespace: ns, replicas: 3, terminationGracePeriodSeconds: 8 });
     const before = await podsOf(ns, 'web');
 
     await restart(ns, 'web');
