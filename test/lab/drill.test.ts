@@ -83,7 +83,9 @@ describe('kubectl haptic drill in the lab', () => {
     // depends on when the plugin saw each of them, milliseconds apart here, so any of them is right; never the
     // restart itself or nothing.
     expect(report.groups.length).toBeGreaterThan(0);
-    for (const g of report.groups) expect(['created', 'ready', 'draining', 'gone']).toContain(g.after?.change);
+    // should it fail, the groups say when each failure came and the changes around it
+    for (const g of report.groups)
+      expect(['created', 'ready', 'draining', 'gone'], JSON.stringify(report.groups)).toContain(g.after?.change);
     await noProbeLeft(ns);
   });
 

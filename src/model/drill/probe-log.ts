@@ -116,7 +116,8 @@ export interface FailureGroup {
 
 /**
  * The failed requests, each set against the latest rollout change at or before its start, grouped by that change
- * and class, in time order.
+ * and class, in time order. A request that began before every change but failed after one was in flight as the
+ * rollout began (a slow request the old pod's end cut): it is set against the latest change before it ended.
  */
 export function alignFailures(requests: ProbeRequest[], events: RolloutEvent[]): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
@@ -124,6 +125,7 @@ export function alignFailures(requests: ProbeRequest[], events: RolloutEvent[]):
     if (r.outcome === 'ok') continue;
     let index = -1;
     for (let i = 0; i < events.length && events[i]!.at <= r.startedAt; i++) index = i;
+    if (index < 0) for (let i = 0; i < events.length && events[i]!.at <= r.endedAt; i++) index = i;
     const key = `${index}|${r.outcome}`;
     const group = groups.get(key);
     if (group) {

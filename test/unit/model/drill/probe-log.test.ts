@@ -122,6 +122,11 @@ describe('alignFailures', () => {
   it('has no change for failures before any', () => {
     expect(alignFailures([req(1, -60_000, 'timeout')], events)[0]!.after).toBeUndefined();
   });
+
+  it('sets a request in flight as the rollout began against the change before it failed', () => {
+    const slow = { ...req(1, -60_000, 'reset'), endedAt: T0 + 5100 };
+    expect(alignFailures([slow], events)[0]!.after).toMatchObject({ kind: 'draining', pod: 'web-old-aaaaa' });
+  });
 });
 
 describe('buildDrillReport', () => {
