@@ -29,6 +29,12 @@ const RENDER_FIX = {
  * Every finding id, its severity, what it means, and the words of its title and fix. Ids are stable and never
  * reused: HG1xx are enable-gate preflight checks, HS1xx HAPTIC-specific stall causes, HS2xx generic rollout causes,
  * HS9xx progress notes, DRxxx the doctor's drain-safety checks (doctor/catalogue.ts).
+ *
+ * `endsWait` says which stall causes end `status --wait` with exit 1 before the progress deadline (diagnose/hold.ts):
+ * each hold is longer than the same state lasts in a healthy rollout (a Lease changing hands within
+ * leaseDurationSeconds, an EndpointSlice or a render catching up, one failed deploy retried), shorter than a CI
+ * job wants to wait, and all within a minute of the breaking change. A readiness probe's own allowance is counted
+ * on top (Finding.withinMs); a crash loop is sure after restarts, not after seconds.
  */
 export const CATALOGUE = {
   HG100: {
@@ -207,6 +213,7 @@ export const CATALOGUE = {
   },
   HS101: {
     severity: 'error',
+    endsWait: { holdSeconds: 15 },
     summary:
       'A gated pod is selected by no Service, so HAPTIC never sets its condition (near-miss selectors and selector-less Services named).',
     title: '{pods}: no Service selects {which}, so HAPTIC never sets {gateType}',
@@ -214,6 +221,7 @@ export const CATALOGUE = {
   },
   HS102: {
     severity: 'error',
+    endsWait: { unlisted: { holdSeconds: 30 }, externalName: { holdSeconds: 10 }, portless: { holdSeconds: 15 } },
     summary:
       'A Service selects the pod but no EndpointSlice lists it with a port HAProxy could route to (e.g. a named targetPort the pod lacks, an ExternalName Service).',
     title: {
@@ -233,6 +241,7 @@ export const CATALOGUE = {
   },
   HS103: {
     severity: 'error',
+    endsWait: { holdSeconds: 15 },
     summary:
       'HAPTIC has no controller leader (Lease missing, stale, or held by a pod that is gone or not running; controller scaled to zero): nothing renders, deploys or sets the gate.',
     title: 'HAPTIC {installation} has no controller leader, so nothing renders, deploys or sets the gate',
@@ -243,6 +252,7 @@ export const CATALOGUE = {
   },
   HS104: {
     severity: 'error',
+    endsWait: { holdSeconds: 15 },
     summary: 'No HAPTIC installation found (CRDs or HAProxyTemplateConfig missing), or none could be read.',
     title: {
       absent: 'no HAPTIC installation found, so nothing sets {gateType} on {pods}',
@@ -256,6 +266,7 @@ export const CATALOGUE = {
   },
   HS105: {
     severity: 'error',
+    endsWait: { holdSeconds: 15 },
     summary:
       "HAPTIC's gate feature is off: the controller's RBAC does not allow patch on pods/status (or the release predates the gate).",
     title: {
@@ -269,6 +280,7 @@ export const CATALOGUE = {
   },
   HS106: {
     severity: 'error',
+    endsWait: { holdSeconds: 20 },
     summary:
       'A HAProxy pod did not get the configuration routing to the pod: a failed deploy (its lastError), or no deployedToPods entry at all.',
     title:
@@ -277,6 +289,7 @@ export const CATALOGUE = {
   },
   HS107: {
     severity: 'error',
+    endsWait: { holdSeconds: 15 },
     summary:
       'No new render reaches HAProxy: HAProxy refused it, the validation could not run, the template is invalid, or new controller pods refused it at start-up; pods keep the last accepted config.',
     title: {
@@ -293,12 +306,14 @@ export const CATALOGUE = {
   },
   HS108: {
     severity: 'error',
+    endsWait: { holdSeconds: 10 },
     summary: 'The readiness gate names a condition no installed controller writes (typo?).',
     title: 'readiness gate "{type}" is in HAPTIC\'s domain but HAPTIC writes "{gate}"',
     fix: 'kubectl haptic disable-gate {target} -n {namespace} --condition-type {type} && kubectl haptic enable-gate {target} -n {namespace}',
   },
   HS109: {
     severity: 'error',
+    endsWait: { holdSeconds: 20 },
     summary: "Two HAPTIC installations route the pod and overwrite each other's condition.",
     title: '{count} HAPTIC installations route {pods}; they write the same condition and overwrite each other',
     fix: "route the Service through one installation only (restrict the other one's watched namespaces or ingress class)",
@@ -312,6 +327,7 @@ export const CATALOGUE = {
   },
   HS111: {
     severity: 'error',
+    endsWait: { holdSeconds: 20 },
     summary:
       'HAPTIC runs without leader election (one controller, no Lease) and that controller is not running: nothing renders, deploys or sets the gate.',
     title:
@@ -331,6 +347,7 @@ export const CATALOGUE = {
   },
   HS113: {
     severity: 'error',
+    endsWait: { holdSeconds: 20 },
     summary:
       "The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, a route in another namespace without a ReferenceGrant…) and HAPTIC's live config has no server for any pod of the workload: HAPTIC never routes them, so it never sets the condition (the near misses named).",
     title:
@@ -342,6 +359,7 @@ export const CATALOGUE = {
   },
   HS201: {
     severity: 'error',
+    endsWait: { holdSeconds: 10 },
     summary:
       "A readiness probe fails (the probe and the Unhealthy event named): the pod's containers never become ready.",
     title: 'pod {pod}: readiness probe fails, so its containers never become ready (the gate is not the blocker)',
@@ -349,24 +367,35 @@ export const CATALOGUE = {
   },
   HS202: {
     severity: 'error',
-    summary: 'A container is crash-looping (restarts and the last exit named).',
-    title: 'pod {pod}: container {container} is crash-looping',
-    fix: 'kubectl -n {namespace} logs {pod} -c {container} --previous',
+    endsWait: { holdSeconds: 5, restarts: 3 },
+    summary: 'A container is crash-looping, or restarted by its liveness probe (restarts and the last exit named).',
+    title: {
+      exits: 'pod {pod}: container {container} is crash-looping',
+      liveness: 'pod {pod}: container {container} is crash-looping: its liveness probe kills it',
+    },
+    fix: {
+      exits: 'kubectl -n {namespace} logs {pod} -c {container} --previous',
+      liveness:
+        'kubectl -n {namespace} describe pod {pod} (the Unhealthy events say what the liveness probe got); fix the application, or give the probe the time it needs (initialDelaySeconds, a startupProbe, failureThreshold)',
+    },
   },
   HS203: {
     severity: 'error',
+    endsWait: { holdSeconds: 30 },
     summary: 'An image cannot be pulled.',
     title: 'pod {pod}: image {image} cannot be pulled',
     fix: 'fix the image name or tag, or the registry credentials (imagePullSecrets)',
   },
   HS204: {
     severity: 'error',
+    endsWait: { holdSeconds: 30 },
     summary: 'A pod cannot be scheduled (the FailedScheduling event named).',
     title: 'pod {pod} cannot be scheduled',
     fix: "make a node fit: fix the pod's nodeSelector/affinity/tolerations or resource requests, or add capacity",
   },
   HS205: {
     severity: 'error',
+    endsWait: { holdSeconds: 20 },
     summary: 'The ReplicaSet cannot create pods (a quota, an admission webhook).',
     title: 'replicaset/{replicaSet} cannot create pods',
     fix: {
@@ -403,6 +432,7 @@ export const CATALOGUE = {
   },
   HS209: {
     severity: 'error',
+    endsWait: { holdSeconds: 15 },
     summary: "The pod has HAPTIC's gate but waits for another readiness gate that nothing sets.",
     title:
       'pod {pod}: {gateType} is True, but the pod waits for readiness gate {other}, which is {status} {age} after its containers got ready',
@@ -410,12 +440,14 @@ export const CATALOGUE = {
   },
   HS210: {
     severity: 'error',
+    endsWait: { holdSeconds: 15 },
     summary: "The pod's containers stay unready longer than their probes allow, with no probe failure reported.",
     title: 'pod {pod}: containers not ready for {age}, longer than the {probe} allows ({budget})',
     fix: 'kubectl -n {namespace} describe pod {pod} (probe settings and events); kubectl -n {namespace} logs {pod} -c {container}',
   },
   HS211: {
     severity: 'error',
+    endsWait: { holdSeconds: 10, restarts: 3 },
     summary:
       "A StatefulSet's controller waits on a pod that cannot become Ready (crash loop, image, failing probe, config): with podManagementPolicy OrderedReady it replaces no other pod until that one is Ready, and Kubernetes never rolls back by itself.",
     title: {
@@ -433,6 +465,12 @@ export const CATALOGUE = {
   },
   HS212: {
     severity: 'error',
+    endsWait: {
+      noClass: { holdSeconds: 20 },
+      classMissing: { holdSeconds: 20 },
+      zone: { holdSeconds: 20 },
+      other: { holdSeconds: 60 },
+    },
     summary:
       "A StatefulSet's pod waits for its PersistentVolumeClaim: not bound (no StorageClass and no matching volume, a class that does not exist), or bound to a volume no node of the pod can reach (another zone).",
     title: 'pod {pod} waits for its claim {claim}, which is {phase}{because}',

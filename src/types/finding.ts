@@ -17,6 +17,22 @@ export interface Finding {
   evidence: string[];
   /** the pod a per-pod finding is about; the same finding on many pods is reported once (see groupByPod) */
   pod?: string | undefined;
+  /**
+   * What the cluster says of how long the cause lasted, for a catalogue entry's `endsWait`: the restarts the kubelet
+   * counted for the container at fault, and how much longer the pod's own spec (its probes) explains the state.
+   */
+  restarts?: number | undefined;
+  withinMs?: number | undefined;
+}
+
+/**
+ * When a finding ends `status --wait` with exit 1 before any deadline: it has been the workload's first finding for
+ * `holdSeconds` without a break, past what the pod's own spec allows (Finding.withinMs), and, where `restarts` is
+ * given and the finding counts restarts, its container restarted that often. A cause that clears sooner ends nothing.
+ */
+export interface WaitHold {
+  holdSeconds: number;
+  restarts?: number | undefined;
 }
 
 /** A finding as people and -o json|yaml read it. */
@@ -51,4 +67,9 @@ export interface CatalogueEntry {
    * The one place that says so: the doctor's runner, its "not run" list and docs/checks.md all read it.
    */
   needs?: 'cluster' | 'helm-history' | undefined;
+  /**
+   * Whether this finding ends a wait (status --wait, enable-gate --wait, drill) as a failure: the hold for every form,
+   * or one per form (a form left out never ends one). Absent: only the progress deadline or --timeout do.
+   */
+  endsWait?: WaitHold | Readonly<Record<string, WaitHold>> | undefined;
 }

@@ -1,5 +1,5 @@
 import { formatAge } from '../../model/time.ts';
-import type { Probe } from '../../types/kube.ts';
+import type { Container, Probe } from '../../types/kube.ts';
 import type { PodView } from '../../model/rollout/pod.ts';
 import { blockingPods, rawPod, type DiagnoseContext } from '../context.ts';
 import type { Finding } from '../../types/finding.ts';
@@ -19,6 +19,17 @@ function describeProbe(probe: Probe | undefined): string {
   if (probe.tcpSocket) return `readinessProbe tcpSocket :${probe.tcpSocket.port} (${timing})`;
   if (probe.exec) return `readinessProbe exec ${JSON.stringify(probe.exec.command)} (${timing})`;
   return `readinessProbe grpc :${probe.grpc?.port} (${timing})`;
+}
+
+/**
+ * How long a starting container may fail its readiness probe within its own settings: the startup probe's
+ * initialDelaySeconds + periodSeconds × failureThreshold, then the readiness probe's (a container that is not ready
+ * after failureThreshold failures past its initial delay has used what its author allowed it).
+ */
+export function readinessAllowanceMs(c: Container): number {
+  const budget = (probe: Probe | undefined) =>
+    probe ? (probe.initialDelaySeconds ?? 0) + (probe.periodSeconds ?? 10) * (probe.failureThreshold ?? 3) : 0;
+  return (budget(c.startupProbe) + budget(c.readinessProbe)) * 1000;
 }
 
 export function containerRules(ctx: DiagnoseContext): Finding[] {
@@ -50,12 +61,19 @@ export function containerRules(ctx: DiagnoseContext): Finding[] {
     ) {
       const exit = problem?.lastExit;
       const backoff = lastEvent(p, 'BackOff');
-      findings.push(
-        finding('HS202', { pod: p.name, container: problem?.container ?? '?', namespace: ns }, [
+      // the kubelet's words when its liveness probe restarts the container (kuberuntime_manager.go)
+      const killed = p.events.find((e) => e.reason === 'Killing' && /failed liveness probe/.test(e.message));
+      const f = finding(
+        'HS202',
+        { pod: p.name, container: problem?.container ?? '?', namespace: ns },
+        [
           `restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; waiting ${reason}`,
+          ...(killed ? [`event Killing (x${killed.count}): ${killed.message}`] : []),
           ...(backoff ? [`event BackOff (x${backoff.count}): ${backoff.message}`] : []),
-        ]),
+        ],
+        { variant: killed ? 'liveness' : 'exits' },
       );
+      findings.push({ ...f, restarts: problem?.restarts ?? 0 });
     } else if (p.containersReady.status !== 'True' && p.phase === 'Running') {
       const unhealthy = p.events.find((e) => e.reason === 'Unhealthy' && /readiness probe/i.test(e.message));
       if (!unhealthy) continue;
@@ -63,13 +81,14 @@ export function containerRules(ctx: DiagnoseContext): Finding[] {
         rawPod(ctx, p.name)?.spec.containers.find((c) => c.name === problem?.container) ??
         rawPod(ctx, p.name)?.spec.containers[0];
       const since = p.containersReady.forMs !== undefined ? ` for ${formatAge(p.containersReady.forMs)}` : '';
-      findings.push(
-        finding('HS201', { pod: p.name, namespace: ns, container: container?.name ?? '?' }, [
-          `ContainersReady False${since}`,
-          `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`,
-          `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`,
-        ]),
-      );
+      const f = finding('HS201', { pod: p.name, namespace: ns, container: container?.name ?? '?' }, [
+        `ContainersReady False${since}`,
+        `container ${container?.name}: ${describeProbe(container?.readinessProbe)}`,
+        `event Unhealthy (x${unhealthy.count}): ${unhealthy.message}`,
+      ]);
+      // a container may fail its readiness probe for as long as its probes allow before that is a stall to end on
+      const allowanceMs = container ? readinessAllowanceMs(container) : 0;
+      findings.push({ ...f, withinMs: Math.max(0, allowanceMs - (p.containersReady.forMs ?? 0)) });
     }
     found.push(...findings.map((f) => ({ ...f, pod: p.name })));
   }

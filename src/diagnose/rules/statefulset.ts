@@ -100,8 +100,11 @@ export function statefulSetRules(ctx: DiagnoseContext): Finding[] {
     if (fault) {
       const fresh = pod.revision !== undefined && pod.revision === set.updateRevision;
       const cause = pod.containerProblems[0]?.reason ?? CAUSES[fault.id] ?? fault.id;
-      findings.push(
-        finding(
+      findings.push({
+        // how long the pod's fault has held is the fault's to say: its restarts, its probes' allowance
+        restarts: fault.restarts,
+        withinMs: fault.withinMs,
+        ...finding(
           'HS211',
           { ...at, pod: pod.name, revision: pod.revision ?? '?', cause },
           [
@@ -110,7 +113,7 @@ export function statefulSetRules(ctx: DiagnoseContext): Finding[] {
           ],
           { variant: fresh ? 'updateRevision' : 'olderRevision', pod: pod.name },
         ),
-      );
+      });
     }
   }
   return findings;

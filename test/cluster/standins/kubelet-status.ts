@@ -30,7 +30,23 @@ export type KubeletView = {
 };
 export type KubeletContext = { now: number; seenAt: number; hostIP: string; podIP: string | undefined };
 
-type Container = { name: string; image: string; livenessProbe?: { failureThreshold?: number } };
+type Container = {
+  name: string;
+  image: string;
+  livenessProbe?: { failureThreshold?: number };
+  readinessProbe?: { initialDelaySeconds?: number; periodSeconds?: number };
+};
+
+/**
+ * How long a restarted container stays unready: the kubelet's readiness worker sets a new container ID's result to
+ * its initial value, Failure (pkg/kubelet/prober/worker.go, doProbe: `w.resultsManager.Set(w.containerID,
+ * w.initialValue, w.pod)`), and probes again after initialDelaySeconds, on its periodSeconds ticker. A container
+ * without a readiness probe is ready as soon as it runs.
+ */
+function unreadyAfterRestartMs(c: Container): number {
+  const r = c.readinessProbe;
+  return r ? Math.max(r.initialDelaySeconds ?? 0, r.periodSeconds ?? 10) * 1000 : 0;
+}
 
 export function podTrace(pod: Obj): { trace: Trace; startDelayMs: number } {
   const annotations = pod.metadata.annotations ?? {};
@@ -105,13 +121,15 @@ export function kubeletView(pod: Obj, ctx: KubeletContext): KubeletView {
       // the message "Container <c> failed liveness probe, will be restarted", recorded as a Normal Killing event
       // by killContainer, and starts it again in the same sync (kuberuntime_manager.go). The container did not exit
       // on SIGTERM, so it ends with 137. Here each period's attempt is killed LIVENESS_KILL_MS after it started and
-      // the next attempt starts at once; no restart back-off is modelled.
+      // the next attempt starts at once; no restart back-off is modelled. A restarted attempt is unready until its
+      // readiness probe passes again (unreadyAfterRestartMs); the first attempt is ready at once, as everywhere here.
       const killedThisPeriod = inPeriod >= LIVENESS_KILL_MS;
       const kills = period + (killedThisPeriod ? 1 : 0);
       const killAt = (n: number) => startAt + (n - 1) * TRACE_PERIOD_MS + LIVENESS_KILL_MS;
       const since = kills > 0 ? killAt(kills) : startAt;
+      const readyAt = (c: Container) => (kills > 0 ? since + unreadyAfterRestartMs(c) : since);
       const statuses = containers.map((c) => ({
-        ...running(c, true, since, kills),
+        ...running(c, ctx.now >= readyAt(c), since, kills),
         lastState:
           kills > 0
             ? {
@@ -145,12 +163,11 @@ export function kubeletView(pod: Obj, ctx: KubeletContext): KubeletView {
                 message: `Container ${c.name} failed liveness probe, will be restarted`,
               },
             ]);
-      return {
-        ...view,
-        wakeAt: killedThisPeriod
-          ? startAt + (period + 1) * TRACE_PERIOD_MS + LIVENESS_KILL_MS
-          : startAt + period * TRACE_PERIOD_MS + LIVENESS_KILL_MS,
-      };
+      const nextKill = killedThisPeriod
+        ? startAt + (period + 1) * TRACE_PERIOD_MS + LIVENESS_KILL_MS
+        : startAt + period * TRACE_PERIOD_MS + LIVENESS_KILL_MS;
+      const readiness = containers.map(readyAt).filter((t) => t > ctx.now && t < nextKill);
+      return { ...view, wakeAt: Math.min(nextKill, ...readiness) };
     }
     case 'crash-loop': {
       // Period p: attempt runs CRASH_RUN_MS, exits 1, then waits in back-off. The first crash is restarted at once

@@ -198,6 +198,22 @@ describe('kubeletView + nextPodStatus', () => {
     expect(second.wakeAt).toBe(T0 + 26_000);
   });
 
+  it('a container restarted by its liveness probe is unready until its readiness probe passes again', () => {
+    const p = pod({
+      'standin.kubectl-haptic.dev/fail': 'liveness-probe',
+      'standin.kubectl-haptic.dev/start-delay-ms': '0',
+    });
+    p.spec.containers[0].readinessProbe = { periodSeconds: 3 };
+    expect(kubeletView(p, ctx(T0 + 5000)).fields.containerStatuses).toMatchObject([{ ready: true }]);
+    const killed = kubeletView(p, ctx(T0 + 7000));
+    expect(killed.fields.containerStatuses).toMatchObject([{ restartCount: 1, ready: false }]);
+    expect(killed.wakeAt).toBe(T0 + 9000);
+    expect(kubeletView(p, ctx(T0 + 9000)).fields.containerStatuses).toMatchObject([{ restartCount: 1, ready: true }]);
+    // the default period (10 s) outlasts the 10 s between kills: never ready again
+    p.spec.containers[0].readinessProbe = {};
+    expect(kubeletView(p, ctx(T0 + 15_900)).fields.containerStatuses).toMatchObject([{ ready: false }]);
+  });
+
   it('fails to pull the image: ErrImagePull, then ImagePullBackOff, Pending', () => {
     const p = pod({
       'standin.kubectl-haptic.dev/fail': 'image-pull',
