@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CATALOGUE } from '../src/diagnose/catalogue.ts';
-import type { CatalogueEntry, Template } from '../src/types/finding.ts';
+import type { CatalogueEntry, Template, WaitHold } from '../src/types/finding.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -21,8 +21,13 @@ const FAMILIES: { name: string; title: string; prefix: RegExp; intro: string }[]
     name: 'why-stalled',
     title: 'why-stalled (HS1xx, HS2xx, HS9xx)',
     prefix: /^HS/,
-    intro:
+    intro: [
       'Checked by `why-stalled` (and shown by `status --watch`/`--wait` as soon as one appears), in this order: the first one found is the most likely cause.',
+      '"Ends a wait" says which causes end `status --wait` (and `enable-gate --wait`) with exit 1 before the progress deadline: once the cause has been',
+      "the first finding for that long without a break (a readiness probe's own allowance, initialDelaySeconds + periodSeconds × failureThreshold of its",
+      'startup and readiness probes, counts first), and where restarts are named, once the container restarted that often. `--patience N` multiplies',
+      'every hold and restart count; `--no-fail-fast` ends a wait only on the deadline or `--timeout`, as `kubectl rollout status`.',
+    ].join('\n'),
   },
   {
     name: 'doctor',
@@ -54,6 +59,17 @@ function severityLine(entry: CatalogueEntry): string {
   return `Severity: **${entry.severity}**${forms.length ? `; ${forms.join(', ')}` : ''}.`;
 }
 
+/** Whether, and after how long, a stall cause ends status --wait with exit 1 (the entry's endsWait). */
+function waitLine(entry: CatalogueEntry): string {
+  const hold = entry.endsWait;
+  if (!hold) return entry.severity === 'error' ? ' Ends a wait: no (only the progress deadline or --timeout do).' : '';
+  const one = (h: WaitHold) =>
+    `after ${h.holdSeconds}s${h.restarts !== undefined ? ` and ${h.restarts} restarts` : ''}`;
+  if (typeof hold.holdSeconds === 'number') return ` Ends a wait: ${one(hold as WaitHold)}.`;
+  const forms = Object.entries(hold as Record<string, WaitHold>).map(([form, h]) => `${one(h)} for the ${form} form`);
+  return ` Ends a wait: ${forms.join(', ')}; other forms do not.`;
+}
+
 const entries = () => Object.entries(CATALOGUE) as [string, CatalogueEntry][];
 
 function templateLines(label: string, t: Template | undefined): string[] {
@@ -81,7 +97,7 @@ export function checksPage(): string {
   for (const family of FAMILIES) {
     lines.push('', `## ${family.title}`, '', family.intro, '', familyTable(family.name));
     for (const [id, entry] of entries().filter(([id]) => family.prefix.test(id))) {
-      const mode = id.startsWith('DR') ? ` Mode: ${doctorMode(entry)}.` : '';
+      const mode = id.startsWith('DR') ? ` Mode: ${doctorMode(entry)}.` : id.startsWith('HS') ? waitLine(entry) : '';
       lines.push(
         '',
         `### ${id}`,

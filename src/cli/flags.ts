@@ -1,3 +1,4 @@
+import { UserError } from '../lib/errors.ts';
 import { Args, Flags, type Interfaces } from '@oclif/core';
 import { GATE_CONDITION } from '../haptic/names.ts';
 
@@ -67,6 +68,21 @@ export const rolloutFlags = {
   'condition-type': conditionTypeFlag,
 };
 
+/** How --wait ends early on a cause that does not clear by itself (status, enable-gate, disable-gate, drill). */
+export const failFastFlags = {
+  'fail-fast': Flags.boolean({
+    summary:
+      'With --wait: end with exit 1 as soon as a stall cause that does not clear by itself has held past its hold (docs/checks.md, "ends a wait"); --no-fail-fast waits for the progress deadline or --timeout only, as kubectl rollout status.',
+    allowNo: true,
+    default: true,
+  }),
+  patience: Flags.string({
+    summary:
+      'With --wait: multiply every fail-fast hold and restart count by this factor (e.g. 2: twice as long, twice the restarts).',
+    default: '1',
+  }),
+};
+
 /** Workloads to act on: several NAME, deployment/NAME or statefulset/NAME, or -l, or --all. */
 export const gateArgs = {
   targets: Args.string({
@@ -94,4 +110,13 @@ export const gateFlags = {
     summary: 'After the write, follow the rollout it started until it completes (as status --wait).',
   }),
   timeout: Flags.string({ summary: 'With --wait: give up after this long (e.g. 5m; 0 = no limit).', default: '0' }),
+  ...failFastFlags,
 };
+
+/** --patience: a factor of at least 1. */
+export function parsePatience(text: string): number {
+  const n = Number(text.trim());
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !Number.isFinite(n) || n < 1 || n > 1000)
+    throw new UserError(`invalid --patience "${text}": use a factor from 1 to 1000, such as 2 or 1.5`);
+  return n;
+}

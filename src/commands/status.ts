@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { parseDuration } from '../cli/duration.ts';
 import { ExitCode, UserError } from '../lib/errors.ts';
-import { exitCodesHelp, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
+import { exitCodesHelp, failFastFlags, parsePatience, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
 import { waitExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { followStatus, loadStatus, waitStatus } from '../services/status.ts';
@@ -30,7 +30,12 @@ One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-hapt
 quits).
 
 --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are \
-gone), 1 when it failed (progress deadline exceeded; a StatefulSet with OnDelete, as kubectl), 2 on --timeout.
+gone), 1 when it failed (progress deadline exceeded; a StatefulSet with OnDelete, as kubectl), 2 on --timeout. It \
+fails fast: a stall cause that does not clear by itself (an image that cannot be pulled, a crash loop, no route \
+HAPTIC renders, no leader…) ends it with exit 1 once the cause has held past its hold (docs/checks.md says which \
+and how long), printing the cause as why-stalled does; --patience 2 doubles every hold, --no-fail-fast waits for \
+the deadline as kubectl does. Under GitHub Actions (GITHUB_ACTIONS=true) a failure is also an ::error annotation \
+and the report or the failure goes to the step summary (docs/ci.md).
 
 After --watch or --wait, a rollout that made progress is summed up in a report: how long each new pod waited for \
 its gate, how long each old pod drained, and the HAProxy configurations that carried the change.
@@ -78,6 +83,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       default: '0',
     }),
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
+    ...failFastFlags,
     sessions: Flags.boolean({
       summary:
         "Read each HAProxy pod's sessions to the rollout's pods through pods/exec (socat on HAProxy's master socket; read-only show commands): every second with --watch (on by default there) or --wait, once otherwise.",
@@ -88,6 +94,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
   async run(): Promise<void> {
     const { flags, args } = await this.parse(Status);
     const timeoutMs = parseDuration(flags.timeout, '--timeout');
+    const patience = parsePatience(flags.patience);
     if (flags.watch && !process.stdout.isTTY)
       throw new UserError(
         '--watch needs a terminal; use --wait (one line per transition) or -o json when output is piped',
@@ -114,34 +121,23 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       return;
     }
     if (flags.wait) {
-      const [{ waitLines }, { reportText }] = await Promise.all([
+      const [{ waitLines }, { printWaitEnd }] = await Promise.all([
         import('../ui/wait-text.ts'),
-        import('../ui/report-text.ts'),
+        import('../cli/wait-end.ts'),
       ]);
       // with -o the log goes to stderr, so stdout holds only the report, parseable
       const log = flags.output ? process.stderr : process.stdout;
-      const { outcome, reports: raw } = await waitStatus(client, selection, {
+      const result = await waitStatus(client, selection, {
         conditionType,
         drained: flags.drained,
         sessions: flags.sessions ?? false,
         timeoutMs,
+        failFast: flags['fail-fast'],
+        patience,
         onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
       });
-      const reports = this.safe(raw);
-      if (flags.output) {
-        if (reports.length)
-          process.stdout.write(
-            formatStructured(
-              reports.length === 1
-                ? reports[0]
-                : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports },
-              flags.output,
-            ),
-          );
-      } else {
-        const paint = this.paint(flags);
-        for (const report of reports) process.stdout.write(`\n${reportText(report, paint)}`);
-      }
+      const { outcome } = result;
+      printWaitEnd(this.safe(result), { output: flags.output, paint: this.paint(flags), timeoutMs });
       this.finish(waitExitCode(outcome));
       return;
     }

@@ -89,6 +89,9 @@ export interface WaitStatusOptions {
   onEntry: (entry: WaitEntry) => void;
   /** read HAProxy's sessions to the pods through pods/exec */
   sessions?: boolean | undefined;
+  /** end on a cause that does not clear by itself (true unless --no-fail-fast), with every hold × patience */
+  failFast?: boolean | undefined;
+  patience?: number | undefined;
 }
 
 /** status --wait (and enable-gate --wait): follows every workload the selection names until each completes. */

@@ -1,8 +1,15 @@
 import type { KubeClient } from '../kube/client.ts';
-import type { RolloutReport, WaitEntry } from '../model/rollout/report.ts';
+import type {
+  RolloutReport,
+  WaitEntry,
+  WaitFailure,
+  WaitOutcome,
+  WaitResult,
+  WaitedWorkload,
+} from '../model/rollout/report.ts';
+export type { WaitOutcome, WaitResult } from '../model/rollout/report.ts';
 import type { RolloutTarget } from '../types/kube.ts';
 import type { Finding } from '../types/finding.ts';
-import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { type Held, holdOf, isDefinite } from '../diagnose/hold.ts';
 import { setLongTimeout } from '../lib/timers.ts';
 import { Informer } from '../kube/informer.ts';
@@ -10,44 +17,6 @@ import { keepHeapSmall } from '../lib/heap.ts';
 import { targetRef } from './targets.ts';
 import type { SessionsSource } from './sessions.ts';
 import { RolloutStream, sharedStores, type FollowOptions, type RolloutFollower } from './live-rollout.ts';
-
-export type WaitOutcome = 'complete' | 'failed' | 'timeout';
-
-/** A followed workload as the wait last saw it. */
-export interface WaitedWorkload {
-  workloadKind: RolloutTarget['kind'];
-  name: string;
-  namespace: string;
-  phase?: RolloutModel['phase'] | undefined;
-  /** kubectl rollout status's words */
-  message?: string | undefined;
-  complete: boolean;
-}
-
-/** Why a wait failed: the workload, the cause (a finding past its hold, or the rollout's own verdict), how long. */
-export interface WaitFailure {
-  workload: WaitedWorkload;
-  /** `cause`: a finding that does not clear by itself (fail fast); `deadline`: progress deadline exceeded; `onDelete` */
-  reason: 'cause' | 'deadline' | 'onDelete';
-  /** the first finding at the end: the cause (why-stalled's answer) */
-  finding?: Finding | undefined;
-  /** how long that finding had held when the wait ended */
-  heldMs?: number | undefined;
-  /** from the start of the wait to the verdict */
-  waitedMs: number;
-  /** every other workload followed, as it was then */
-  others: WaitedWorkload[];
-}
-
-export interface WaitResult {
-  outcome: WaitOutcome;
-  /** one per workload that completed: how long each step took */
-  reports: RolloutReport[];
-  /** when the outcome is 'failed' */
-  failure?: WaitFailure | undefined;
-  /** how long the wait took */
-  waitedMs: number;
-}
 
 export interface WaitOptions {
   conditionType: string;

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   adminApi,
   cluster,
+  followFromStart,
   GATE,
   gatedDeployment,
   gatedStatefulSet,
@@ -219,8 +220,10 @@ describe('what stalls a StatefulSet, named first by why-stalled', () => {
     const ns = await newNamespace('sts-broken');
     await served({ name: 'web', namespace: ns, replicas: 3 });
     await restart(ns, 'web', { [FAIL]: 'crash-loop' });
+    const followed = followFromStart(ns, 'web', 'statefulset');
 
     const broken = await whyUntil(ns, 'web', 'HS211');
+    await followed.check('HS211');
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(
       /\[HS211\] statefulset web waits on pod web-2 of the new revision web-\w+, which cannot become Ready \(CrashLoopBackOff\)/,

@@ -89,8 +89,8 @@ function waitLines(stdout: string): string[] {
   return lines;
 }
 
-/** --wait's log: what comes before the rollout report it prints once done. */
-const logOf = (stdout: string) => stdout.split('\nRollout report: ')[0]!;
+/** --wait's log: what comes before the rollout report it prints once done, or the failure it ends with. */
+const logOf = (stdout: string) => stdout.split('\n\n')[0]!;
 /** The rollout report --wait prints at the end, if any. */
 const reportOf = (stdout: string) =>
   stdout.includes('\nRollout report: ') ? `Rollout report: ${stdout.split('\nRollout report: ')[1]}` : undefined;
@@ -328,7 +328,9 @@ describe('kubectl haptic status', () => {
     await Promise.all([rollout(ns, 'slow', 'example/app:2'), rollout(ns, 'dead', 'example/app:2')]);
     const started = Date.now();
     const [timedOut, failed] = await Promise.all([
-      runPlugin(['status', 'slow', '-n', ns, '--wait', '--timeout', '20s'], { timeoutMs: 40_000 }).then((r) => ({
+      runPlugin(['status', 'slow', '-n', ns, '--wait', '--no-fail-fast', '--timeout', '20s'], {
+        timeoutMs: 40_000,
+      }).then((r) => ({
         ...r,
         ms: Date.now() - started,
       })),
@@ -374,6 +376,10 @@ describe('kubectl haptic status', () => {
         .slice(0, -1)
         .every((l) => l.startsWith('rollout: Waiting for deployment "dead" ')),
     ).toBe(true);
+    // the end says why, once more, as why-stalled does, and the verdict last
+    expect(failed.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(`^✗ deployment\\.apps/dead -n ${ns}: rollout failed after \\d+s of waiting: `),
+    );
     const d = await api().get<any>('apps/v1', 'Deployment', 'dead', ns);
     expect(d.status.conditions.find((c: any) => c.type === 'Progressing')).toMatchObject({
       status: 'False',

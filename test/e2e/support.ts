@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { READONLY_CLUSTER_ROLE, repoRoot, type ClusterState } from '../cluster/cluster.ts';
 import { Kube, type KubeObject } from '../cluster/kube.ts';
 
@@ -167,6 +167,8 @@ export type DeploymentOptions = {
   /** Default 5 s (not Kubernetes' 30) to keep rollouts short; the node stand-in honours it. */
   terminationGracePeriodSeconds?: number;
   progressDeadlineSeconds?: number;
+  /** how long a new pod must stay Ready before it counts as available */
+  minReadySeconds?: number;
   maxSurge?: number | string;
   maxUnavailable?: number | string;
   podAnnotations?: Record<string, string>;
@@ -185,6 +187,7 @@ export function gatedDeployment(options: DeploymentOptions): KubeObject {
       ...(options.progressDeadlineSeconds === undefined
         ? {}
         : { progressDeadlineSeconds: options.progressDeadlineSeconds }),
+      ...(options.minReadySeconds === undefined ? {} : { minReadySeconds: options.minReadySeconds }),
       strategy: {
         type: 'RollingUpdate',
         rollingUpdate: { maxSurge: options.maxSurge ?? '25%', maxUnavailable: options.maxUnavailable ?? '25%' },
@@ -218,7 +221,10 @@ function gatedTemplate(
   };
 }
 
-export type StatefulSetOptions = Omit<DeploymentOptions, 'progressDeadlineSeconds' | 'maxSurge' | 'maxUnavailable'> & {
+export type StatefulSetOptions = Omit<
+  DeploymentOptions,
+  'progressDeadlineSeconds' | 'minReadySeconds' | 'maxSurge' | 'maxUnavailable'
+> & {
   /** RollingUpdate (default) or OnDelete */
   updateStrategy?: 'RollingUpdate' | 'OnDelete';
   partition?: number;
@@ -314,6 +320,40 @@ export function service(options: {
     spec: {
       selector: options.selector,
       ports: [{ name: 'http', port: options.port ?? 80, targetPort: options.targetPort ?? 'http' }],
+    },
+  };
+}
+
+export type Timed = PluginResult & { ms: number };
+
+/**
+ * `status --wait` followed from the start of the rollout, as CI runs it, twice: it fails fast (exit 1 within 60 s,
+ * naming `first`, the cause why-stalled gives, with its evidence and a verdict line), and with --no-fail-fast
+ * --timeout 20s it times out (exit 2) instead. Start it right after the change; await `check(first)` at the end.
+ */
+export function followFromStart(ns: string, name: string, kind = 'deployment') {
+  const started = Date.now();
+  const timed = (args: string[]): Promise<Timed> =>
+    runPlugin(['status', `${kind}/${name}`, '-n', ns, '--wait', ...args], { timeoutMs: 90_000 }).then((r) => ({
+      ...r,
+      ms: Date.now() - started,
+    }));
+  const fast = timed([]);
+  const patient = timed(['--no-fail-fast', '--timeout', '20s']);
+  return {
+    async check(first: string): Promise<Timed> {
+      const [r, slow] = await Promise.all([fast, patient]);
+      expect(r.code, `${r.stdout}${r.stderr}`).toBe(1);
+      expect(r.ms, r.stdout).toBeLessThan(60_000);
+      expect(r.stdout).toContain(`\n${kind}.apps/${name} -n ${ns}: stalled\n  ✗ [${first}] `);
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(
+        new RegExp(
+          `^✗ ${kind}\\.apps/${name} -n ${ns}: rollout failed after \\d+s of waiting: ${first}, held \\d+s; it does not clear by itself`,
+        ),
+      );
+      expect(slow.code, `${slow.stdout}${slow.stderr}`).toBe(2);
+      expect(slow.stdout.trimEnd().split('\n').at(-1)).toMatch(/timed out after 20s$/);
+      return r;
     },
   };
 }

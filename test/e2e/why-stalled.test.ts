@@ -10,6 +10,7 @@ import {
   cluster,
   type DeploymentOptions,
   GATE,
+  followFromStart,
   gatedDeployment,
   grantReadOnly,
   type KubeObject,
@@ -117,6 +118,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
     it('HS101: a gated Deployment no Service selects, naming the near-miss Service; -o json has the documented shape', async () => {
       const ns = await newNamespace('why-hs101');
       await deploy({ ns, name: 'lonely', withService: false });
+      const followed = followFromStart(ns, 'lonely');
       await api().apply([service({ name: 'lonly', namespace: ns, selector: { app: 'lonly' } })]);
       const r = await whyUntil(ns, 'lonely', 'HS101');
       const [pod] = await pods(ns, 'lonely');
@@ -148,11 +150,13 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       });
       expect(f.evidence).toContain('service/lonly almost matches: it wants app=lonly, the pod has app=lonely');
       expect(f.evidence.every((e: unknown) => typeof e === 'string')).toBe(true);
+      await followed.check('HS101');
     });
 
     it('HS102: a Service whose named targetPort the pod lacks: the EndpointSlice controller lists the pod without a port', async () => {
       const ns = await newNamespace('why-hs102');
       await deploy({ ns, name: 'ports', withService: false });
+      const followed = followFromStart(ns, 'ports');
       await api().apply(routedService({ name: 'ports', namespace: ns, selector: { app: 'ports' }, targetPort: 'web' }));
       // What the real controller does: the pod IS in a slice, one with `ports: null` (not left out).
       const slice = await waitFor(
@@ -180,6 +184,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       );
       expect(r.stdout).toContain('pod container ports: http:8080');
       expect(r.stdout).toContain('fix: make the Service targetPort name or number match a container port of the pod');
+      await followed.check('HS102');
     });
 
     it('HS102: the real way to a selected pod in no EndpointSlice at all: an ExternalName Service with a selector', async () => {
@@ -199,6 +204,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
         },
         ingress({ name: 'external', namespace: ns }),
       ]);
+      const followed = followFromStart(ns, 'external');
       const r = await whyUntil(ns, 'external', 'HS102');
       const [pod] = await pods(ns, 'external');
       const name = pod!.metadata!.name;
@@ -211,12 +217,14 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toContain(
         'fix: an ExternalName Service never gets endpoints: route the pods through a ClusterIP Service',
       );
+      await followed.check('HS102');
     });
 
     it('HS103: no leader (the Lease goes stale after leaseDurationSeconds 15)', async () => {
       const ns = await newNamespace('why-hs103');
       await setKnobs(kubeconfig(), { leader: 'false' });
       await deploy({ ns, name: 'leaderless' });
+      const followed = followFromStart(ns, 'leaderless');
       const r = await whyUntil(ns, 'leaderless', 'HS103', { timeoutMs: 60_000 });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(
@@ -226,6 +234,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
         /lease haptic\/haptic: holder haptic-controller-\S+, renewed \d+s ago, leaseDurationSeconds 15 \(stale\)/,
       );
       expect(r.stdout).toMatch(/controller pod haptic-controller-\S+: Running, ready/);
+      await followed.check('HS103');
     });
 
     it('HS104: HAPTIC unreadable for a user limited to the namespace (the "not installed" branch is unit-tested only)', async () => {
@@ -254,6 +263,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       const ns = await newNamespace('why-hs105');
       await setKnobs(kubeconfig(), { gateFeature: 'off' });
       await deploy({ ns, name: 'nogate' });
+      const followed = followFromStart(ns, 'nogate');
       const r = await whyUntil(ns, 'nogate', 'HS105');
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(
@@ -263,12 +273,14 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toContain(
         'ClusterRoles bound to the controller: haptic, system:service-account-issuer-discovery; none allows patch on pods/status',
       );
+      await followed.check('HS105');
     });
 
     it('HS106: deploys to the first HAProxy pod fail', async () => {
       const ns = await newNamespace('why-hs106');
       await setKnobs(kubeconfig(), { failDeployTo: 'first' });
       await deploy({ ns, name: 'undeployed' });
+      const followed = followFromStart(ns, 'undeployed');
       const r = await whyUntil(ns, 'undeployed', 'HS106');
       const haproxy = (
         await api().list<KubeObject>('v1', 'Pod', {
@@ -289,12 +301,14 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
         ),
       );
       expect(r.stdout).toContain(`fix: kubectl -n haptic logs ${haproxy} -c agent --tail=50`);
+      await followed.check('HS106');
     });
 
     it('HS107: HAProxy refuses every render', async () => {
       const ns = await newNamespace('why-hs107');
       await setKnobs(kubeconfig(), { refuseRender: 'true' });
       await deploy({ ns, name: 'refused' });
+      const followed = followFromStart(ns, 'refused');
       const r = await whyUntil(ns, 'refused', 'HS107');
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(
@@ -307,11 +321,13 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toContain(
         'haproxytemplateconfig haptic/haptic-config: Validated=False reason HAProxyValidationFailed',
       );
+      await followed.check('HS107');
     });
 
     it('HS108: a typo in the gate type', async () => {
       const ns = await newNamespace('why-hs108');
       await deploy({ ns, name: 'typo', gates: [TYPO] });
+      const followed = followFromStart(ns, 'typo');
       const r = await whyUntil(ns, 'typo', 'HS108');
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`[HS108] readiness gate "${TYPO}" is in HAPTIC's domain but HAPTIC writes "${GATE}"`);
@@ -320,6 +336,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toContain(
         `fix: kubectl haptic disable-gate typo -n ${ns} --condition-type ${TYPO} && kubectl haptic enable-gate typo -n ${ns}`,
       );
+      await followed.check('HS108');
     });
 
     it('HS109: a second installation routes the same pod and overwrites the condition', async () => {
@@ -408,6 +425,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
           ],
         },
       });
+      const followed = followFromStart(ns, 'probe');
       const r = await whyUntil(ns, 'probe', 'HS201');
       const [pod] = await pods(ns, 'probe');
       expect(r.code).toBe(1);
@@ -421,11 +439,13 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toMatch(
         /event Unhealthy \(x\d+\): Readiness probe failed: HTTP probe failed with statuscode: 503/,
       );
+      await followed.check('HS201');
     });
 
     it('HS202: a crash loop', async () => {
       const ns = await newNamespace('why-hs202');
       await deploy({ ns, name: 'crash', podAnnotations: { [FAIL]: 'crash-loop' } });
+      const followed = followFromStart(ns, 'crash');
       const r = await whyUntil(ns, 'crash', 'HS202');
       const [pod] = await pods(ns, 'crash');
       const name = pod!.metadata!.name;
@@ -437,11 +457,44 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(backOff.stdout).toMatch(
         new RegExp(`event BackOff \\(x\\d+\\): Back-off restarting failed container app in pod ${name}_${ns}\\(`),
       );
+      await followed.check('HS202');
+    });
+
+    it('HS202 (liveness): a container its liveness probe kills every 10 s, before the rollout completes', async () => {
+      const ns = await newNamespace('why-hs202l');
+      await deploy({
+        ns,
+        name: 'killed',
+        minReadySeconds: 10,
+        podAnnotations: { [FAIL]: 'liveness-probe' },
+        podSpec: {
+          containers: [
+            {
+              name: 'app',
+              image: 'example/app:1',
+              ports: [{ name: 'http', containerPort: 8080 }],
+              livenessProbe: { httpGet: { path: '/healthz', port: 8080 } },
+              readinessProbe: { httpGet: { path: '/ready', port: 8080 } },
+            },
+          ],
+        },
+      });
+      const followed = followFromStart(ns, 'killed');
+      const r = await whyUntil(ns, 'killed', 'HS202');
+      const [pod] = await pods(ns, 'killed');
+      const name = pod!.metadata!.name;
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`[HS202] pod ${name}: container app is crash-looping: its liveness probe kills it`);
+      expect(r.stdout).toMatch(/restarts [1-9]\d*; last exit code 137 \(Error\)/);
+      expect(r.stdout).toMatch(/event Killing \(x\d+\): Container app failed liveness probe, will be restarted/);
+      const failed = await followed.check('HS202');
+      expect(failed.stdout).toMatch(/restarts [3-9]; last exit code 137/);
     });
 
     it('HS203: an image that cannot be pulled', async () => {
       const ns = await newNamespace('why-hs203');
       await deploy({ ns, name: 'pull', podAnnotations: { [FAIL]: 'image-pull' } });
+      const followed = followFromStart(ns, 'pull');
       const r = await whyUntil(ns, 'pull', 'HS203', { also: (x) => x.stdout.includes('event Failed') });
       const [pod] = await pods(ns, 'pull');
       expect(r.code).toBe(1);
@@ -450,11 +503,13 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toMatch(
         /event Failed \(x\d+\): Failed to pull image "example\/app:1": rpc error: code = NotFound/,
       );
+      await followed.check('HS203');
     });
 
     it("HS204: a nodeSelector no node matches (the real scheduler's FailedScheduling)", async () => {
       const ns = await newNamespace('why-hs204');
       await deploy({ ns, name: 'unplaced', podSpec: { nodeSelector: { disk: 'ssd' } } });
+      const followed = followFromStart(ns, 'unplaced');
       const r = await whyUntil(ns, 'unplaced', 'HS204');
       const [pod] = await pods(ns, 'unplaced');
       expect(r.code).toBe(1);
@@ -462,6 +517,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(r.stdout).toMatch(
         /phase Pending, no node; event FailedScheduling \(x\d+\): 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/,
       );
+      await followed.check('HS204');
     });
 
     it('HS205: a ResourceQuota refuses the surge pod', async () => {
@@ -481,6 +537,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
         until: (q) => q.status?.used?.pods === '1',
       });
       await restart(ns, 'quota');
+      const followed = followFromStart(ns, 'quota');
       const r = await whyUntil(ns, 'quota', 'HS205', { also: (x) => x.stdout.includes('condition ReplicaFailure') });
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/\[HS205\] replicaset\/quota-\w+ cannot create pods/);
@@ -491,6 +548,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
         /event FailedCreate \(x\d+\): Error creating: pods "quota-[\w-]+" is forbidden: exceeded quota: pods/,
       );
       expect(r.stdout).toContain(`fix: raise the ResourceQuota in namespace ${ns}`);
+      await followed.check('HS205');
     });
 
     it('HS206 (warning, exit 0): paused, then the template changed (kubectl rollout pause semantics)', async () => {
@@ -561,6 +619,7 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await available(ns, 'healthy', 2);
       await setKnobs(kubeconfig(), { deployDelayMs: '8000' }); // each HAProxy pod catches up 8 s after a new config
       await restart(ns, 'healthy');
+      const waited = runPlugin(['status', 'healthy', '-n', ns, '--wait'], { timeoutMs: 120_000 });
       const runs: PluginResult[] = [];
       const deadline = Date.now() + 90_000;
       while (!runs.at(-1)?.stdout.includes('[HS902]')) {
@@ -582,7 +641,23 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(midway!.stdout).toMatch(
         /pod healthy-[\w-]+: HAProxy config routing to it runs on [01]\/2 HAProxy pods \(containers ready \d+s ago\)/,
       );
+      // followed with --wait from the restart on: complete, never failed fast
+      const w = await waited;
+      expect(w.code, w.stdout).toBe(0);
+      expect(w.stdout).not.toContain('rollout failed');
     });
+
+    it('--wait on a healthy rollout of 4 replicas one at a time, each HAProxy pod 6 s behind: exit 0, nothing failed fast', async () => {
+      const ns = await newNamespace('why-slow');
+      await deploy({ ns, name: 'slow', replicas: 4 });
+      await available(ns, 'slow', 4);
+      await setKnobs(kubeconfig(), { deployDelayMs: '6000' });
+      await restart(ns, 'slow');
+      const r = await runPlugin(['status', 'slow', '-n', ns, '--wait', '--drained'], { timeoutMs: 240_000 });
+      expect(r.code, r.stdout).toBe(0);
+      expect(r.stdout).not.toContain('rollout failed');
+      expect(r.stdout).toContain('Rollout report: ');
+    }, 300_000);
 
     it('HS902: a complete rollout says so and exits 0', async () => {
       const ns = await newNamespace('why-hs902');

@@ -173,3 +173,41 @@ export interface RolloutUpdate {
   /** the rollout is complete (and drained, when asked) */
   done: boolean;
 }
+
+export type WaitOutcome = 'complete' | 'failed' | 'timeout';
+
+/** A followed workload as the wait last saw it. */
+export interface WaitedWorkload {
+  workloadKind: RolloutModel['workloadKind'];
+  name: string;
+  namespace: string;
+  phase?: RolloutModel['phase'] | undefined;
+  /** kubectl rollout status's words */
+  message?: string | undefined;
+  complete: boolean;
+}
+
+/** Why a wait failed: the workload, the cause (a finding past its hold, or the rollout's own verdict), how long. */
+export interface WaitFailure {
+  workload: WaitedWorkload;
+  /** `cause`: a finding that does not clear by itself (fail fast); `deadline`: progress deadline exceeded; `onDelete` */
+  reason: 'cause' | 'deadline' | 'onDelete';
+  /** the first finding at the end: the cause (why-stalled's answer) */
+  finding?: Finding | undefined;
+  /** how long that finding had held when the wait ended */
+  heldMs?: number | undefined;
+  /** from the start of the wait to the verdict */
+  waitedMs: number;
+  /** every other workload followed, as it was then */
+  others: WaitedWorkload[];
+}
+
+export interface WaitResult {
+  outcome: WaitOutcome;
+  /** one per workload that completed: how long each step took */
+  reports: RolloutReport[];
+  /** when the outcome is 'failed' */
+  failure?: WaitFailure | undefined;
+  /** how long the wait took */
+  waitedMs: number;
+}

@@ -14,7 +14,7 @@ const crash = (restarts: number) => ({
 });
 
 describe('holdOf', () => {
-  it("holds a cause for its catalogue time, then it is definite; the clock survives updates of the same cause", () => {
+  it('holds a cause for its catalogue time, then it is definite; the clock survives updates of the same cause', () => {
     const first = holdOf(noRoute, undefined, T);
     expect(first).toMatchObject({ since: T, dueAt: T + 20_000 });
     expect(isDefinite(first, T + 19_999)).toBe(false);
