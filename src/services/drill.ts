@@ -23,6 +23,9 @@ import type { RolloutReport } from '../model/rollout/report.ts';
 import { mapSelects } from '../model/selectors.ts';
 import type { Pod, RolloutTarget, Service, TargetName } from '../types/kube.ts';
 import { followRollout } from './live-rollout.ts';
+import { type Held, holdOf, isDefinite } from '../diagnose/hold.ts';
+import { describeFinding } from '../diagnose/catalogue.ts';
+import type { Finding } from '../types/finding.ts';
 import type { RolloutUpdate } from '../model/rollout/report.ts';
 import { resolveTargets, targetRef } from './targets.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -246,6 +249,7 @@ type Followed = {
   report?: RolloutReport | undefined;
   progressingAt?: number | undefined;
   doneAt?: number | undefined;
+  cause?: Finding | undefined;
 };
 
 /**
@@ -267,6 +271,7 @@ async function follow(
   });
   let last: RolloutUpdate | undefined;
   let progressingAt: number | undefined;
+  let held: Held | undefined;
   const follower = followRollout(client, plan.workload, {
     conditionType: req.conditionType,
     drained: true,
@@ -278,8 +283,12 @@ async function follow(
       const current = req.restart ? generation !== undefined && update.model.observedGeneration >= generation : true;
       const now = (hooks.now ?? Date.now)();
       if (!update.done && current) progressingAt ??= now;
+      // the same fail fast as status --wait: a cause that does not clear by itself ends the drill too
+      held = current && !update.done ? holdOf(update.finding, held, now) : undefined;
       if (update.model.phase === 'failed' && current)
-        settle({ outcome: 'failed', history: update.history, progressingAt });
+        settle({ outcome: 'failed', history: update.history, progressingAt, cause: update.finding });
+      else if (isDefinite(held, now))
+        settle({ outcome: 'failed', history: update.history, progressingAt, cause: update.finding });
       else if (update.done && update.history.progressed && current)
         settle({ outcome: 'complete', history: update.history, report: update.report, progressingAt, doneAt: now });
     },
@@ -384,6 +393,7 @@ export async function runDrill(
       doneAt: result.doneAt,
       history: result.history,
       report: result.report,
+      cause: result.cause && describeFinding(result.cause),
       log: typeof log === 'string' ? log : '',
     });
   } finally {

@@ -33,7 +33,12 @@ export function drillText(r: DrillReport, paint: Painter): string {
     r.rollout.outcome === 'complete'
       ? `complete, old pods gone${r.rollout.durationMs !== undefined ? ` ${duration(r.rollout.durationMs)} after the ${r.rollout.restartedAt ? 'restart' : 'rollout started'}` : ''}`
       : r.rollout.outcome === 'failed'
-        ? paint('red', 'failed (progress deadline exceeded)')
+        ? paint(
+            'red',
+            r.rollout.cause
+              ? `failed: [${r.rollout.cause.id}] ${r.rollout.cause.title}; fix: ${r.rollout.cause.fix ?? 'see why-stalled'}`
+              : 'failed (progress deadline exceeded)',
+          )
         : paint('yellow', 'not done when --timeout ran out');
   lines.push(
     `  rollout   ${rollout}${r.rollout.restartedAt ? ` (restarted at ${new Date(r.rollout.restartedAt).toISOString().slice(11, 19)} UTC)` : ''}`,

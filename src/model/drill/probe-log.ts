@@ -1,3 +1,4 @@
+import type { FindingText } from '../../types/finding.ts';
 import type { RolloutHistory } from '../rollout/history.ts';
 import type { RolloutReport } from '../rollout/report.ts';
 import { MODEL_VERSION } from '../rollout/rollout.ts';
@@ -175,6 +176,8 @@ export interface DrillReport {
     restartedAt?: string | undefined;
     durationMs?: number | undefined;
     report?: RolloutReport | undefined;
+    /** a failed rollout's cause, as why-stalled gives it: a stall that does not clear by itself ended the drill */
+    cause?: FindingText | undefined;
   };
   requests: number;
   failed: number;
@@ -210,6 +213,7 @@ export function buildDrillReport(input: {
   doneAt?: number | undefined;
   history?: RolloutHistory | undefined;
   report?: RolloutReport | undefined;
+  cause?: FindingText | undefined;
   log: string;
 }): DrillReport {
   const { requests, unreadable } = parseProbeLog(input.log);
@@ -249,6 +253,7 @@ export function buildDrillReport(input: {
           ? undefined
           : input.doneAt - (input.restartedAt ?? input.progressingAt ?? input.doneAt),
       report: input.report,
+      ...(input.cause ? { cause: input.cause } : {}),
     },
     requests: requests.length,
     failed,
