@@ -129,11 +129,16 @@ function scopeQueries(
     warnings: { resource: R.events, namespace, fieldSelector: 'type=Warning', optional: true, trim: trimEvent },
     // a field selector has no "or": one query per kind; for one workload, its name (of either kind: a name given
     // bare is sent before its kind is known, and the model keeps the events of its own kind)
-    workloadEvents: one
-      ? [events(`involvedObject.name=${name}`)]
-      : (['Deployment', 'StatefulSet'] as const)
-          .filter((k) => kinds.has(k) || kinds.has(undefined))
-          .map((k) => events(`involvedObject.kind=${k}`)),
+    workloadEvents: [
+      ...(one
+        ? [events(`involvedObject.name=${name}`)]
+        : (['Deployment', 'StatefulSet'] as const)
+            .filter((k) => kinds.has(k) || kinds.has(undefined))
+            .map((k) => events(`involvedObject.kind=${k}`))),
+      // the kubelet says a liveness probe restarted a container only in a Normal Killing event
+      // (pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer, events.KillingContainer)
+      events('reason=Killing'),
+    ],
   };
 }
 

@@ -2,6 +2,8 @@
 // running the plugin, and builders of plain manifests.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, inject } from 'vitest';
 import { READONLY_CLUSTER_ROLE, repoRoot, type ClusterState } from '../cluster/cluster.ts';
@@ -331,18 +333,24 @@ export type Timed = PluginResult & { ms: number };
  * naming `first`, the cause why-stalled gives, with its evidence and a verdict line), and with --no-fail-fast
  * --timeout 20s it times out (exit 2) instead. Start it right after the change; await `check(first)` at the end.
  */
-export function followFromStart(ns: string, name: string, kind = 'deployment') {
+/** Outside GitHub Actions, whatever runs the tests: the plugin's GitHub output is asked for by a test alone. */
+const NOT_GITHUB = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined };
+
+export function followFromStart(ns: string, name: string, kind = 'deployment', o: { github?: boolean } = {}) {
   const started = Date.now();
-  const timed = (args: string[]): Promise<Timed> =>
-    runPlugin(['status', `${kind}/${name}`, '-n', ns, '--wait', ...args], { timeoutMs: 90_000 }).then((r) => ({
+  const timed = (args: string[], env: Record<string, string | undefined> = NOT_GITHUB): Promise<Timed> =>
+    runPlugin(['status', `${kind}/${name}`, '-n', ns, '--wait', ...args], { timeoutMs: 90_000, env }).then((r) => ({
       ...r,
       ms: Date.now() - started,
     }));
   const fast = timed([]);
   const patient = timed(['--no-fail-fast', '--timeout', '20s']);
+  // as a GitHub Actions job runs it: an annotation on stdout, the failure appended to the job's step summary
+  const summary = join(tmpdir(), `haptic-summary-${randomBytes(4).toString('hex')}.md`);
+  const github = o.github ? timed([], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary }) : undefined;
   return {
     async check(first: string): Promise<Timed> {
-      const [r, slow] = await Promise.all([fast, patient]);
+      const [r, slow, gh] = await Promise.all([fast, patient, github]);
       expect(r.code, `${r.stdout}${r.stderr}`).toBe(1);
       expect(r.ms, r.stdout).toBeLessThan(60_000);
       expect(r.stdout).toContain(`\n${kind}.apps/${name} -n ${ns}: stalled\n  ✗ [${first}] `);
@@ -353,6 +361,20 @@ export function followFromStart(ns: string, name: string, kind = 'deployment') {
       );
       expect(slow.code, `${slow.stdout}${slow.stderr}`).toBe(2);
       expect(slow.stdout.trimEnd().split('\n').at(-1)).toMatch(/timed out after 20s$/);
+      expect(r.stdout).not.toContain('::error');
+      if (gh) {
+        expect(gh.code, `${gh.stdout}${gh.stderr}`).toBe(1);
+        const annotation = gh.stdout.split('\n').find((l) => l.startsWith('::error '));
+        expect(annotation, gh.stdout).toMatch(
+          new RegExp(
+            `^::error title=kubectl haptic%3A ${name} ${first} rollout failed::${kind}\\.apps/${name} -n ${ns}: rollout failed after \\d+s of waiting: ${first}, held \\d+s.*%0A\\[${first}\\] `,
+          ),
+        );
+        const written = await readFile(summary, 'utf8');
+        expect(written).toMatch(new RegExp(`^### ✗ ${kind}\\.apps/${name} -n ${ns}: rollout failed after`));
+        expect(written).toContain(`**[${first}](`);
+        await rm(summary, { force: true });
+      }
       return r;
     },
   };

@@ -460,10 +460,42 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await followed.check('HS202');
     });
 
+    it('HS202 (liveness): a container its liveness probe kills every 10 s, before the rollout completes', async () => {
+      const ns = await newNamespace('why-hs202l');
+      await deploy({
+        ns,
+        name: 'killed',
+        minReadySeconds: 10,
+        podAnnotations: { [FAIL]: 'liveness-probe' },
+        podSpec: {
+          containers: [
+            {
+              name: 'app',
+              image: 'example/app:1',
+              ports: [{ name: 'http', containerPort: 8080 }],
+              livenessProbe: { httpGet: { path: '/healthz', port: 8080 } },
+              readinessProbe: { httpGet: { path: '/ready', port: 8080 } },
+            },
+          ],
+        },
+      });
+      const followed = followFromStart(ns, 'killed');
+      // why-stalled lists pods and events at once: a run may see the restart before its Killing event
+      const r = await whyUntil(ns, 'killed', 'HS202', { also: (run) => run.stdout.includes('liveness probe kills') });
+      const [pod] = await pods(ns, 'killed');
+      const name = pod!.metadata!.name;
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`[HS202] pod ${name}: container app is crash-looping: its liveness probe kills it`);
+      expect(r.stdout).toMatch(/restarts [1-9]\d*; last exit code 137 \(Error\)/);
+      expect(r.stdout).toMatch(/event Killing \(x\d+\): Container app failed liveness probe, will be restarted/);
+      const failed = await followed.check('HS202');
+      expect(failed.stdout).toMatch(/restarts [3-9]; last exit code 137/);
+    });
+
     it('HS203: an image that cannot be pulled', async () => {
       const ns = await newNamespace('why-hs203');
       await deploy({ ns, name: 'pull', podAnnotations: { [FAIL]: 'image-pull' } });
-      const followed = followFromStart(ns, 'pull');
+      const followed = followFromStart(ns, 'pull', 'deployment', { github: true });
       const r = await whyUntil(ns, 'pull', 'HS203', { also: (x) => x.stdout.includes('event Failed') });
       const [pod] = await pods(ns, 'pull');
       expect(r.code).toBe(1);

@@ -67,7 +67,7 @@ export function containerRules(ctx: DiagnoseContext): Finding[] {
         'HS202',
         { pod: p.name, container: problem?.container ?? '?', namespace: ns },
         [
-          `restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; waiting ${reason}`,
+          `restarts ${problem?.restarts}; last exit code ${exit?.exitCode ?? '?'}${exit?.reason ? ` (${exit.reason})` : ''}; ${reason === 'NotReady' ? 'running, not ready' : `waiting ${reason}`}`,
           ...(killed ? [`event Killing (x${killed.count}): ${killed.message}`] : []),
           ...(backoff ? [`event BackOff (x${backoff.count}): ${backoff.message}`] : []),
         ],

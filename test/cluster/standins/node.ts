@@ -98,9 +98,13 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
     return deadline === undefined ? view.wakeAt : Math.min(view.wakeAt ?? deadline, deadline);
   };
 
-  /** Writes a view's status and records its events, as the kubelet's status manager and recorder do. */
+  /**
+   * Records a view's events, then writes its status, as the kubelet's recorder and status manager do: the kubelet
+   * records an event in the sync that causes it (killContainer records Killing before it stops the container,
+   * pkg/kubelet/kuberuntime/kuberuntime_container.go), while the status manager writes the pod's status after the
+   * sync (pkg/kubelet/status/status_manager.go), so a reader that sees the new status can find its event.
+   */
   const show = async (pod: Obj, view: KubeletView, now: number, node: FakeNode): Promise<void> => {
-    await writeStatus(pod, view, now);
     const { namespace, name, uid } = pod.metadata;
     for (const event of view.events) {
       const involved = {
@@ -113,6 +117,7 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
       };
       await recorders.get(node.name)!.record(involved, event);
     }
+    await writeStatus(pod, view, now);
   };
 
   const reconciler = new Reconciler('node', reconcile);

@@ -1281,7 +1281,7 @@ describe('generic rollout rules (HS2xx)', () => {
       ],
     });
     expect(only({ pods: [...oldPods(), between], haptic: {} }, 'HS202').evidence).toEqual([
-      'restarts 2; last exit code 137 (OOMKilled); waiting NotReady',
+      'restarts 2; last exit code 137 (OOMKilled); running, not ready',
     ]);
   });
 

@@ -158,7 +158,10 @@ describe('rolloutQueries', () => {
       services: ['services', 'shop', undefined, undefined, false],
       slices: ['endpointslices', 'shop', undefined, undefined, false],
       warnings: ['events', 'shop', undefined, 'type=Warning', true],
-      workloadEvents: [['events', 'shop', undefined, 'type=Normal,involvedObject.name=web', true]],
+      workloadEvents: [
+        ['events', 'shop', undefined, 'type=Normal,involvedObject.name=web', true],
+        ['events', 'shop', undefined, 'type=Normal,reason=Killing', true],
+      ],
     });
     expect([
       q.deployments?.trim,
@@ -185,7 +188,10 @@ describe('rolloutQueries', () => {
       services: ['services', 'shop', undefined, undefined, false],
       slices: ['endpointslices', 'shop', undefined, undefined, false],
       warnings: ['events', 'shop', undefined, 'type=Warning', true],
-      workloadEvents: [['events', 'shop', undefined, 'type=Normal,involvedObject.name=db', true]],
+      workloadEvents: [
+        ['events', 'shop', undefined, 'type=Normal,involvedObject.name=db', true],
+        ['events', 'shop', undefined, 'type=Normal,reason=Killing', true],
+      ],
     });
     // without volumeClaimTemplates there is no claim to wait for, and none is listed
     expect([rolloutQueries([s]).claims, rolloutQueries([s]).claimEvents]).toEqual([undefined, undefined]);
@@ -199,6 +205,7 @@ describe('rolloutQueries', () => {
     expect(both.workloadEvents.map((e) => e.fieldSelector)).toEqual([
       'type=Normal,involvedObject.kind=Deployment',
       'type=Normal,involvedObject.kind=StatefulSet',
+      'type=Normal,reason=Killing',
     ]);
   });
 
@@ -214,7 +221,13 @@ describe('rolloutQueries', () => {
       one.deployments?.labelSelector,
       one.deployments?.fieldSelector,
       one.workloadEvents.map((e) => e.fieldSelector).join(),
-    ]).toEqual(['shop', 'app in (api,web)', 'tier=front', undefined, 'type=Normal,involvedObject.kind=Deployment']);
+    ]).toEqual([
+      'shop',
+      'app in (api,web)',
+      'tier=front',
+      undefined,
+      'type=Normal,involvedObject.kind=Deployment,type=Normal,reason=Killing',
+    ]);
     const spread = Array.from({ length: 200 }, (_, i) =>
       deploy(`web-${i % 5}`, `ns-${Math.floor(i / 5)}`, { matchLabels: { app: `web-${i % 5}` } }),
     );

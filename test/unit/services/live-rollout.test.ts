@@ -109,6 +109,7 @@ function harness(debounceMs = 100) {
     ]);
     get('events@shop#type=Warning').list([]);
     get('events@shop#type=Normal,involvedObject.name=web').list([]);
+    get('events@shop#type=Normal,reason=Killing').list([]);
     listHaptic(get, inputs);
   };
   return { stream, stores, updates, fatal, listAll, leases: () => inputs.leases.items };
@@ -314,9 +315,9 @@ describe('RolloutStream', () => {
           { targets: [web, api] },
         ),
     );
-    expect(created).toHaveLength(19);
+    expect(created).toHaveLength(20);
     const byKey = new Map(created.map((s) => [key(s.query), s]));
-    expect(byKey.size).toBe(19);
+    expect(byKey.size).toBe(20);
     for (const s of streams) s.start();
     expect(created.every((s) => s.started)).toBe(true);
     const get = (k: string) => byKey.get(k) ?? raise(`no store ${k}; have ${[...byKey.keys()].join(', ')}`);
@@ -337,6 +338,7 @@ describe('RolloutStream', () => {
     get('endpointslices@shop').list([]);
     get('events@shop#type=Warning').list([]);
     get('events@shop#type=Normal,involvedObject.kind=Deployment').list([]);
+    get('events@shop#type=Normal,reason=Killing').list([]);
     listHaptic(get, inputs);
     vi.advanceTimersByTime(150);
     // both followers opened the Lease store of HAPTIC's namespace: one store
