@@ -334,7 +334,7 @@ export type Timed = PluginResult & { ms: number };
  * --timeout 20s it times out (exit 2) instead. Start it right after the change; await `check(first)` at the end.
  */
 /** Outside GitHub Actions, whatever runs the tests: the plugin's GitHub output is asked for by a test alone. */
-const NOT_GITHUB = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined };
+export const NOT_GITHUB = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined };
 
 export function followFromStart(ns: string, name: string, kind = 'deployment', o: { github?: boolean } = {}) {
   const started = Date.now();

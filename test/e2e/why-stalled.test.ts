@@ -17,6 +17,7 @@ import {
   limitedApi,
   ingress,
   newNamespace,
+  NOT_GITHUB,
   type PluginResult,
   routedService,
   runPlugin,
@@ -505,6 +506,37 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
         /event Failed \(x\d+\): Failed to pull image "example\/app:1": rpc error: code = NotFound/,
       );
       await followed.check('HS203');
+    });
+
+    it('--wait -l over two Deployments: the broken one ends the wait, after a line on the one that completed', async () => {
+      const ns = await newNamespace('why-many');
+      await deploy({ ns, name: 'fine', labels: { app: 'fine', tier: 'edge' } });
+      await deploy({
+        ns,
+        name: 'broken',
+        labels: { app: 'broken', tier: 'edge' },
+        podAnnotations: { [FAIL]: 'image-pull' },
+      });
+      const wait = (args: string[] = []) =>
+        runPlugin(['status', '-n', ns, '-l', 'tier=edge', '--wait', ...args], { timeoutMs: 90_000, env: NOT_GITHUB });
+      const [text, json] = await Promise.all([wait(), wait(['-o', 'json'])]);
+      expect(text.code, text.stdout + text.stderr).toBe(1);
+      expect(text.stdout).toContain(
+        `\ndeployment.apps/fine -n ${ns}: complete\ndeployment.apps/broken -n ${ns}: stalled\n  ✗ [HS203] `,
+      );
+      expect(text.stdout.trimEnd().split('\n').at(-1)).toMatch(
+        new RegExp(`^✗ deployment\\.apps/broken -n ${ns}: rollout failed after \\d+s of waiting: HS203, held \\d+s`),
+      );
+      expect(json.code, json.stderr).toBe(1);
+      const result = JSON.parse(json.stdout);
+      expect(result).toMatchObject({
+        kind: 'WaitResult',
+        outcome: 'failed',
+        workload: { kind: 'Deployment', name: 'broken', namespace: ns },
+        reason: 'cause',
+        finding: { id: 'HS203' },
+        others: [{ kind: 'Deployment', name: 'fine', namespace: ns, complete: true }],
+      });
     });
 
     it("HS204: a nodeSelector no node matches (the real scheduler's FailedScheduling)", async () => {
