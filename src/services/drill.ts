@@ -272,6 +272,7 @@ async function follow(
   let last: RolloutUpdate | undefined;
   let progressingAt: number | undefined;
   let held: Held | undefined;
+  let holdTimer: ReturnType<typeof setTimeout> | undefined;
   const follower = followRollout(client, plan.workload, {
     conditionType: req.conditionType,
     drained: true,
@@ -285,11 +286,15 @@ async function follow(
       if (!update.done && current) progressingAt ??= now;
       // the same fail fast as status --wait: a cause that does not clear by itself ends the drill too
       held = current && !update.done ? holdOf(update.finding, held, now) : undefined;
-      if (update.model.phase === 'failed' && current)
-        settle({ outcome: 'failed', history: update.history, progressingAt, cause: update.finding });
-      else if (isDefinite(held, now))
-        settle({ outcome: 'failed', history: update.history, progressingAt, cause: update.finding });
-      else if (update.done && update.history.progressed && current)
+      clearTimeout(holdTimer);
+      const failed = () => settle({ outcome: 'failed', history: update.history, progressingAt, cause: update.finding });
+      if (update.model.phase === 'failed' && current) failed();
+      else if (isDefinite(held, now)) failed();
+      else if (held?.dueAt !== undefined) {
+        // nothing may change on the cluster while the cause holds: the clock alone decides then, as in --wait
+        const ends = held;
+        holdTimer = setTimeout(() => held === ends && failed(), held.dueAt - now);
+      } else if (update.done && update.history.progressed && current)
         settle({ outcome: 'complete', history: update.history, report: update.report, progressingAt, doneAt: now });
     },
   });
@@ -304,6 +309,7 @@ async function follow(
     return await ended;
   } finally {
     clearTimeout(timer);
+    clearTimeout(holdTimer);
     hooks.signal.removeEventListener('abort', onAbort);
     follower.stop();
   }

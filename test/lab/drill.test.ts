@@ -164,6 +164,45 @@ describe('kubectl haptic drill in the lab', () => {
     await noProbeLeft(ns);
   });
 
+  it('a rollout that cannot finish (an image that cannot be pulled) ends the drill with exit 1 and the cause, its probe pod deleted', async () => {
+    const ns = await newNamespace('lab-drill-fail');
+    await deployed(ns, true);
+    const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), ['drill', 'web', '-n', ns, '--no-restart'], {
+      env: { ...process.env, KUBECONFIG: cluster().adminKubeconfig, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await waitFor(() => /waiting for a rollout of deployment\/web to start/.test(stderr), {
+      what: 'drill waiting for a rollout',
+      timeoutMs: 90_000,
+    });
+    const broken = Date.now();
+    // an image the lab's runtime does not know goes to the node stand-in, whose image-pull trace the pod follows
+    await adminApi().patch(
+      'apps/v1',
+      'Deployment',
+      'web',
+      ns,
+      {
+        spec: {
+          template: {
+            metadata: { annotations: { 'standin.kubectl-haptic.dev/fail': 'image-pull' } },
+            spec: { containers: [{ name: 'app', image: 'example/missing:1' }] },
+          },
+        },
+      },
+      { type: 'strategic' },
+    );
+    expect(await exited, `${stdout}\n${stderr}`).toBe(1);
+    expect(Date.now() - broken).toBeLessThan(60_000);
+    expect(stdout).toMatch(/failed: \[HS203\] pod web-\S+: image example\/missing:1 cannot be pulled; fix: /);
+    expect(stderr).toMatch(/deleted pod\/haptic-drill-web-\S+/);
+    await noProbeLeft(ns);
+  });
+
   it('refuses a user who may not create pods, before creating anything', async () => {
     const ns = await newNamespace('lab-drill-rbac');
     await deployed(ns, false);
