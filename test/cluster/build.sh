@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler from Go modules into a cache folder
 # outside the repo, once, and kubectl of the same version, which the end-to-end tests run beside the plugin to
-# compare their answers (kubectl rollout status). Later runs find the binaries there and return at once.
+# compare their answers (kubectl rollout status), and helm, which runs docs/ci.md's recipes as written. Later runs
+# find the binaries there and return at once.
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.3}"
 ETCD_VERSION="${ETCD_VERSION:-3.6.16}"
+HELM_VERSION="${HELM_VERSION:-4.3.2}"
 CACHE="${KUBECTL_HAPTIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-haptic}"
 BIN="$CACHE/testbin/v$K8S_VERSION"
 export GOFLAGS="${GOFLAGS:--mod=mod}" CGO_ENABLED=0
 
-want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl)
+want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl helm)
 missing=0
 for b in "${want[@]}"; do [ -x "$BIN/$b" ] || missing=1; done
 if [ "$missing" = 0 ]; then echo "$BIN"; exit 0; fi
@@ -24,6 +26,13 @@ if [ ! -x "$BIN/etcd" ]; then
   work="$CACHE/build/etcd"; rm -rf "$work"; mkdir -p "$work"
   (cd "$work" && go mod init etcdtools >/dev/null 2>&1 && go get "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" >&2 \
     && go build -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3 && mv "$BIN/etcd.tmp" "$BIN/etcd")
+fi
+
+if [ ! -x "$BIN/helm" ]; then
+  log "building helm v$HELM_VERSION from Go modules (first run only)..."
+  rm -rf "$BIN/.helm"
+  GOFLAGS= GOBIN="$BIN/.helm" go install -trimpath -ldflags "-s -w" "helm.sh/helm/v4/cmd/helm@v$HELM_VERSION" >&2 \
+    && mv "$BIN/.helm/helm" "$BIN/helm" && rmdir "$BIN/.helm"
 fi
 
 k8s=()

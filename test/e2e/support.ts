@@ -328,14 +328,14 @@ export function service(options: {
 
 export type Timed = PluginResult & { ms: number };
 
+/** Outside GitHub Actions, whatever runs the tests: the plugin's GitHub output is asked for by a test alone. */
+export const NOT_GITHUB = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined };
+
 /**
  * `status --wait` followed from the start of the rollout, as CI runs it, twice: it fails fast (exit 1 within 60 s,
  * naming `first`, the cause why-stalled gives, with its evidence and a verdict line), and with --no-fail-fast
  * --timeout 20s it times out (exit 2) instead. Start it right after the change; await `check(first)` at the end.
  */
-/** Outside GitHub Actions, whatever runs the tests: the plugin's GitHub output is asked for by a test alone. */
-export const NOT_GITHUB = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined };
-
 export function followFromStart(ns: string, name: string, kind = 'deployment', o: { github?: boolean } = {}) {
   const started = Date.now();
   const timed = (args: string[], env: Record<string, string | undefined> = NOT_GITHUB): Promise<Timed> =>

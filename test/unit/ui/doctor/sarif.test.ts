@@ -2,27 +2,12 @@
 // test/fixtures/sarif/ with where it comes from; formats such as uri and date-time checked too), on every golden static
 // report and on live ones with suppressions; and the SARIF-specific parts pinned.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type AjvDraft04 from 'ajv-draft-04';
-import type { ErrorObject } from 'ajv-draft-04';
-import type addFormatsType from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { DOCTOR_CATALOGUE } from '../../../../src/diagnose/doctor/catalogue.ts';
 import { sarifLog } from '../../../../src/ui/doctor/sarif.ts';
 import { app, liveReport, pdb, staticReport, web, webService } from '../../fixtures/doctor.ts';
-
-const require = createRequire(import.meta.url);
-// CommonJS packages whose module.exports is the function itself
-const Ajv: typeof AjvDraft04.default = require('ajv-draft-04');
-const addFormats: typeof addFormatsType.default = require('ajv-formats');
-const schema = JSON.parse(readFileSync('test/fixtures/sarif/sarif-2.1.0-rtm.5.json', 'utf8'));
-// the schema's language pattern `^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$` is valid only without the u flag
-const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
-addFormats(ajv);
-const validate = ajv.compile(schema);
-const errors = (log: unknown) =>
-  validate(log) ? [] : (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath} ${e.message}`);
+import { sarifErrors as errors } from '../../../fixtures/sarif/validate.ts';
 
 const DIR = 'test/fixtures/doctor';
 
