@@ -1,4 +1,4 @@
-// npm run bench [-- startup requests redraw memory all-namespaces] [--keep] [--reuse] [--compare PATH] [--runs N]
+// npm run bench [-- startup requests redraw memory all-namespaces verdict] [--keep] [--reuse] [--compare PATH] [--runs N]
 //   [--cluster NAME] [--crowd N] [--target-replicas N] [--namespaces N] [--per-namespace N]
 //
 // Starts a local cluster named "bench" (or --cluster NAME, or $BENCH_CLUSTER: two people benchmarking on one machine
@@ -39,11 +39,14 @@ import { benchRequests, requestsTable, type Target } from './requests.ts';
 import { allNamespacesTable, benchAllNamespaces } from './all-namespaces.ts';
 import { deployAllNamespaces, deployCrowd } from './scale.ts';
 import { STARTUP_APP, benchStartup, startupTable } from './startup.ts';
+import { benchVerdict, verdictTable } from './verdict.ts';
 
 const BIG_NAMESPACE = 'bench-300';
 const BIG = { name: 'web', namespace: BIG_NAMESPACE, replicas: 300 };
 const CROWD_NAMESPACE = 'bench-crowd';
 const ALL = ['startup', 'requests', 'redraw', 'memory', 'all-namespaces'] as const;
+/** run only when named: the verdict benchmark waits out a progress deadline (10 minutes by default) */
+const OPTIONAL = ['verdict'] as const;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -58,10 +61,11 @@ const { values, positionals } = parseArgs({
     'target-replicas': { type: 'string', default: '500' },
     namespaces: { type: 'string', default: '200' },
     'per-namespace': { type: 'string', default: '5' },
+    deadline: { type: 'string', default: '600' },
   },
 });
 const CLUSTER = values.cluster;
-const count = (name: 'crowd' | 'target-replicas' | 'namespaces' | 'per-namespace') => {
+const count = (name: 'crowd' | 'target-replicas' | 'namespaces' | 'per-namespace' | 'deadline') => {
   const n = Number(values[name]);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number above 0`);
   return n;
@@ -79,8 +83,8 @@ const ALL_NAMESPACES = {
 };
 const selected = positionals.length ? positionals : [...ALL];
 for (const name of selected)
-  if (!(ALL as readonly string[]).includes(name))
-    throw new Error(`unknown benchmark "${name}"; choose from ${ALL.join(', ')}`);
+  if (!([...ALL, ...OPTIONAL] as readonly string[]).includes(name))
+    throw new Error(`unknown benchmark "${name}"; choose from ${[...ALL, ...OPTIONAL].join(', ')}`);
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const invocation = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
@@ -97,7 +101,8 @@ const podsNeeded = Math.ceil(
   (STARTUP_APP.replicas + PROBE_APP.replicas + BIG.replicas) * 1.25 +
     10 +
     (needsCrowd ? CROWD.others.pods + CROWD.target.replicas * 1.5 : 0) +
-    (needsAllNamespaces ? ALL_NAMESPACES.namespaces * ALL_NAMESPACES.perNamespace * ALL_NAMESPACES.replicas * 2 : 0),
+    (needsAllNamespaces ? ALL_NAMESPACES.namespaces * ALL_NAMESPACES.perNamespace * ALL_NAMESPACES.replicas * 2 : 0) +
+    (selected.includes('verdict') ? 30 : 0),
 );
 
 async function cluster(): Promise<ClusterState> {
@@ -156,6 +161,14 @@ try {
     section(
       `Start-up, one-shot: the single executable and the npm install, directly and through kubectl (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`,
       startupTable(r),
+    );
+  }
+  if (selected.includes('verdict')) {
+    const r = await benchVerdict(ctx, { deadlineSeconds: count('deadline') });
+    results.verdict = r;
+    section(
+      `Time from the breaking change to the verdict: status --wait beside kubectl rollout status (progressDeadlineSeconds ${r.deadlineSeconds})`,
+      verdictTable(r),
     );
   }
   if (needsAllNamespaces) {
