@@ -1,4 +1,4 @@
-import { UserError, ExitCode } from '../lib/errors.ts';
+import { UserError, ExitCode, oneLine } from '../lib/errors.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
 import { R, resourcePath, workloadResource } from '../kube/resources.ts';
@@ -350,8 +350,26 @@ export async function runDrill(
   }
   const name = created.metadata.name;
   hooks.onStep(`created pod/${name}`);
+  const readLog = () =>
+    client.request<unknown>(
+      'GET',
+      `${resourcePath(R.pods, { namespace, name })}/log`,
+      { verb: 'get', resource: 'pods/log', namespace, name },
+      { query: { container: PROBE_CONTAINER, timestamps: true } },
+    );
   try {
     await waitRunning(client, namespace, name, hooks.signal);
+    // the results come back through the probe's log: an API server that cannot reach the node's kubelet (a private
+    // kubelet, a broken konnectivity agent, a name that does not resolve) fails only here, which the permission
+    // check cannot see; find it out before anything is changed
+    try {
+      await readLog();
+    } catch (error) {
+      throw new UserError(
+        `drill reads its results from the probe pod's log, and the API server could not serve it (${oneLine(error)}); nothing was restarted`,
+        { exitCode: ExitCode.cluster, cause: error },
+      );
+    }
     let generation: number | undefined;
     let restartedAt: number | undefined;
     const followed = follow(client, plan, req, hooks, () => generation);
@@ -381,12 +399,7 @@ export async function runDrill(
     const result = await followed;
     // the requests still in flight when the rollout ended, and the lines that tell them
     await sleep(req.intervalMs + req.probeTimeoutMs + 1000, hooks.signal);
-    const log = await client.request<unknown>(
-      'GET',
-      `${resourcePath(R.pods, { namespace, name })}/log`,
-      { verb: 'get', resource: 'pods/log', namespace, name },
-      { query: { container: PROBE_CONTAINER, timestamps: true } },
-    );
+    const log = await readLog();
     return buildDrillReport({
       workloadKind: plan.workload.kind,
       name: plan.workload.metadata.name,
