@@ -1,3 +1,4 @@
+import { transitionText } from '../model/rollout/transitions.ts';
 import { Args, Flags } from '@oclif/core';
 import { KubeCommand } from '../cli/base-command.ts';
 import { parseDuration } from '../cli/duration.ts';
@@ -153,8 +154,10 @@ ${exitCodesHelp({
           onStep: (line) => process.stderr.write(`${this.safe(line)}\n`),
           onUpdate: (update) => {
             const at = Date.now();
-            for (const text of update.transitions)
-              process.stderr.write(`${waitLines(this.safe({ at, kind: 'transition', text }))[0]}\n`);
+            for (const t of update.transitions)
+              process.stderr.write(
+                `${waitLines(this.safe({ at: t.at ?? at, kind: 'transition', text: transitionText(t) }))[0]}\n`,
+              );
           },
         }),
       );

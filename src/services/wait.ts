@@ -1,3 +1,4 @@
+import { transitionText } from '../model/rollout/transitions.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type {
   RolloutReport,
@@ -122,7 +123,8 @@ export async function waitForRollouts(
       onFatal: (error) => fail(error),
       onUpdate: ({ model, finding, problem, done: complete, transitions, report }) => {
         const at = now();
-        for (const text of transitions) options.onEntry({ at, workload, kind: 'transition', text });
+        for (const t of transitions)
+          options.onEntry({ at: t.at ?? at, workload, kind: 'transition', text: transitionText(t) });
         // the same cause with the same arguments is reported once, however often the model changes around it
         const headline = finding ? JSON.stringify([finding.id, finding.variant, finding.args]) : '';
         if (finding && headline !== lastFinding) options.onEntry({ at, workload, kind: 'stalled', finding });

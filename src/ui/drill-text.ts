@@ -1,5 +1,5 @@
 import { CLASS_WORDS, type DrillReport, FAILURE_CLASSES } from '../model/drill/probe-log.ts';
-import { duration, shortPod } from './report-text.ts';
+import { duration } from './report-text.ts';
 import type { Painter } from './style.ts';
 import { workloadRef } from './status-rows.ts';
 
@@ -48,7 +48,7 @@ export function drillText(r: DrillReport, paint: Painter): string {
     const rows = r.groups.map((g) => {
       const when = g.from === g.to ? at(g.from) : `${at(g.from)} … ${at(g.to)}`;
       const change = g.after
-        ? `${g.after.pod ? CHANGE_WORDS[g.after.change](shortPod(g.after.pod)) : CHANGE_WORDS.restart()} ${duration(g.after.beforeMs)} before`
+        ? `${g.after.pod ? CHANGE_WORDS[g.after.change](g.after.pod) : CHANGE_WORDS.restart()} ${duration(g.after.beforeMs)} before`
         : 'before any rollout change';
       return [String(g.count), CLASS_WORDS[g.class], when, change];
     });

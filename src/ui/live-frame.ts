@@ -113,10 +113,22 @@ function stageSegments(stages: Stage[], compact: boolean): Line {
   return out;
 }
 
-function podLine(p: PodView, role: 'new' | 'old', s: LiveState, nameWidth: number, compact: boolean): Line {
+/** A line's width in columns (its segments' text; the frame's glyphs are one column each). */
+const lineWidth = (l: Line) => l.reduce((n, x) => n + [...x.text].length, 0);
+/** Whether a line is drawn whole: the frame clips every line one column short of the terminal's width. */
+const fits = (l: Line, s: LiveState) => lineWidth(l) <= Math.max(20, s.width - 1);
+
+function podLine(
+  p: PodView,
+  role: 'new' | 'old',
+  s: LiveState,
+  nameWidth: number,
+  compact: boolean,
+  named: (name: string) => string,
+): Line {
   const h = s.history?.pods[podKey(p)];
   const selected = s.selected === p.name;
-  const name = shortPod(p.name).padEnd(nameWidth);
+  const name = named(p.name).padEnd(nameWidth);
   const line: Line = [
     seg(selected ? '❯ ' : '  ', { color: 'blue' }),
     seg(name, { inverse: selected, bold: selected }),
@@ -215,7 +227,6 @@ function footer(s: LiveState): Line {
 function tableLines(s: LiveState): Line[] {
   const m = s.model;
   const compact = s.width < 110;
-  const nameWidth = Math.max(4, ...[...m.newPods, ...m.oldPods].map((p) => shortPod(p.name).length));
   const view = s.finding && findingView(s.finding);
   const findingLines: Line[] = view
     ? [
@@ -230,12 +241,12 @@ function tableLines(s: LiveState): Line[] {
         return [seg(c.text, { color: toneColor[c.tone] })];
       })
     : [[seg(`HAPTIC: ${m.hapticUnreadable ?? 'no installation found'}`, { color: 'red' })]];
-  const log = s.log
-    .slice(-LOG_LINES)
-    .map((l) => [
-      seg(new Date(l.at).toISOString().slice(11, 19), { dim: true }),
-      seg(` ${l.text.replace(/pod\/(\S+)/, (_, n: string) => `pod/${shortPod(n)}`)}`),
-    ]);
+  // a log line names its pod in full (to paste into kubectl logs) unless that makes it wider than the terminal
+  const log = s.log.slice(-LOG_LINES).map((l) => {
+    const line = (text: string) => [seg(new Date(l.at).toISOString().slice(11, 19), { dim: true }), seg(` ${text}`)];
+    const full = line(l.text);
+    return fits(full, s) ? full : line(l.text.replace(/pod\/(\S+)/, (_, n: string) => `pod/${shortPod(n)}`));
+  });
   const problem: Line[] = s.problem ? [[seg(`retrying: ${s.problem}`, { color: 'yellow' })]] : [];
   const notes = sessionNotes(m);
   if (notes.length)
@@ -273,17 +284,22 @@ function tableLines(s: LiveState): Line[] {
       .join(', ');
     return [[seg(`  … and ${f.hidden} more${parts ? ` (${parts})` : ''}`, { dim: true })]];
   };
+  // pods by their full names whenever every row still fits the width: the names users paste into kubectl
+  const podLines = (named: (name: string) => string) => {
+    const nameWidth = Math.max(4, ...[...m.newPods, ...m.oldPods].map((p) => named(p.name).length));
+    return {
+      fresh: fresh.shown.map((p) => podLine(p, 'new', s, nameWidth, compact, named)),
+      old: old.shown.map((p) => podLine(p, 'old', s, nameWidth, compact, named)),
+    };
+  };
+  const full = podLines((n) => n);
+  const rows = [...full.fresh, ...full.old].every((l) => fits(l, s)) ? full : podLines(shortPod);
   const lines: Line[] = [...headerLines(s), []];
   lines.push([seg('NEW PODS', { bold: true }), seg(`  ${newSetText(m) ?? 'none yet'}`, { dim: true })]);
-  lines.push(
-    ...(m.newPods.length
-      ? fresh.shown.map((p) => podLine(p, 'new', s, nameWidth, compact))
-      : [[seg('  no pods yet', { dim: true })]]),
-    ...more(fresh),
-  );
+  lines.push(...(m.newPods.length ? rows.fresh : [[seg('  no pods yet', { dim: true })]]), ...more(fresh));
   if (m.oldPods.length) {
     lines.push([], [seg('OLD PODS', { bold: true }), seg('  draining', { dim: true })]);
-    lines.push(...old.shown.map((p) => podLine(p, 'old', s, nameWidth, compact)), ...more(old));
+    lines.push(...rows.old, ...more(old));
   }
   lines.push([], ...haptic);
   if (findingLines.length) lines.push([], ...findingLines);

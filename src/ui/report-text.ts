@@ -41,7 +41,7 @@ export function sessionsLine(s: DrainSessions): { text: string; tone: 'good' | '
     };
   if (s.drainedAfterMs !== undefined)
     return {
-      text: `drained of connections ${s.asItEnded ? 'as it ended, ' : ''}at +${duration(s.drainedAfterMs)}${s.graceLeftMs !== undefined ? ` (grace left ${duration(s.graceLeftMs)})` : ''}${s.peak ? `, from ${plural(s.peak)}` : ''}${counted}`,
+      text: `drained of connections ${s.asItEnded ? 'as it ended, ' : ''}at +${duration(s.drainedAfterMs)}${s.graceLeftMs !== undefined ? ` (${duration(s.graceLeftMs)} of grace left)` : ''}${s.peak ? `, from ${plural(s.peak)}` : ''}${counted}`,
       tone: faults ? 'plain' : 'good',
     };
   return undefined;
@@ -61,7 +61,7 @@ export function reportText(r: RolloutReport, paint: Painter): string {
       ? `  gate latency (ContainersReady → gate True): ${spreadText(g)} over ${g.count} pod${g.count === 1 ? '' : 's'}`
       : '  gate latency: no new pod went through the gate while watched',
   );
-  for (const p of g?.pods ?? []) lines.push(`    ${shortPod(p.pod)}  ${duration(p.ms)}`);
+  for (const p of g?.pods ?? []) lines.push(`    ${p.pod}  ${duration(p.ms)}`);
   const d = r.readyToDeletion;
   if (d) lines.push(`  new pod Ready → old pod deleted: ${spreadText(d)}`);
   if (r.drains.length) {
@@ -73,7 +73,7 @@ export function reportText(r: RolloutReport, paint: Painter): string {
         : x.killedAtEndOfGrace
           ? paint('yellow', ' (killed at the end of grace)')
           : ' (exited by itself)';
-      lines.push(`    ${shortPod(x.pod)}  ${x.drainMs === undefined ? '?' : duration(x.drainMs)}${grace}${how}`);
+      lines.push(`    ${x.pod}  ${x.drainMs === undefined ? '?' : duration(x.drainMs)}${grace}${how}`);
       const s = x.sessions && sessionsLine(x.sessions);
       if (s) lines.push(`      ${s.tone === 'bad' ? paint('red', s.text) : s.text}`);
     }

@@ -121,10 +121,10 @@ describe('kubectl haptic status --watch in a terminal', () => {
         intervalMs: 100,
         until: (s) =>
           s.some((l) => /^new Ready [█░]+ \d\/2 +old gone [█░]+ \d\/2$/.test(l)) &&
-          s.some((l) => l.includes(`web-${hash.slice(0, 3)}…`)),
+          s.some((l) => l.includes(`web-${hash}-`)),
       });
       expect(live).toContain(`NEW PODS  replicaset/web-${hash} (revision 2)`);
-      expect(live.some((l) => /^ {2}web-\w{3}…-\w{5} +[✓…○✗] ?(containers|ctr)/.test(l))).toBe(true);
+      expect(live.some((l) => /^ {2}web-\w+-\w{5} +[✓…○✗] ?(containers|ctr)/.test(l))).toBe(true);
       expect(await paneInfo('#{cursor_flag}')).toBe('0'); // hidden while Ink draws
 
       // ↓ selects the first pod, enter shows its detail, esc goes back, ? shows the help
@@ -238,7 +238,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
       what: 'the live view',
       timeoutMs: 30_000,
       intervalMs: 100,
-      until: (s) => s.some((l) => l.includes(`quit-${hash.slice(0, 3)}…`)),
+      until: (s) => s.some((l) => l.includes(`quit-${hash}-`)),
     });
     await tmux('send-keys', '-t', SESSION, 'q');
     const after = await exited();
@@ -259,7 +259,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
       intervalMs: 100,
       until: (s) =>
         s.some(
-          (l) => l.includes(`stuck-${hash.slice(0, 3)}…`) && /✓ ?(containers|ctr)/.test(l) && /… ?(routed|rt)/.test(l),
+          (l) => l.includes(`stuck-${hash}-`) && /✓ ?(containers|ctr)/.test(l) && /… ?(routed|rt)/.test(l),
         ),
     });
     expect(live.some((l) => l.startsWith('↑↓ select · enter detail · ? help · q quit'))).toBe(true);

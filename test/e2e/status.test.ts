@@ -152,7 +152,7 @@ describe('kubectl haptic status', () => {
     expect(lineIndex(lines, `pod/${second} created`), run.stdout).toBeGreaterThan(0);
 
     const terminating = oldNames.map((pod) =>
-      lineIndex(lines, new RegExp(`^pod/${pod} \\(old\\) terminating, [45]s grace period$`)),
+      lineIndex(lines, new RegExp(`^pod/${pod} \\(old\\) terminating, [45]s of grace left$`)),
     );
     const gone = oldNames.map((pod) =>
       lineIndex(lines, new RegExp(`^pod/${pod} \\(old\\) gone after \\d+s of drain$`)),
@@ -165,7 +165,8 @@ describe('kubectl haptic status', () => {
     expect(Math.min(...terminating)).toBeGreaterThan(lineIndex(lines, `pod/${first} Ready`));
 
     const rolloutLines = lines.filter((l) => l.startsWith('rollout: '));
-    expect(lines[0]).toMatch(
+    // the backlog found at start comes first, oldest first, then the rollout's state as it was read
+    expect(rolloutLines[0]).toMatch(
       /^rollout: Waiting for deployment "web" (spec update to be observed|rollout to finish: .*)\.\.\.$/,
     );
     expect(rolloutLines.at(-1)).toBe('rollout: deployment "web" successfully rolled out');
@@ -190,12 +191,12 @@ describe('kubectl haptic status', () => {
     for (const p of left) {
       const cond = (t: string) => Date.parse(p.status.conditions.find((c: any) => c.type === t).lastTransitionTime);
       expect(report).toContain(
-        `    ${p.metadata.name.replace(/-([a-z0-9]{3})[a-z0-9]{4,}-([a-z0-9]{5})$/, '-$1…-$2')}  ${((cond(GATE) - cond('ContainersReady')) / 1000).toFixed(1)}s`,
+        `    ${p.metadata.name}  ${((cond(GATE) - cond('ContainersReady')) / 1000).toFixed(1)}s`,
       );
     }
     expect(
       report.filter((l) =>
-        /^ {4}web-\w{3}…-\w{5} {2}\d+\.\ds of [45]\.\ds grace \((killed at the end of grace|exited by itself)\)$/.test(
+        /^ {4}web-\w+-\w{5} {2}\d+\.\ds of [45]\.\ds grace \((killed at the end of grace|exited by itself)\)$/.test(
           l,
         ),
       ),

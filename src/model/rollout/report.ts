@@ -1,3 +1,4 @@
+import type { Transition } from './transitions.ts';
 import type { Finding } from '../../types/finding.ts';
 import type { ConfigHistory, Moment, PodHistory, RolloutHistory } from './history.ts';
 import { MODEL_VERSION, type RolloutModel } from './rollout.ts';
@@ -159,7 +160,7 @@ export type WaitEntry = { at: number; workload?: string | undefined } & (
 export interface RolloutUpdate {
   model: RolloutModel;
   /** what happened since the previous update, as --wait prints it */
-  transitions: string[];
+  transitions: Transition[];
   /** when each pod reached each stage, and each config every HAProxy pod, as seen since the follower started */
   history: RolloutHistory;
   /** once done: the rollout report */

@@ -1,3 +1,4 @@
+import { transitionText } from '../../model/rollout/transitions.ts';
 import { render, useApp, useInput } from 'ink';
 import { useEffect, useState } from 'react';
 import type { RolloutReport } from '../../model/rollout/report.ts';
@@ -23,7 +24,9 @@ function App({
   const [log, setLog] = useState<{ at: number; text: string }[]>([]);
   const update = useRollout(subscribe, (u) => {
     if (u.transitions.length)
-      setLog((l) => [...l, ...u.transitions.map((text) => ({ at: Date.now(), text }))].slice(-LOG_KEPT));
+      setLog((l) =>
+        [...l, ...u.transitions.map((t) => ({ at: t.at ?? Date.now(), text: transitionText(t) }))].slice(-LOG_KEPT),
+      );
   });
   const [mode, setMode] = useState<Mode>('table');
   const [selected, setSelected] = useState<string | undefined>(undefined);

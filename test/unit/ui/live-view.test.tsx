@@ -313,6 +313,24 @@ describe('a small terminal', () => {
     return buildRollout(snapshot({ deployment: deployment({ replicas: 13 }), pods, haptic: hapticInputs() }), NOW);
   };
 
+  it('pods by their full names (to paste into kubectl logs) when the rows fit; the ReplicaSet hash cut only when they do not', () => {
+    const name = 'web-7f5f5b8fd6-dl48n';
+    const model = buildRollout(
+      snapshot({
+        pods: [pod({ name, rs: '2', ip: '10.0.0.3' }), pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' })],
+        haptic: hapticInputs({ servers: [{ pod: name, ip: '10.0.0.3', disabled: false }] }),
+      }),
+      NOW,
+    );
+    const log = [{ at: ago(5), text: `pod/${name} containers ready` }];
+    const wide = text(base({ model, history: undefined, log, width: 160 }));
+    expect(wide).toMatch(new RegExp(`^  ${name}  `, 'm'));
+    expect(wide).toContain(`pod/${name} containers ready`);
+    const narrow = text(base({ model, history: undefined, log, width: 50 }));
+    expect(narrow).toMatch(/^ {2}web-7f5…-dl48n {2}/m);
+    expect(narrow).not.toContain(name);
+  });
+
   it('80×24: every line fits, waiting and draining pods first, the rest counted, nothing scrolled off', () => {
     const s = base({ model: many(), history: undefined, width: 80, height: 24 });
     const lines = liveFrame(s).map((l) => l.map((seg) => seg.text).join(''));

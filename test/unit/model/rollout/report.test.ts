@@ -174,7 +174,8 @@ describe('buildReport', () => {
 describe("a StatefulSet's pod made again under its name", () => {
   it('is a new pod of its own in the history and the transitions, and its predecessor is gone', async () => {
     const { loadScenario, snapshotOf } = await import('../../../fixtures/load.ts');
-    const { transitions } = await import('../../../../src/model/rollout/transitions.ts');
+    const { transitions: changes, transitionText } = await import('../../../../src/model/rollout/transitions.ts');
+    const transitions = (...a: Parameters<typeof changes>) => changes(...a).map(transitionText);
     const before = snapshotOf(loadScenario('hs214-on-delete'), 'web');
     // web-2 deleted by hand (OnDelete) and made again from the update revision, under the same name
     const after = structuredClone(before);

@@ -9,8 +9,11 @@ import {
 import { sessionsLine } from '../../../../src/ui/report-text.ts';
 import type { RolloutHistory } from '../../../../src/model/rollout/history.ts';
 import { buildRollout } from '../../../../src/model/rollout/rollout.ts';
-import { transitions } from '../../../../src/model/rollout/transitions.ts';
+import { transitions as changes, transitionText } from '../../../../src/model/rollout/transitions.ts';
 import { hapticInputs, NOW, pod, snapshot } from '../../fixtures/rollout.ts';
+
+/** the transitions' words, as --wait prints them */
+const transitions = (...a: Parameters<typeof changes>) => changes(...a).map(transitionText);
 
 // One HAProxy pod, its current worker 2 and, after a reload, worker 1 leaving.
 const read = (rows: Record<string, [scur: number, failed?: number, retried?: number]>): PodSessions => {
@@ -118,7 +121,7 @@ describe('the report line of a drain', () => {
   const base = { peak: 3, failed: 0, retried: 0 };
   it('says when the pod drained and how much grace was left, or that it was killed with sessions open', () => {
     expect(sessionsLine({ ...base, drainedAfterMs: 4200, graceLeftMs: 25_800 })).toEqual({
-      text: 'drained of connections at +4.2s (grace left 25.8s), from 3 sessions',
+      text: 'drained of connections at +4.2s (25.8s of grace left), from 3 sessions',
       tone: 'good',
     });
     expect(sessionsLine({ ...base, killedWith: 3, readBeforeEndMs: 600, retried: 3 })).toEqual({
@@ -129,7 +132,7 @@ describe('the report line of a drain', () => {
       'ended with 2 sessions open at its last read; HAProxy no longer listed it to tell how they ended',
     );
     expect(sessionsLine({ ...base, drainedAfterMs: 3000, asItEnded: true, graceLeftMs: 27_000 })?.text).toBe(
-      'drained of connections as it ended, at +3.0s (grace left 27.0s), from 3 sessions',
+      'drained of connections as it ended, at +3.0s (27.0s of grace left), from 3 sessions',
     );
     expect(sessionsLine(base)).toBeUndefined();
   });
