@@ -131,9 +131,10 @@ async function rolledOut(ctx: BenchContext, s: Scenario, ns: string): Promise<vo
   );
 }
 
-const verdictOf = (stdout: string, stderr: string, code: number | null): string => {
+const verdictOf = (stdout: string, stderr: string, code: number | null, plugin: boolean): string => {
   if (code === null) return 'cut (no verdict)';
-  if (code === 0 && !/successfully rolled out/.test(stdout)) return 'rollout complete';
+  // the plugin's success ends with its rollout report, not a one-line verdict
+  if (code === 0 && plugin) return 'complete, with its report';
   const text = `${stdout}\n${stderr}`;
   // the plugin's verdict line: "✗ <workload>: rollout failed after 31s of waiting: HS203, held 30s; …"
   const cause = /rollout failed after \d+s of waiting: (HS\d{3}), held/.exec(text)?.[1];
@@ -174,11 +175,15 @@ export async function benchVerdict(ctx: BenchContext, o: { deadlineSeconds: numb
       return {
         scenario: s.label,
         kind: s.kind,
-        plugin: { ms: plugin.ms, code: plugin.code, verdict: verdictOf(plugin.stdout, plugin.stderr, plugin.code) },
+        plugin: {
+          ms: plugin.ms,
+          code: plugin.code,
+          verdict: verdictOf(plugin.stdout, plugin.stderr, plugin.code, true),
+        },
         kubectl: {
           ms: kubectl.ms,
           code: kubectl.code,
-          verdict: verdictOf(kubectl.stdout, kubectl.stderr, kubectl.code),
+          verdict: verdictOf(kubectl.stdout, kubectl.stderr, kubectl.code, false),
         },
       };
     }),
