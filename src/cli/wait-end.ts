@@ -20,15 +20,14 @@ export interface WaitEnd {
 export function printWaitEnd(result: WaitResult, o: WaitEnd): void {
   const { reports } = result;
   if (o.output) {
+    // a rollout complete before it was followed has no report: its WaitResult still gives `| jq` an answer
     const body =
-      result.outcome !== 'complete'
+      result.outcome !== 'complete' || !reports.length
         ? waitResultOutput(result)
         : reports.length === 1
           ? reports[0]
-          : reports.length
-            ? { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports }
-            : undefined;
-    if (body) process.stdout.write(formatStructured(body, o.output));
+          : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports };
+    process.stdout.write(formatStructured(body, o.output));
   } else {
     for (const report of reports) process.stdout.write(`\n${reportText(report, o.paint)}`);
     if (result.failure) process.stdout.write(`\n${failureText(result.failure, o.paint)}`);

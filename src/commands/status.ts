@@ -79,8 +79,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
         'No UI: log transitions and exit when the rollout completes, fails or times out; then, if the rollout made progress while followed, print its report (with -o: transitions on stderr, the report as kind RolloutReport on stdout).',
     }),
     timeout: Flags.string({
-      summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit).',
-      default: '0',
+      summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit, the default).',
     }),
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
     ...failFastFlags,
@@ -93,7 +92,10 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
 
   async run(): Promise<void> {
     const { flags, args } = await this.parse(Status);
-    const timeoutMs = parseDuration(flags.timeout, '--timeout');
+    // a bound on a wait that is not asked for would be ignored in silence: say so instead
+    if (flags.timeout !== undefined && !flags.wait)
+      throw new UserError('--timeout bounds a --wait; without --wait, status answers at once');
+    const timeoutMs = parseDuration(flags.timeout ?? '0', '--timeout');
     const patience = parsePatience(flags.patience);
     if (flags.watch && !process.stdout.isTTY)
       throw new UserError(

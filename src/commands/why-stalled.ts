@@ -5,7 +5,6 @@ import { exitCodesHelp, rolloutArgs, rolloutFlags } from '../cli/flags.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { CATALOGUE } from '../diagnose/catalogue.ts';
 import { whyStalled } from '../services/why-stalled.ts';
-import { noneFound } from '../services/targets.ts';
 import { formatStructured } from '../ui/output.ts';
 import { diagnosisOutput, whyText } from '../ui/why-text.ts';
 
@@ -55,14 +54,11 @@ ${exitCodesHelp({ 1: 'a stall cause was found' })}`;
   async run(): Promise<void> {
     const { flags, args } = await this.parse(WhyStalled);
     const client = this.client(flags);
-    const selection = { ...rolloutSelection(client, args.name, flags, (note) => this.note(note)), allowNone: true };
+    // no workload to explain is an input error (exit 3), as the README says: exit 0 would read as "not stalled"
+    const selection = rolloutSelection(client, args.name, flags, (note) => this.note(note));
     const results = this.safe(
       await whyStalled(client, { ...selection, conditionType: flags['condition-type'], sessions: flags.sessions }),
     );
-    if (!results.length && !flags.output) {
-      process.stderr.write(`${this.safe(noneFound(selection))}\n`);
-      return;
-    }
     if (flags.output) process.stdout.write(formatStructured(diagnosisOutput(results), flags.output));
     else process.stdout.write(whyText(results, this.paint(flags)));
     this.finish(results.some((r) => r.diagnosis.stalled) ? ExitCode.failed : ExitCode.ok);

@@ -154,17 +154,24 @@ describe('cluster access like kubectl', () => {
     expect(complete('status', '-n', ns.slice(0, -2))).toContain(`${ns}\n`);
   });
 
-  it('answers an empty namespace like kubectl get: a note on stderr, an empty list with -o, exit 0', async () => {
+  it('answers an empty namespace like kubectl get (a note on stderr, an empty list with -o, exit 0); why-stalled and --wait refuse it (exit 3)', async () => {
     const empty = await newNamespace('access-empty');
     expect(await runPlugin(['status', '-n', empty])).toEqual({
       code: 0,
       stdout: '',
       stderr: `No Deployments or StatefulSets found in namespace "${empty}".\n`,
     });
+    // nothing to explain is an input error: exit 0 would read as "not stalled"
     expect(await runPlugin(['why-stalled', '-n', empty, '-l', 'app=x'])).toEqual({
-      code: 0,
+      code: 3,
       stdout: '',
-      stderr: `No Deployments or StatefulSets found in namespace "${empty}" matching -l app=x.\n`,
+      stderr: `error: no Deployments or StatefulSets in namespace "${empty}" match -l app=x\n`,
+    });
+    // a bound on a wait that was not asked for is refused, not ignored
+    expect(await runPlugin(['status', '-n', empty, '--timeout', '5s'])).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: 'error: --timeout bounds a --wait; without --wait, status answers at once\n',
     });
     const json = await runPlugin(['status', '-n', empty, '-o', 'json']);
     expect(json.code).toBe(0);

@@ -14,7 +14,6 @@ import {
   waitFor,
 } from './support.ts';
 import { terminal } from './terminal.ts';
-import { shortPod } from '../../src/ui/report-text.ts';
 
 const term = terminal('e2e');
 const { tmux, screen, paneInfo, type, start } = term;
@@ -179,12 +178,12 @@ describe('kubectl haptic status --watch in a terminal', () => {
         Date.parse(p.status.conditions.find((c: any) => c.type === t).lastTransitionTime);
       for (const p of fresh) {
         const latency = cond(p, GATE) - cond(p, 'ContainersReady');
-        const line = final.find((l) => l.trim().startsWith(shortPod(p.metadata.name)) && /\d\.\ds$/.test(l.trim()));
+        const line = final.find((l) => l.trim().startsWith(p.metadata.name) && /\d\.\ds$/.test(l.trim()));
         expect(line, `gate latency line of ${p.metadata.name}`).toBeDefined();
-        expect(line!.trim()).toBe(`${shortPod(p.metadata.name)}  ${(latency / 1000).toFixed(1)}s`);
+        expect(line!.trim()).toBe(`${p.metadata.name}  ${(latency / 1000).toFixed(1)}s`);
       }
       for (const name of oldNames) {
-        const line = final.find((l) => l.trim().startsWith(`${shortPod(name)} `) && l.includes('grace'));
+        const line = final.find((l) => l.trim().startsWith(`${name} `) && l.includes('grace'));
         expect(line, `drain line of ${name}`).toBeDefined();
         const [, drained, grace] = /(\d+\.\d)s of (\d+\.\d)s grace/.exec(line!)!;
         const d = deletion.get(name)!;
@@ -258,9 +257,7 @@ describe('kubectl haptic status --watch in a terminal', () => {
       timeoutMs: 30_000,
       intervalMs: 100,
       until: (s) =>
-        s.some(
-          (l) => l.includes(`stuck-${hash}-`) && /✓ ?(containers|ctr)/.test(l) && /… ?(routed|rt)/.test(l),
-        ),
+        s.some((l) => l.includes(`stuck-${hash}-`) && /✓ ?(containers|ctr)/.test(l) && /… ?(routed|rt)/.test(l)),
     });
     expect(live.some((l) => l.startsWith('↑↓ select · enter detail · ? help · q quit'))).toBe(true);
     expect(await paneInfo('#{cursor_flag}')).toBe('0');

@@ -5,6 +5,7 @@ import type { WaitResult } from '../../../src/model/rollout/report.ts';
 import { stepSummary, workflowError } from '../../../src/ui/github.ts';
 import { painter } from '../../../src/ui/style.ts';
 import { failureText, waitResultOutput } from '../../../src/ui/wait-text.ts';
+import { printWaitEnd } from '../../../src/cli/wait-end.ts';
 
 const cause = finding('HS203', { pod: 'web-5cb7d9f6c4-m8rgh', image: 'example/app:2' }, [
   'container app: waiting ImagePullBackOff, 50%: a,b',
@@ -61,6 +62,26 @@ describe('a failed wait', () => {
       kind: 'WaitResult',
       outcome: 'timeout',
       waitedSeconds: 20,
+    });
+  });
+
+  it('-o on a rollout complete before it was followed (no report): its WaitResult, so `| jq` has an answer', () => {
+    const written: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stdout.write;
+    try {
+      printWaitEnd(
+        { outcome: 'complete', reports: [], waitedMs: 400 },
+        { output: 'json', paint: painter(false), timeoutMs: 0, env: {} },
+      );
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(JSON.parse(written.join(''))).toEqual({
+      apiVersion: 'kubectl-haptic/v1',
+      kind: 'WaitResult',
+      outcome: 'complete',
+      waitedSeconds: 0,
     });
   });
 
