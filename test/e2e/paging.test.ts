@@ -116,7 +116,7 @@ describe('status reads label-selected lists in pages', () => {
       .filter((e) => e.verb === 'list' && e.objectRef?.resource === 'events')
       .map((e) => query(e).get('fieldSelector'))
       .sort();
-    expect(events).toEqual(['type=Normal,involvedObject.name=web', 'type=Warning']);
+    expect(events).toEqual(['type=Normal,involvedObject.name=web', 'type=Normal,reason=Killing', 'type=Warning']);
 
     // four times the other pods: the same requests
     await scaleOther(12);
