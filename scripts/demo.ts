@@ -16,13 +16,11 @@ import {
   startCluster,
   type ClusterState,
 } from '../test/cluster/cluster.ts';
-import { Kube, KubeApiError, type KubeObject } from '../test/cluster/kube.ts';
+import { Kube, KubeApiError } from '../test/cluster/kube.ts';
+import { api, APP, NAMESPACE, web } from './demo-app.ts';
 import { resetKnobs, setKnobs } from '../test/cluster/standins/knobs.ts';
 
 const CLUSTER = 'dev';
-const NAMESPACE = 'demo';
-const APP = 'web';
-const GATE = 'haproxy-haptic.org/load-balancer-ready';
 const PLUGIN = join(repoRoot, 'bin/kubectl-haptic');
 
 const log = (line: string) => process.stderr.write(`[demo] ${line}\n`);
@@ -39,88 +37,6 @@ async function cluster(): Promise<ClusterState> {
       `starting the local cluster ${CLUSTER} (the first time, etcd and Kubernetes are built from Go modules: 10–25 minutes)`,
     );
   return startCluster({ name: CLUSTER });
-}
-
-/** web: 3 replicas behind HAPTIC's gate, one new pod at a time, never below 3 serving, 10 s to drain. */
-function web(image: string): KubeObject[] {
-  const labels = { app: APP };
-  return [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: APP, namespace: NAMESPACE, labels },
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: labels },
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
-        template: {
-          metadata: {
-            labels,
-            // the node stand-in (this cluster's kubelet) starts the containers after 1 s instead of 0.3 s
-            annotations: { 'standin.kubectl-haptic.dev/start-delay-ms': '1000' },
-          },
-          spec: {
-            readinessGates: [{ conditionType: GATE }],
-            terminationGracePeriodSeconds: 10,
-            containers: [{ name: 'web', image, ports: [{ name: 'http', containerPort: 8080 }] }],
-          },
-        },
-      },
-    },
-    ...service(APP),
-  ];
-}
-
-/** api: an app without the gate yet, for `kubectl haptic enable-gate api -n demo --dry-run=client`. */
-function api(): KubeObject[] {
-  const labels = { app: 'api' };
-  return [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'api', namespace: NAMESPACE, labels },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            terminationGracePeriodSeconds: 5,
-            containers: [{ name: 'api', image: 'example/api:1.0', ports: [{ name: 'http', containerPort: 8080 }] }],
-          },
-        },
-      },
-    },
-    ...service('api'),
-  ];
-}
-
-/** The Service and the Ingress of HAPTIC's class that routes it (HAPTIC renders only Services a route of its class names). */
-function service(name: string): KubeObject[] {
-  return [
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace: NAMESPACE },
-      spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-    },
-    {
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'Ingress',
-      metadata: { name, namespace: NAMESPACE },
-      spec: {
-        ingressClassName: 'haproxy',
-        rules: [
-          {
-            host: `${name}.example`,
-            http: {
-              paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'http' } } } }],
-            },
-          },
-        ],
-      },
-    },
-  ];
 }
 
 /** example/web:1.0 → example/web:1.1 → …, so every run of the demo starts a real rollout. */
@@ -187,7 +103,9 @@ function closingNotes(state: ClusterState): string {
     `  kubectl -n haptic patch configmap haptic-standin-knobs -p '{"data":{"leader":"false"}}'`,
     `  kubectl -n ${NAMESPACE} set image deployment/${APP} web=example/web:2.0`,
     `  ${k} why-stalled ${APP} -n ${NAMESPACE}`,
-    '  (npm run demo heals HAPTIC again and starts a new rollout)',
+    "  It says progressing (HS901) until the leader's Lease expires, 15 s after its last renewal, and when that is;",
+    "  then no leader (HS103). Its fix reads the controller's logs, which this cluster cannot serve: its nodes are",
+    '  stand-ins with no kubelet to read them from. npm run demo heals HAPTIC again and starts a new rollout.',
     '',
     ...commented([['npm run cluster:down', 'stop the cluster and remove its state']]),
   ];

@@ -35,6 +35,7 @@ type Container = {
   image: string;
   livenessProbe?: { failureThreshold?: number };
   readinessProbe?: { initialDelaySeconds?: number; periodSeconds?: number };
+  lifecycle?: { preStop?: { sleep?: { seconds?: number } } };
 };
 
 /**
@@ -244,6 +245,23 @@ export function kubeletView(pod: Obj, ctx: KubeletContext): KubeletView {
       return { ...view, wakeAt: backingOff ? nextPeriod : startAt + period * TRACE_PERIOD_MS + PULL_ERROR_MS };
     }
   }
+}
+
+/**
+ * When a deleted pod's containers have all exited by themselves, for a pod whose app exits on SIGTERM (the
+ * `exit-on-sigterm-ms` annotation: that long after the signal); undefined for one that ignores it, killed at the end
+ * of its grace. The kubelet stops every container at once (killContainersWithSyncResult, one goroutine each), each
+ * after its preStop hook: the sleep action is the kubelet's own (pkg/kubelet/lifecycle/handlers.go,
+ * runSleepHandler); an exec or httpGet hook needs a runtime this node has not, so it counts as instant. The grace
+ * period runs from the deletion request: deletionTimestamp minus deletionGracePeriodSeconds.
+ */
+export function exitedByItselfAt(pod: Obj): number | undefined {
+  const after = Number(pod.metadata.annotations?.[`${STANDIN_ANNOTATION}/exit-on-sigterm-ms`] ?? NaN);
+  const { deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
+  if (!Number.isFinite(after) || after < 0 || !deletionTimestamp) return undefined;
+  const requested = Date.parse(deletionTimestamp) - Number(deletionGracePeriodSeconds ?? 0) * 1000;
+  const hook = (c: Container) => (c.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000;
+  return requested + Math.max(0, ...(pod.spec.containers as Container[]).map(hook)) + after;
 }
 
 /** The status once the grace period is over: containers exited after SIGTERM, the pod is terminal. */

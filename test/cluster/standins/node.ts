@@ -7,7 +7,14 @@ import type { Kube } from '../kube.ts';
 import { informerLog, jsonEqual, log, type Obj } from './common.ts';
 import { EventRecorder } from './events.ts';
 import { FAKE_NODES, type FakeNode, startFakeNodes } from './fake-nodes.ts';
-import { kubeletView, nextPodStatus, podTrace, terminatedView, type KubeletView } from './kubelet-status.ts';
+import {
+  exitedByItselfAt,
+  kubeletView,
+  nextPodStatus,
+  podTrace,
+  terminatedView,
+  type KubeletView,
+} from './kubelet-status.ts';
 import type { PodRuntime } from './lab/runtime.ts';
 import { Reconciler } from './reconciler.ts';
 
@@ -78,7 +85,8 @@ export async function runNodeStandIn(kube: Kube, signal: AbortSignal, runtime?: 
 
     let deadline: number | undefined;
     if (pod.metadata.deletionTimestamp) {
-      deadline = Date.parse(pod.metadata.deletionTimestamp);
+      // the end of grace, or earlier when the app exits on SIGTERM after its preStop hook
+      deadline = Math.min(Date.parse(pod.metadata.deletionTimestamp), exitedByItselfAt(pod) ?? Infinity);
       if (now >= deadline) {
         if (state.deleteSent) return undefined;
         await writeStatus(pod, terminatedView(pod, ctx), now);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Obj } from '../../cluster/standins/common.ts';
 import {
+  exitedByItselfAt,
   goDuration,
   kubeletView,
   nextPodStatus,
@@ -244,6 +245,37 @@ describe('kubeletView + nextPodStatus', () => {
       startedAt: '2026-01-01T00:00:00Z',
     });
     expect(cond(status, 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
+  });
+});
+
+describe('exitedByItselfAt', () => {
+  const deleted = (annotations: Record<string, string>, containers: object[]): Obj => ({
+    metadata: {
+      name: 'web-1',
+      annotations,
+      deletionTimestamp: '2026-01-01T00:00:10Z',
+      deletionGracePeriodSeconds: 10,
+    },
+    spec: { containers },
+  });
+  it('an app that exits on SIGTERM: after the longest preStop sleep, counted from the deletion request', () => {
+    const pod = deleted({ 'standin.kubectl-haptic.dev/exit-on-sigterm-ms': '300' }, [
+      { name: 'app', lifecycle: { preStop: { sleep: { seconds: 3 } } } },
+      { name: 'sidecar', lifecycle: { preStop: { sleep: { seconds: 1 } } } },
+    ]);
+    expect(exitedByItselfAt(pod)).toBe(T0 + 3300);
+  });
+  it('no preStop: at once after the signal; an app that ignores SIGTERM, or a pod not deleted: never by itself', () => {
+    expect(exitedByItselfAt(deleted({ 'standin.kubectl-haptic.dev/exit-on-sigterm-ms': '0' }, [{ name: 'a' }]))).toBe(
+      T0,
+    );
+    expect(exitedByItselfAt(deleted({}, [{ name: 'a' }]))).toBeUndefined();
+    expect(
+      exitedByItselfAt({
+        metadata: { name: 'p', annotations: { 'standin.kubectl-haptic.dev/exit-on-sigterm-ms': '0' } },
+        spec: { containers: [{ name: 'a' }] },
+      }),
+    ).toBeUndefined();
   });
 });
 
