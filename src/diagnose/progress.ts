@@ -21,7 +21,10 @@ export function progressNote(ctx: DiagnoseContext): Finding {
       { variant: draining.length ? 'draining' : 'drained' },
     );
   }
-  const lines = blockingPods(ctx).flatMap((p) => [waitingFor(p), ...olderConfigs(ctx, p)]);
+  const blocking = blockingPods(ctx);
+  const lines = blocking.flatMap((p) => [waitingFor(p), ...olderConfigs(ctx, p)]);
+  if (blocking.some((p) => p.containersReady.status === 'True' && p.gate.state !== 'True'))
+    lines.push(...leasesGoingStale(ctx));
   const missing = m.counts.desired - m.newPods.filter((p) => !p.terminating).length;
   const plural = missing === 1 ? '' : 's';
   if (missing > 0 && m.strategy.type === 'OnDelete')
@@ -64,6 +67,22 @@ function waitingFor(p: PodView): string {
   // a deploy the agent has not confirmed (a reload queued, a plan rejected) is why it is not counted yet: say so
   const pending = route.pods.filter((h) => !h.settled && h.pending).map((h) => `${h.name}: ${h.pending}`);
   return `pod ${p.name}: HAProxy config routing to it runs on ${route.runningOn}/${route.of} HAProxy pods${started}${pending.length ? `; ${pending.join('; ')}` : ''}`;
+}
+
+/**
+ * A leader that stopped renewing still leads until its Lease expires (renewTime + leaseDurationSeconds,
+ * docs/haptic-compat.md): say when, so a rollout that waits on HAPTIC meanwhile is not a surprise. HAPTIC's leader
+ * renews every retry period, 2 s of a 15 s lease or 5 s of a 30 s one (docs/haptic-compat.md, "Leader election"), so
+ * a renewal older than a third of the lease means renewals were missed.
+ */
+function leasesGoingStale(ctx: DiagnoseContext): string[] {
+  return ctx.model.installations.flatMap(({ namespace, leader }) => {
+    const durationMs = (leader.leaseDurationSeconds ?? 15) * 1000;
+    if (leader.state !== 'held' || leader.renewAgeMs === undefined || leader.renewAgeMs <= durationMs / 3) return [];
+    return [
+      `lease ${namespace}/${leader.lease}: holder ${leader.holder} not renewed for ${formatAge(leader.renewAgeMs)}; unless renewed it expires in ${formatAge(durationMs - leader.renewAgeMs)} (leaseDurationSeconds ${durationMs / 1000}), and then HAPTIC has no leader`,
+    ];
+  });
 }
 
 /**

@@ -226,6 +226,11 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await setKnobs(kubeconfig(), { leader: 'false' });
       await deploy({ ns, name: 'leaderless' });
       const followed = followFromStart(ns, 'leaderless');
+      // until the Lease expires the leader still leads: progress, and HS901 says when it expires (10 s to see it in)
+      const before = await whyUntil(ns, 'leaderless', 'HS901', { also: (x) => x.stdout.includes('not renewed for') });
+      expect(before.stdout).toMatch(
+        /lease haptic\/haptic: holder haptic-controller-\S+ not renewed for \d+s; unless renewed it expires in \d+s \(leaseDurationSeconds 15\), and then HAPTIC has no leader/,
+      );
       const r = await whyUntil(ns, 'leaderless', 'HS103', { timeoutMs: 60_000 });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(

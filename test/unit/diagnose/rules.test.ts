@@ -1091,6 +1091,17 @@ describe('HAPTIC as its releases write it', () => {
     );
   });
 
+  it('a leader that stopped renewing: still progress, and HS901 says when its Lease expires', () => {
+    const late = run({ haptic: { ...midway, leaseRenewedSecondsAgo: 9 } });
+    expect(late.findings.map((f) => f.id)).toEqual(['HS901']);
+    expect(late.findings[0]!.evidence).toContain(
+      'lease haptic/haptic: holder haptic-controller-1 not renewed for 9s; unless renewed it expires in 6s (leaseDurationSeconds 15), and then HAPTIC has no leader',
+    );
+    // renewed on time: nothing about the Lease
+    const onTime = run({ haptic: { ...midway, leaseRenewedSecondsAgo: 2 } });
+    expect(onTime.findings[0]!.evidence.some((l) => l.startsWith('lease '))).toBe(false);
+  });
+
   it('an older config nobody keeps is said to be unknown, never counted as routing', () => {
     const d = run({
       haptic: {
