@@ -768,6 +768,78 @@ const rows: Row[] = [
     code: 3,
     stderr: `error: namespace "${NS}" not found`,
   },
+  {
+    // #36: the work is bounded by the pods and claims that exist, not by spec.replicas (it was ~20 minutes)
+    name: 'a StatefulSet of 2^31-1 replicas with two claim templates: answered at once, naming the claim that exists',
+    args: ['why-stalled', 'sts/db'],
+    route: fakeCluster((req) => {
+      const db = {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'db', namespace: NS, uid: 'u-db', generation: 1, resourceVersion: '5' },
+        spec: {
+          replicas: 2_147_483_647,
+          selector: { matchLabels: { app: 'db' } },
+          serviceName: 'db',
+          template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'db:1' }] } },
+          volumeClaimTemplates: [{ metadata: { name: 'data' } }, { metadata: { name: 'logs' } }],
+        },
+        status: {
+          observedGeneration: 1,
+          replicas: 1,
+          readyReplicas: 0,
+          currentRevision: 'db-1',
+          updateRevision: 'db-1',
+        },
+      };
+      const claim = (name: string) => ({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name, namespace: NS, labels: { app: 'db' } },
+        spec: { storageClassName: 'slow' },
+        status: { phase: 'Pending' },
+      });
+      const list = (items: unknown[]) => ({ json: { ...emptyList(req), items } });
+      if (req.query.get('watch') === 'true') return undefined;
+      if (req.path === `/apis/apps/v1/namespaces/${NS}/statefulsets/db`) return { json: db };
+      if (req.path === `/apis/apps/v1/namespaces/${NS}/statefulsets`) return list([db]);
+      if (req.path === `/api/v1/namespaces/${NS}/pods`)
+        return list([
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              name: 'db-0',
+              namespace: NS,
+              uid: 'u-db-0',
+              creationTimestamp: '2026-01-01T00:00:00Z',
+              labels: { app: 'db', 'controller-revision-hash': 'db-1', 'apps.kubernetes.io/pod-index': '0' },
+              ownerReferences: [
+                { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: 'u-db', controller: true },
+              ],
+            },
+            spec: {
+              containers: [{ name: 'db', image: 'db:1' }],
+              volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } }],
+            },
+            status: {
+              phase: 'Pending',
+              conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }],
+            },
+          },
+        ]);
+      if (req.path === `/api/v1/namespaces/${NS}/persistentvolumeclaims`)
+        return list([claim('data-db-0'), claim('data-db-00'), claim('logs-db-4294967296')]);
+      return undefined;
+    }),
+    code: 1,
+    stderr: '',
+    check: (_c, r) => {
+      expect(r.stdout).toContain('data-db-0');
+      expect(r.stdout).not.toContain('data-db-00');
+      expect(r.stdout).not.toContain('logs-db-4294967296');
+    },
+  },
 
   // ----- TLS and transports
   {

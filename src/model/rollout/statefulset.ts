@@ -131,26 +131,42 @@ export function statefulSetView(
   const name = s.metadata.name;
   const start = s.spec.ordinals?.start ?? 0;
   const partition = s.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
-  const byName = new Map(claims.map((c) => [c.metadata.name, c]));
-  const pendingClaims: StatefulSetView['pendingClaims'] = [];
-  for (let ordinal = start; ordinal < start + (s.spec.replicas ?? 1); ordinal++)
-    for (const t of s.spec.volumeClaimTemplates ?? []) {
-      const claim = byName.get(`${t.metadata.name}-${name}-${ordinal}`);
-      if (claim && claim.status?.phase !== 'Bound') {
-        const latest = events
-          .filter(
-            (e) => e.involvedObject.kind === 'PersistentVolumeClaim' && e.involvedObject.name === claim.metadata.name,
-          )
-          .sort((a, b) => eventTime(b) - eventTime(a))[0];
-        pendingClaims.push({
-          name: claim.metadata.name,
-          ordinal,
-          phase: claim.status?.phase ?? 'Pending',
-          storageClass: claim.spec?.storageClassName ?? undefined,
-          event: latest && { reason: latest.reason ?? '', message: latest.message ?? '' },
-        });
-      }
-    }
+  const replicas = s.spec.replicas ?? 1;
+  const templates = (s.spec.volumeClaimTemplates ?? []).map((t) => t.metadata.name);
+  // the latest event of each claim, one pass over the events
+  const latestEvent = new Map<string, KubeEvent>();
+  for (const e of events) {
+    const claim = e.involvedObject.name;
+    if (e.involvedObject.kind !== 'PersistentVolumeClaim' || !claim) continue;
+    const seen = latestEvent.get(claim);
+    if (!seen || eventTime(e) > eventTime(seen)) latestEvent.set(claim, e);
+  }
+  // by the claims that exist, not by spec.replicas: the work is bounded by the objects, whatever the spec says
+  const pending: (StatefulSetView['pendingClaims'][number] & { template: number })[] = [];
+  for (const claim of claims) {
+    if (claim.status?.phase === 'Bound') continue;
+    templates.forEach((template, index) => {
+      const prefix = `${template}-${name}-`;
+      if (!claim.metadata.name.startsWith(prefix)) return;
+      const suffix = claim.metadata.name.slice(prefix.length);
+      // the controller writes the ordinal in decimal, without leading zeros (strconv.Itoa)
+      if (!/^(0|[1-9]\d{0,15})$/.test(suffix)) return;
+      const ordinal = Number(suffix);
+      if (ordinal < start || ordinal >= start + replicas) return;
+      const latest = latestEvent.get(claim.metadata.name);
+      pending.push({
+        name: claim.metadata.name,
+        ordinal,
+        template: index,
+        phase: claim.status?.phase ?? 'Pending',
+        storageClass: claim.spec?.storageClassName ?? undefined,
+        event: latest && { reason: latest.reason ?? '', message: latest.message ?? '' },
+      });
+    });
+  }
+  const pendingClaims = pending
+    .sort((a, b) => a.ordinal - b.ordinal || a.template - b.template)
+    .map(({ template: _, ...claim }) => claim);
   const updateStrategy =
     (s.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate' ? 'RollingUpdate' : 'OnDelete';
   return {
@@ -158,7 +174,7 @@ export function statefulSetView(
     podManagementPolicy: s.spec.podManagementPolicy === 'Parallel' ? 'Parallel' : 'OrderedReady',
     partition,
     startOrdinal: start,
-    claimTemplates: (s.spec.volumeClaimTemplates ?? []).map((t) => t.metadata.name),
+    claimTemplates: templates,
     currentRevision: s.status?.currentRevision,
     updateRevision: s.status?.updateRevision,
     heldByPartition:

@@ -181,4 +181,25 @@ describe('statefulSetView', () => {
       ],
     });
   });
+
+  it('works by the claims that exist: 2^31-1 replicas with two claim templates answer at once, in ordinal order', () => {
+    const s = sts({
+      replicas: 2_147_483_647,
+      volumeClaimTemplates: [{ metadata: { name: 'data' } }, { metadata: { name: 'logs' } }],
+    });
+    const claim = (name: string) =>
+      ({ metadata: { name, namespace: 'shop' }, status: { phase: 'Pending' } }) as PersistentVolumeClaim;
+    const view = statefulSetView(
+      s,
+      [],
+      // not the controller's names: a leading zero, a sign, an ordinal past the replicas
+      ['logs-db-7', 'data-db-2147483646', 'data-db-7', 'data-db-07', 'data-db-+1', 'data-db-2147483647'].map(claim),
+      [],
+    );
+    expect(view.pendingClaims.map((c) => [c.name, c.ordinal])).toEqual([
+      ['data-db-7', 7],
+      ['logs-db-7', 7],
+      ['data-db-2147483646', 2147483646],
+    ]);
+  });
 });
