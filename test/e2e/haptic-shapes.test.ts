@@ -117,6 +117,16 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
       podComment: 'end',
     });
     await Promise.all(created.splice(0).map(({ ns, name }) => api().delete('apps/v1', 'Deployment', name, ns)));
+    // knobs applied is not the fleet healed: a HAProxy pod whose deploys failed keeps its lastError until HAPTIC's
+    // next deploy to it succeeds, and the next test's rollout would rightly be told so (HS106)
+    await waitFor(liveCfg, {
+      what: 'every HAProxy pod deployed to without an error',
+      timeoutMs: 60_000,
+      until: (cfg) => {
+        const entries = cfg.status?.deployedToPods ?? [];
+        return entries.length > 0 && entries.every((e) => !e.lastError && e.mode !== 'rejected');
+      },
+    });
   });
   afterAll(() => resetKnobs(kubeconfig()));
 
