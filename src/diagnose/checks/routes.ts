@@ -63,7 +63,7 @@ export function routeCheck(routing: Routing, services: Service[], installations:
     for (const r of s.routes.filter((x) => x.miss))
       evidence.push(`${routeName(r)} → service/${s.service}:${r.service.port || '?'}: ${r.miss}`);
   }
-  for (const r of routing.elsewhere.slice(0, 5)) {
+  for (const r of routing.elsewhere) {
     evidence.push(
       r.service.namespace === r.namespace
         ? `${routeName(r)} names a Service ${r.service.name} in its own namespace ${r.namespace}, not this one`

@@ -89,7 +89,8 @@ export interface ServiceRouting {
 
 export interface Routing {
   services: ServiceRouting[];
-  /** routes in other namespaces that name a Service of the same name (they reach their own namespace's) */
+  /** routes in other namespaces that name a Service of the same name (they reach their own namespace's): the first
+   * ELSEWHERE_SHOWN, as many as are shown */
   elsewhere: RouteReference[];
   /** route kinds the cluster does not serve, or that could not be read: said, never taken as empty */
   unread: { kind: string; reason: string; absent: boolean }[];
@@ -278,7 +279,7 @@ function httpRouteMiss(kind: RouteKind, inst: RouteInstallation): string | undef
 function listenerRouteMiss(
   kind: 'TLSRoute' | 'TCPRoute',
   route: GatewayRoute,
-  gateways: Read<Gateway>,
+  gateways: Indexed,
   inst: RouteInstallation,
 ): string | undefined {
   const watches = kind === 'TLSRoute' ? inst.admission.tlsRoutes : inst.admission.tcpRoutes;
@@ -290,11 +291,9 @@ function listenerRouteMiss(
   const misses: string[] = [];
   for (const parent of parents) {
     const where = `${parent.namespace ?? ns(route)}/${parent.name}`;
-    const gateway = gateways.items.find(
-      (g) => ns(g) === (parent.namespace ?? ns(route)) && g.metadata.name === parent.name,
-    );
+    const gateway = gateways.gateways.get(where);
     if (!gateway) {
-      misses.push(`its parent gateway ${where} ${gateways.error ? 'could not be read' : 'does not exist'}`);
+      misses.push(`its parent gateway ${where} ${gateways.gatewaysUnread ? 'could not be read' : 'does not exist'}`);
       continue;
     }
     const selector = inst.admission.gateways.fieldSelector;
@@ -333,10 +332,9 @@ const portOf = (port: { name?: string | undefined; number?: number | undefined }
   port?.name || (port?.number === undefined ? '' : String(port.number));
 
 /** Whether a ReferenceGrant of the Service's namespace lets this route kind of `from` reach the Service. */
-function granted(grants: Read<ReferenceGrant>, kind: RouteKind, from: string, to: { namespace: string; name: string }) {
-  return grants.items.some(
+function granted(grants: Indexed, kind: RouteKind, from: string, to: { namespace: string; name: string }) {
+  return (grants.grants.get(to.namespace) ?? []).some(
     (g) =>
-      ns(g) === to.namespace &&
       (g.spec?.from ?? []).some((f) => (f.group ?? '') === GATEWAY_GROUP && f.kind === kind && f.namespace === from) &&
       (g.spec?.to ?? []).some((t) => (t.group ?? '') === '' && t.kind === 'Service' && (!t.name || t.name === to.name)),
   );
@@ -345,6 +343,7 @@ function granted(grants: Read<ReferenceGrant>, kind: RouteKind, from: string, to
 /** Why a backendRef to another namespace is not rendered by an installation, or undefined when it is. */
 function crossNamespaceMiss(
   lists: RouteLists,
+  index: Indexed,
   kind: RouteKind,
   from: string,
   to: { namespace: string; name: string },
@@ -353,15 +352,38 @@ function crossNamespaceMiss(
   if (to.namespace === from) return undefined;
   if (inst.generation === 'dataplane')
     return `references it from namespace ${from}: HAPTIC ${inst.id} (dataplane generation) does not render backendRefs to another namespace`;
-  if (granted(lists.referenceGrants, kind, from, to)) return undefined;
+  if (granted(index, kind, from, to)) return undefined;
   return lists.referenceGrants.error && !lists.referenceGrants.items.length
     ? `references it from namespace ${from}; the ReferenceGrants that could allow it could not be read`
     : `references it from namespace ${from}, and no ReferenceGrant in ${to.namespace} lets ${kind}s of ${from} reach it`;
 }
 
+/**
+ * Gateways by namespace/name and ReferenceGrants by namespace, built once: a route's parentRefs and backendRefs are
+ * looked up, not searched for in cluster-wide lists (routes × parents × Gateways was quadratic).
+ */
+interface Indexed {
+  gateways: Map<string, Gateway>;
+  gatewaysUnread: boolean;
+  grants: Map<string, ReferenceGrant[]>;
+}
+
+function indexed(lists: RouteLists): Indexed {
+  const gateways = new Map<string, Gateway>();
+  for (const g of lists.gateways.items) gateways.set(`${ns(g)}/${g.metadata.name}`, g);
+  const grants = new Map<string, ReferenceGrant[]>();
+  for (const g of lists.referenceGrants.items) {
+    const list = grants.get(ns(g));
+    if (list) list.push(g);
+    else grants.set(ns(g), [g]);
+  }
+  return { gateways, gatewaysUnread: !!lists.gateways.error, grants };
+}
+
 /** Every Service reference of every readable route. */
 function references(lists: RouteLists): Named[] {
   const out: Named[] = [];
+  const lookup = indexed(lists);
   for (const ingress of lists.ingresses.items) {
     const where = ns(ingress);
     const name = ingress.metadata.name;
@@ -425,7 +447,7 @@ function references(lists: RouteLists): Named[] {
           service: { ...target, port },
           backend: () => backend,
           missOf: (i) => httpRouteMiss(kind, i),
-          reachOf: (i) => crossNamespaceMiss(lists, kind, where, target, i),
+          reachOf: (i) => crossNamespaceMiss(lists, lookup, kind, where, target, i),
         });
       }
     }
@@ -449,8 +471,8 @@ function references(lists: RouteLists): Named[] {
             name: route.metadata.name,
             service: { ...target, port: String(ref.port ?? (kind === 'TLSRoute' ? 443 : 80)) },
             backend: () => backend,
-            missOf: (i) => listenerRouteMiss(kind, route, lists.gateways, i),
-            reachOf: (i) => crossNamespaceMiss(lists, kind, where, target, i),
+            missOf: (i) => listenerRouteMiss(kind, route, lookup, i),
+            reachOf: (i) => crossNamespaceMiss(lists, lookup, kind, where, target, i),
           });
         }
       });
@@ -538,8 +560,10 @@ export function routingOf(services: Service[], lists: RouteLists, installations:
   });
   const names = new Set(services.map((s) => s.metadata.name));
   const namespaces = new Set(services.map(ns));
+  // judged only as many as are shown: other tenants' routes are not worked through whole
   const elsewhere = all
     .filter((r) => names.has(r.service.name) && !namespaces.has(r.service.namespace))
+    .slice(0, ELSEWHERE_SHOWN)
     .map((r) => judge(r));
   // a kind the cluster does not serve holds no route; one that could not be read might. Gateways matter only to
   // TLS and TCP routes, ReferenceGrants only to routes across namespaces.
@@ -554,6 +578,9 @@ export function routingOf(services: Service[], lists: RouteLists, installations:
     ) && unknownInstallations.length === 0;
   return { services: own, elsewhere, unread, unknownInstallations, conclusive };
 }
+
+/** How many routes of other namespaces naming a Service of the same name are judged and shown. */
+export const ELSEWHERE_SHOWN = 5;
 
 /** The classes the installations' routes must have: the values of their Ingress and Gateway field selectors. */
 export function routeClasses(installations: RouteInstallation[]): string[] {

@@ -7,6 +7,7 @@ import {
   parseFieldSelector,
   routeAdmission,
   routingOf,
+  ELSEWHERE_SHOWN,
   unroutedReason,
   type RouteGeneration,
   type RouteInstallation,
@@ -264,6 +265,17 @@ describe('routes to the Services that select the pods', () => {
       /has gatewayClassName nginx; HAPTIC haptic\/haptic-config watches Gateways with spec.gatewayClassName=haproxy/,
     );
     expect(judged(tls, dataplane).miss).toBe('HAPTIC haptic/haptic-config does not watch TLSRoutes');
+  });
+
+  it("another tenant's 10,000 TLSRoutes with 32 parentRefs each, over 10,000 Gateways: looked up, and only the shown judged", () => {
+    const parents = Array.from({ length: 32 }, (_, i) => ({ name: `gw-${i}-missing` }));
+    const tlsRoutes = Array.from({ length: 10_000 }, (_, i) => route(`r${i}`, parents, [{ name: 'web' }], 'tenant'));
+    const gateways = Array.from({ length: 10_000 }, (_, i) =>
+      gateway(`gw-${i}`, 'haproxy', 'tenant', { listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] }),
+    );
+    const r = routingOf([service()], lists({ tlsRoutes, gateways }), installations);
+    expect(r.elsewhere).toHaveLength(ELSEWHERE_SHOWN);
+    expect(r.elsewhere[0]!.miss).toMatch(/^its parent gateway tenant\/gw-0-missing does not exist; /);
   });
 
   it('a GRPCRoute counts like an HTTPRoute', () => {
