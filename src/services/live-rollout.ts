@@ -267,9 +267,9 @@ export class RolloutStream implements RolloutFollower {
     for (const s of [...this.stores, ...this.leaseStores.values()]) s.stop();
   }
 
-  /** The HAProxy pods HAPTIC deploys to (as the last model found them), with the master socket each one runs. */
+  /** The HAProxy pods of the installations that route it (as the last model found them), with their master sockets. */
   private sessionTargets(): SessionTarget[] {
-    return sessionTargets(this.emitted?.installations ?? [], this.parts.hapticPods.items() as Pod[]);
+    return this.emitted ? sessionTargets(this.emitted, this.parts.hapticPods.items() as Pod[]) : [];
   }
 
   /** First error of a store that is retrying (API server down, forbidden…). */

@@ -2,11 +2,10 @@ import type { KubeClient } from '../kube/client.ts';
 import { openExec } from '../kube/exec.ts';
 import { oneLine } from '../lib/errors.ts';
 import type { Permission } from '../model/drill/plan.ts';
-import type { Installation } from '../model/haptic/haptic.ts';
 import type { Pod } from '../types/kube.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
-import { withSessions } from '../model/rollout/sessions.ts';
+import { routingInstallations, withSessions } from '../model/rollout/sessions.ts';
 import {
   type HAProxyReading,
   type MasterSocket,
@@ -127,8 +126,11 @@ export interface SessionsState {
 }
 
 /** The HAProxy pods HAPTIC deploys to, with the master socket each one's HAProxy container runs. */
-export function sessionTargets(installations: Installation[], pods: Pod[]): SessionTarget[] {
-  return installations.flatMap((inst) =>
+export function sessionTargets(
+  model: Pick<RolloutModel, 'installations' | 'routing' | 'newPods' | 'oldPods'>,
+  pods: Pod[],
+): SessionTarget[] {
+  return routingInstallations(model).flatMap((inst) =>
     inst.haproxyPods
       .filter((h) => h.discovered)
       .map((h) => {
@@ -166,7 +168,7 @@ export async function modelsWithSessions(
   if (!models.length) return models;
   const all = new Map(
     models
-      .flatMap((m, i) => sessionTargets(m.installations, snapshots[i]!.haptic.pods.items))
+      .flatMap((m, i) => sessionTargets(m, snapshots[i]!.haptic.pods.items))
       .map((t) => [`${t.namespace}/${t.pod}`, t]),
   );
   const state = await readSessionsOnce(client, [...all.values()]);

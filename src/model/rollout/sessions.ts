@@ -6,6 +6,7 @@ import {
   serverNames,
   sessionsByPod,
 } from '../haptic/sessions.ts';
+import type { Installation } from '../haptic/haptic.ts';
 import type { PodView } from './pod.ts';
 import type { RolloutModel } from './rollout.ts';
 
@@ -27,7 +28,7 @@ export function withSessions(
     pods.map((p) => ({ key: key(p), ip: p.ip })),
   );
   if (state.unavailable) return { ...model, sessions: { unavailable: state.unavailable, problems: [] } };
-  const expected = model.installations.flatMap((i) =>
+  const expected = routingInstallations(model).flatMap((i) =>
     i.haproxyPods.filter((h) => h.discovered).map((h) => `${i.namespace}/${h.name}`),
   );
   // no HAProxy pod to ask (none discovered, or HAPTIC's objects unreadable): nothing is known, not 0
@@ -190,4 +191,20 @@ export function sessionStep(
 export function sessionsText(s: PodSessions | undefined): string {
   if (!s) return '?';
   return s.sessions !== undefined ? String(s.sessions) : `≥${s.atLeast ?? 0}`;
+}
+
+/**
+ * The installations that route the rollout (docs/sessions.md): one that admits a route of its Services, or whose
+ * config has a server for one of its pods. Another HAProxyTemplateConfig's HAProxy pods carry none of its traffic:
+ * they are not exec'd into, and their servers at the pods' addresses are not counted.
+ */
+export function routingInstallations(
+  model: Pick<RolloutModel, 'installations' | 'routing' | 'newPods' | 'oldPods'>,
+): Installation[] {
+  const ids = new Set<string>([
+    ...model.routing.services.flatMap((s) => s.routes.flatMap((r) => r.admittedBy)),
+    ...(model.routing.rendered ?? []).map((r) => r.installation),
+    ...[...model.newPods, ...model.oldPods].flatMap((p) => p.haproxy.map((h) => h.installation)),
+  ]);
+  return model.installations.filter((i) => ids.has(`${i.namespace}/${i.templateConfig}`));
 }

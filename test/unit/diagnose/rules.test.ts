@@ -21,7 +21,8 @@ import type {
 import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import type { Gateway, GatewayRoute } from '../../../src/types/routes.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
-import { withSessions } from '../../../src/model/rollout/sessions.ts';
+import { routingInstallations, withSessions } from '../../../src/model/rollout/sessions.ts';
+import { sessionTargets } from '../../../src/services/sessions.ts';
 import type { HAProxyReading } from '../../../src/types/sessions.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import { loadScenario, snapshotOf } from '../../fixtures/load.ts';
@@ -1555,6 +1556,40 @@ describe('generic rollout rules (HS2xx)', () => {
       { pod: 'haptic/haptic-haproxy-b', at: NOW, workers: [], problem: 'no socat' },
     ]);
     expect(partial.evidence[2]).toBe('HAProxy could not be read on every HAProxy pod');
+  });
+
+  it("--sessions reads only the installations that route the rollout: another HTC's HAProxy pods add nothing", () => {
+    const stuck = pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', terminatingDeadlineIn: -40 });
+    const reading = (pod: string, scur: number): HAProxyReading => ({
+      pod,
+      at: NOW,
+      workers: [
+        {
+          pid: 7,
+          leaving: false,
+          servers: [
+            { backend: 'be', server: 's1', addr: '10.0.0.1:8080', scur, qcur: 0, status: 'UP', failed: 0, retried: 0 },
+          ],
+        },
+      ],
+    });
+    const inputs = mergeHapticInputs(
+      hapticInputs(routedEverywhere),
+      // another tenant's installation, of another Ingress class, whose HAProxy has a server at the same address
+      hapticInputs({ namespace: 'tenant-lb', ingressClass: 'internal', servers: [] }),
+    );
+    const snap = snapshot({ deployment: complete(), pods: [stuck, ...newPodsReady()], haptic: inputs });
+    const built = buildRollout(snap, NOW, { gateType: GATE });
+    expect(routingInstallations(built).map((i) => i.namespace)).toEqual(['haptic']);
+    const readings = [
+      reading('haptic/haptic-haproxy-a', 2),
+      reading('haptic/haptic-haproxy-b', 1),
+      reading('tenant-lb/haptic-haproxy-a', 6),
+    ];
+    const model = withSessions(built, { readings }, new Map());
+    expect(model.oldPods.find((p) => p.name === 'web-old-1')?.sessions).toMatchObject({ sessions: 3, servers: 2 });
+    const targets = sessionTargets(built, snap.haptic.pods.items);
+    expect(new Set(targets.map((t) => t.namespace))).toEqual(new Set(['haptic']));
   });
 
   it('HS208 does not fire while an old pod is within its grace period', () => {
