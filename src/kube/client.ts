@@ -139,8 +139,10 @@ export class KubeClient {
       ...(tls.servername ? { servername: tls.servername } : {}),
       rejectUnauthorized: tls.rejectUnauthorized,
     };
-    // timeouts are this client's own (the deadline, the read timeouts): a watch may be quiet for minutes
-    const timeouts = { headersTimeout: 0, bodyTimeout: 0 };
+    // timeouts are this client's own (the deadline, the read timeouts): a watch may be quiet for minutes. A WebSocket
+    // message (an exec's frame) is accepted up to what an exec keeps, not undici's 128 MiB: a larger one ends the
+    // stream (close 1009), and what it held is unknown
+    const timeouts = { headersTimeout: 0, bodyTimeout: 0, webSocket: { maxPayloadSize: WS_MAX_MESSAGE } };
     const proxy = this.connection.proxy;
     if (!proxy) pool = new Agent({ connect, ...timeouts });
     else if (proxy.startsWith('socks5:'))
@@ -415,6 +417,9 @@ export class KubeClient {
     return event as WatchEvent<T>;
   }
 }
+
+/** The largest WebSocket message accepted: what an exec keeps of its output (exec.ts MAX_OUTPUT) and a channel byte. */
+const WS_MAX_MESSAGE = 4 * 1024 * 1024 + 1;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hasName = (v: unknown) => isObject(v) && isObject(v.metadata) && typeof v.metadata.name === 'string';

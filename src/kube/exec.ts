@@ -12,8 +12,8 @@ const STDIN = 0;
 const STDOUT = 1;
 const STDERR = 2;
 const ERROR = 3;
-/** At most this much of stdout or stderr is kept: a conversation with a CLI never needs more. */
-const MAX_OUTPUT = 4 * 1024 * 1024;
+/** At most this much of stdout or stderr is kept: a conversation with a CLI never needs more; past it, `truncated`. */
+export const MAX_OUTPUT = 4 * 1024 * 1024;
 
 export interface ExecTarget {
   namespace: string;
@@ -31,12 +31,18 @@ export interface ExecEnd {
   exitCode?: number | undefined;
   /** the Status's message, or why the exec failed before the command ran */
   message?: string | undefined;
+  /** stdout or stderr went past MAX_OUTPUT and was cut there: what follows the cut is unknown */
+  truncated: boolean;
 }
 
 export interface ExecSession {
   write(text: string): void;
-  /** Resolves with stdout so far once `test` holds of it; rejects when the command ends first or on the deadline. */
-  until(test: (stdout: string) => boolean): Promise<string>;
+  /**
+   * Resolves with stdout so far once `test` holds; rejects when the command ends first or on the deadline. `test` is
+   * given stdout so far, then each new piece of it (a test keeps what it needs of earlier pieces), so the work per
+   * piece is the piece's, however long stdout grows.
+   */
+  until(test: (piece: string) => boolean): Promise<string>;
   readonly ended: Promise<ExecEnd>;
   close(): void;
 }
@@ -73,9 +79,14 @@ export async function openExec(
   ws.binaryType = 'arraybuffer';
   let stdout = '';
   let stderr = '';
+  let truncated = false;
   let status: Record<string, unknown> | undefined;
   const decoders = [new TextDecoder(), new TextDecoder()];
-  const waiters = new Set<{ test: (s: string) => boolean; resolve: (s: string) => void; reject: (e: Error) => void }>();
+  const waiters = new Set<{
+    test: (piece: string) => boolean;
+    resolve: (s: string) => void;
+    reject: (e: Error) => void;
+  }>();
   let finish!: (end: ExecEnd) => void;
   const ended = new Promise<ExecEnd>((resolve) => (finish = resolve));
   let end: ExecEnd | undefined;
@@ -83,7 +94,7 @@ export async function openExec(
     if (end) return;
     const code = status ? exitCodeOf(status) : undefined;
     const message = status && status.status !== 'Success' ? String(status.message ?? status.reason ?? '') : why;
-    end = { stdout, stderr, ok: code === 0, exitCode: code, message };
+    end = { stdout, stderr, ok: code === 0, exitCode: code, message, truncated };
     clearTimeout(timer);
     for (const w of waiters) w.reject(new Error(message || 'the command ended'));
     waiters.clear();
@@ -103,21 +114,32 @@ export async function openExec(
     if (!data.length) return;
     const channel = data[0];
     const body = data.subarray(1);
-    if (channel === STDOUT && stdout.length < MAX_OUTPUT) stdout += decoders[0]!.decode(body, { stream: true });
-    else if (channel === STDERR && stderr.length < MAX_OUTPUT) stderr += decoders[1]!.decode(body, { stream: true });
-    else if (channel === ERROR) {
+    // what goes past the cap is dropped and said (truncated), never taken as the end of the output
+    const kept = (had: string, decoder: TextDecoder) => {
+      const text = decoder.decode(body, { stream: true });
+      if (had.length + text.length <= MAX_OUTPUT) return text;
+      truncated = true;
+      return text.slice(0, Math.max(0, MAX_OUTPUT - had.length));
+    };
+    if (channel === STDOUT && stdout.length < MAX_OUTPUT) {
+      const piece = kept(stdout, decoders[0]!);
+      stdout += piece;
+      if (piece)
+        for (const w of [...waiters])
+          if (w.test(piece)) {
+            waiters.delete(w);
+            w.resolve(stdout);
+          }
+    } else if (channel === STDOUT || channel === STDERR) {
+      if (channel === STDERR && stderr.length < MAX_OUTPUT) stderr += kept(stderr, decoders[1]!);
+      else truncated = true;
+    } else if (channel === ERROR) {
       try {
         status = JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>;
       } catch {
         status = { status: 'Failure', message: new TextDecoder().decode(body).slice(0, 300) };
       }
     }
-    if (channel === STDOUT)
-      for (const w of [...waiters])
-        if (w.test(stdout)) {
-          waiters.delete(w);
-          w.resolve(stdout);
-        }
   });
   ws.addEventListener('close', (event) => {
     settle(

@@ -1,5 +1,5 @@
 import type { KubeClient } from '../kube/client.ts';
-import { openExec } from '../kube/exec.ts';
+import { MAX_OUTPUT, openExec } from '../kube/exec.ts';
 import { oneLine } from '../lib/errors.ts';
 import type { Permission } from '../model/drill/plan.ts';
 import type { Pod } from '../types/kube.ts';
@@ -11,6 +11,8 @@ import {
   type MasterSocket,
   masterSocketOf,
   parseShowProc,
+  PROMPT_MAX_LENGTH,
+  PROMPT_PATTERN,
   readingOf,
   splitAnswers,
   statCommand,
@@ -78,7 +80,7 @@ export async function readHAProxyPod(
   session.write('prompt\nshow proc\n');
   let workers: { pid: number; leaving: boolean }[] | undefined;
   try {
-    const text = await session.until((out) => splitAnswers(out).length >= 2);
+    const text = await session.until(promptsSeen(2));
     workers = parseShowProc(splitAnswers(text)[0] ?? '');
   } catch {
     // the command ended: its end says why
@@ -92,7 +94,39 @@ export async function readHAProxyPod(
   }
   const at = now();
   const answers = splitAnswers(end.stdout).slice(1);
-  return readingOf(name, at, workers, answers);
+  // an answer is whole when a prompt follows it, or the session ended by itself; a transcript cut at the cap leaves
+  // its last answer cut: that worker's reading is unknown, never a smaller count or 0
+  if (end.truncated) answers.pop();
+  const reading = readingOf(name, at, workers, answers);
+  return end.truncated
+    ? {
+        ...reading,
+        workers: reading.workers.map((w, i) =>
+          i < answers.length ? w : { pid: w.pid, leaving: w.leaving, problem: TRUNCATED },
+        ),
+      }
+    : reading;
+}
+
+const TRUNCATED = `its show stat answer went past ${MAX_OUTPUT / 1024 / 1024} MiB and was cut: not read`;
+
+/**
+ * A test for ExecSession.until: whether `count` prompts of the master CLI have been seen. It is given each new piece
+ * of stdout and looks only at it and the few characters before it (where a prompt may have begun), never at the whole
+ * transcript, so reading a long answer in many pieces costs as much as the answer, not its square.
+ */
+export function promptsSeen(count: number): (piece: string) => boolean {
+  const prompt = new RegExp(PROMPT_PATTERN.source, 'g');
+  let seen = 0;
+  let carry = '';
+  return (piece) => {
+    const text = carry + piece;
+    prompt.lastIndex = 0;
+    // a prompt wholly inside the carried characters was counted with the piece before
+    for (let m = prompt.exec(text); m; m = prompt.exec(text)) if (m.index + m[0].length > carry.length) seen++;
+    carry = text.slice(-PROMPT_MAX_LENGTH);
+    return seen >= count;
+  };
 }
 
 /** Why a read failed, in the words a user can act on. */

@@ -52,11 +52,13 @@ const socketPath = (arg: string) => arg.split(',')[0]!.replace(/^unix@/, '');
  * `master[ReloadFailed]> ` once a reload has failed (the master keeps serving with the previous workers); 3.0+ may
  * put the uptime before it (`prompt timed`: `[0:00:01:02] master> `) and the access modes after it (`master(xe)> `).
  */
-const PROMPT = /(?:^|\n)(?:\[\d+:\d\d:\d\d:\d\d\] )?master(?:\[ReloadFailed\])?(?:\([xed]*\))?> /;
+export const PROMPT_PATTERN = /(?:^|\n)(?:\[\d+:\d\d:\d\d:\d\d\] )?master(?:\[ReloadFailed\])?(?:\([xed]*\))?> /;
+/** Longer than any prompt HAProxy writes (the uptime's days have a few digits): how far back a new piece is searched. */
+export const PROMPT_MAX_LENGTH = 64;
 
 /** The answers of an interactive master CLI session (after `prompt`), in the order the commands were sent. */
 export function splitAnswers(transcript: string): string[] {
-  return transcript.split(PROMPT).slice(1);
+  return transcript.split(PROMPT_PATTERN).slice(1);
 }
 
 /** `show proc`: the current worker(s) and the leaving ones; undefined when the text is not its answer. */

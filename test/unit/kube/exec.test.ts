@@ -10,8 +10,8 @@ import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../../src/kube/client.ts';
 import { connect } from '../../../src/kube/config.ts';
-import { openExec } from '../../../src/kube/exec.ts';
-import { readHAProxyPod, SessionSampler } from '../../../src/services/sessions.ts';
+import { MAX_OUTPUT, openExec } from '../../../src/kube/exec.ts';
+import { promptsSeen, readHAProxyPod, SessionSampler } from '../../../src/services/sessions.ts';
 import { waitFor } from '../../e2e/support.ts';
 import { frame, frameReader } from '../../cluster/standins/lab/kubelet-exec.ts';
 import { kubeconfigFor } from './api-server.ts';
@@ -200,6 +200,72 @@ describe('reading HAProxy through pods/exec', () => {
     const end = await session.ended;
     expect(end.stdout.length).toBeGreaterThan(0);
     expect(end.stdout.length).toBeLessThanOrEqual(4 * 1024 * 1024 + chunk.length);
+  });
+
+  it("a show stat answer cut at the cap is that worker's unknown, never a smaller count; the answers before it hold", async () => {
+    const [proc, ...stats] = TRANSCRIPT.split(PROMPT).slice(1);
+    const header = stats[1]!.split('\n').find((l) => l.startsWith('# '))!;
+    const columns = header.slice(2).split(',');
+    const rowOf = (i: number) =>
+      columns
+        .map((c) => ({ pxname: 'b', svname: `s${i}`, scur: '1', type: '2', addr: '10.0.0.9:80' })[c] ?? '')
+        .join(',');
+    const rows = Array.from({ length: 40_000 }, (_, i) => rowOf(i)).join('\n');
+    const { client } = await execServer((io, stdin) => {
+      if (stdin === 'prompt\nshow proc\n') io.send(1, `${PROMPT}${proc}${PROMPT}`);
+      else {
+        io.send(1, `${stats[0]}${PROMPT}${header}\n`);
+        for (let at = 0; at < rows.length; at += 256 * 1024) io.send(1, rows.slice(at, at + 256 * 1024));
+        io.send(1, '\n\n');
+        io.end({ status: 'Success' });
+      }
+    });
+    expect(rows.length).toBeGreaterThan(MAX_OUTPUT);
+    const reading = await readHAProxyPod(client, target);
+    expect(reading.workers[0]!.servers?.map((s) => s.scur)).toEqual([1, 0]);
+    expect(reading.workers[1]).toEqual({
+      pid: 13313,
+      leaving: true,
+      problem: 'its show stat answer went past 4 MiB and was cut: not read',
+    });
+  });
+
+  it('counts prompts piece by piece, one cut anywhere across two pieces included, each once', () => {
+    const text = `${PROMPT}a\n${PROMPT}b\n[0:00:01:02] master[ReloadFailed](xe)> c`;
+    for (let cut = 0; cut <= text.length; cut++) {
+      const seen = promptsSeen(3);
+      expect(seen(text.slice(0, cut)) || seen(text.slice(cut)), `cut at ${cut}`).toBe(true);
+      const fewer = promptsSeen(4);
+      expect(fewer(text.slice(0, cut)) || fewer(text.slice(cut)), `cut at ${cut}`).toBe(false);
+    }
+  });
+
+  it('4,000 KiB, then 4,096 one-byte frames: each frame costs what it adds, and the deadline holds', async () => {
+    const { client } = await execServer((io) => {
+      io.send(1, `${PROMPT}${'x'.repeat(4000 * 1024)}`);
+      for (let i = 0; i < 4096; i++) io.send(1, 'y');
+    });
+    const started = Date.now();
+    const reading = await readHAProxyPod(client, target, { deadlineMs: 1500 });
+    expect(reading.problem).toBe('could not read HAProxy in hp-1: no end within 1500 ms');
+    // the deadline's own timer ended it: within a second of it, however many frames came
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('one message larger than an exec keeps ends the stream: what is accepted is capped, not only what is kept', async () => {
+    const { client } = await execServer((io) => {
+      io.send(1, Buffer.alloc(6 * 1024 * 1024, 'x'));
+      io.end({ status: 'Success' });
+    });
+    const session = await openExec(
+      client,
+      { ...target, container: 'haproxy', command: ['socat'] },
+      { deadlineMs: 5000 },
+    );
+    session.write('show proc\n');
+    const end = await session.ended;
+    expect(end.ok).toBe(false);
+    expect(end.stdout.length).toBeLessThanOrEqual(MAX_OUTPUT);
   });
 
   it('the sampler: a failing read is a note only once it lasts (a reload passes), a refusal at once and alone', async () => {
