@@ -1,13 +1,14 @@
 // npm run demo — the main job for a newcomer: a gated rollout on the bundled local cluster, followed live.
 //
-// Starts the local cluster "dev" (or reuses it, like `npm run cluster:up`), deploys a small gated app in namespace
-// "demo", waits until it is available, starts a rollout (a new image) and runs
+// Builds the plugin when dist/ is older than its sources, starts the local cluster "dev" (or reuses it, like
+// `npm run cluster:up`), deploys a small gated app in namespace "demo", waits until it is available, starts a rollout
+// (a new image) and runs
 // `kubectl haptic status web -n demo --watch --drained --no-sessions` in the foreground: new pods wait for HAProxy,
 // the gate turns True, old pods drain. When stdout is not a terminal it runs `status --wait --drained` instead (one
 // line per transition). The HAPTIC stand-in is slowed a little (each HAProxy pod takes 1.5 s to pick up a new config)
 // so the story is visible. Exits with the plugin's exit code; progress goes to stderr, the closing notes to stdout.
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import {
   clusterIsHealthy,
@@ -114,7 +115,32 @@ function closingNotes(state: ClusterState): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The newest modification time under `path` (a file, or a folder walked whole). */
+function newest(path: string): number {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((entry) => newest(join(path, entry))));
+}
+
+/** Builds the plugin when dist/ is missing or older than what it is built from; says so, as it takes ~20 s. */
+async function buildIfStale(): Promise<void> {
+  const built = newest(join(repoRoot, 'dist/kubectl-haptic.js'));
+  const sources = Math.max(
+    ...['src', 'scripts/build.js', 'package.json', 'package-lock.json'].map((p) => newest(join(repoRoot, p))),
+  );
+  if (built && built >= sources) return;
+  log(built ? 'building the plugin: dist/ is older than src/ (about 20 s)' : 'building the plugin (about 20 s)');
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'scripts/build.js')], { stdio: 'inherit', cwd: repoRoot });
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (code !== 0) throw new Error(`the build failed (exit ${code}); run npm run build to see why`);
+}
+
 async function main(): Promise<number> {
+  await buildIfStale();
   const state = await cluster();
   const kube = new Kube(state.adminKubeconfig);
 
