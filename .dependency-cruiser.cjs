@@ -4,14 +4,15 @@
 //
 // src/ is layered: each folder may import only the folders below it in this table (and itself). The flow is
 // commands → cli → services/ui → kube/diagnose → model → types/haptic, with lib/ a leaf of helpers that know nothing
-// of Kubernetes. The pure layers (model/, diagnose/) take from lib/ only its pure module order.ts: no I/O, no clock.
+// of Kubernetes. The pure layers (model/, diagnose/) take from lib/ only its pure modules order.ts and suggest.ts: no
+// I/O, no clock.
 const LAYERS = {
   types: [],
   lib: [],
   haptic: ['types'],
   kube: ['types', 'haptic', 'lib'],
-  model: ['types', 'haptic', 'lib/order\\.ts$'],
-  diagnose: ['types', 'haptic', 'model', 'lib/order\\.ts$'],
+  model: ['types', 'haptic', 'lib/(order|suggest)\\.ts$'],
+  diagnose: ['types', 'haptic', 'model', 'lib/(order|suggest)\\.ts$'],
   ui: ['types', 'haptic', 'model', 'diagnose', 'lib'],
   services: ['types', 'haptic', 'kube', 'model', 'diagnose', 'lib'],
   cli: ['types', 'haptic', 'kube', 'model', 'diagnose', 'services', 'ui', 'lib'],

@@ -67,10 +67,34 @@ export abstract class KubeCommand extends Command {
     if (code !== ExitCode.ok) this.exit(code);
   }
 
+  /** As kubectl (cobra) says a flag it does not know, with the closest one when there is one. */
+  private async unknownFlags(flags: string[]): Promise<void> {
+    const { suggestionsFor } = await import('../lib/suggest.ts');
+    const known = Object.entries(this.ctor.flags ?? {})
+      .filter(([, f]) => !f.hidden)
+      .map(([name]) => name);
+    for (const typed of flags) {
+      const bare = typed.replace(/^-+/, '').replace(/=.*$/s, '');
+      const what = /^-[^-]/.test(typed)
+        ? `unknown shorthand flag: '${bare[0] ?? ''}' in ${typed}`
+        : `unknown flag: ${typed}`;
+      process.stderr.write(`error: ${redact(JSON.stringify(what).slice(1, -1))}\n`);
+      const close = suggestionsFor(bare, known);
+      if (close.length) process.stderr.write(`Did you mean ${close.map((c) => `--${c}`).join(' or ')}?\n`);
+    }
+    process.stderr.write(`See 'kubectl haptic ${this.id ?? ''} --help' for usage.\n`);
+  }
+
   protected override async catch(err: Error): Promise<unknown> {
     if (err instanceof Errors.ExitError) throw err;
     const known = isKnownError(err);
     const parseFailure = !known && err instanceof Errors.CLIError;
+    const unknownFlags = parseFailure ? (err as { flags?: unknown }).flags : undefined;
+    if (Array.isArray(unknownFlags) && unknownFlags.every((f) => typeof f === 'string')) {
+      await this.unknownFlags(unknownFlags);
+      if (this.debugErrors || process.argv.includes('--debug')) process.stderr.write(`${redact(err.stack ?? '')}\n`);
+      this.exit(ExitCode.usage);
+    }
     process.stderr.write(`error: ${redact(oneLine(err))}\n`);
     const hint = hintOf(err);
     if (hint) process.stderr.write(`${redact(hint)}\n`);

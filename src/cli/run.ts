@@ -110,7 +110,16 @@ async function dispatch(config: Config, argv: string[], help: boolean): Promise<
   const [id = '', ...rest] = normalizeArgv(config, argv);
   const command = config.findCommand(id);
   if (!command) {
-    process.stderr.write(`error: unknown command "${redact(id)}" for "kubectl haptic"; see kubectl haptic --help\n`);
+    // the word typed, not oclif's id (which joins the next argument: "stauts:web"), quoted as Go's %q; kubectl's
+    // did-you-mean (cobra's command.go)
+    const typed = argv[0] ?? id;
+    const { suggestionsFor } = await import('../lib/suggest.ts');
+    const visible = config.commands.filter((c) => !c.hidden).map((c) => c.id);
+    const close = suggestionsFor(typed, visible);
+    process.stderr.write(
+      `error: unknown command ${JSON.stringify(redact(typed))} for "kubectl haptic"${close.length ? `\n\nDid you mean this?\n${close.map((c) => `\t${c}\n`).join('')}` : ''}\nRun 'kubectl haptic --help' for usage.\n`,
+    );
+    if (argv.includes('--debug')) process.stderr.write(`${new Error('unknown command').stack ?? ''}\n`);
     Errors.exit(ExitCode.usage);
   }
   await config.runCommand(id, rest, command);

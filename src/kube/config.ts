@@ -607,6 +607,15 @@ export function connect(options: ConnectionOptions): Connection {
   let merged = loadMerged(paths, explicit);
   if (!merged.files.length && !explicit) merged = inCluster() ?? merged;
   const contextName = options.context || merged.currentContext;
+  if (!merged.files.length && !merged.contexts.size) {
+    // nothing to connect with: say which files were looked for, not that a context is missing
+    const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean).length > 0;
+    throw new KubeConfigError(
+      fromEnv
+        ? `KUBECONFIG names no kubeconfig file that exists (${paths.join(', ')}): point it at your kubeconfig, or pass --kubeconfig`
+        : `no kubeconfig: ${paths.join(', ')} does not exist and KUBECONFIG is not set (nor is this a pod with a service account); pass --kubeconfig or set KUBECONFIG`,
+    );
+  }
   if (!contextName) {
     const where = merged.files.length
       ? `in ${merged.files.join(', ')}`

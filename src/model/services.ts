@@ -1,5 +1,6 @@
 import type { Service } from '../types/kube.ts';
 import { mapSelects, selectorMismatches } from './selectors.ts';
+import { editDistance } from '../lib/suggest.ts';
 
 export interface NearMiss {
   service: string;
@@ -29,19 +30,4 @@ export function nearMisses(services: Service[], labels: Record<string, string> |
         (m.size > 1 || editDistance(m.mismatches[0]!.want, m.mismatches[0]!.have ?? '') <= 2),
     )
     .map(({ service, mismatches }) => ({ service, mismatches }));
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(
-        (prev[j] ?? 0) + 1,
-        (row[j - 1] ?? 0) + 1,
-        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
 }

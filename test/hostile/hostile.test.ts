@@ -254,6 +254,41 @@ const rows: Row[] = [
     stderr: 'error: kubeconfig file "/nonexistent/kubeconfig" does not exist (--kubeconfig)',
   },
   {
+    name: 'KUBECONFIG naming only files that do not exist: said so, not "no current context"',
+    args: ['status', 'web'],
+    env: () => ({ KUBECONFIG: '/nonexistent/a:/nonexistent/b' }),
+    code: 3,
+    stderr:
+      'error: KUBECONFIG names no kubeconfig file that exists (/nonexistent/a, /nonexistent/b): point it at your kubeconfig, or pass --kubeconfig',
+  },
+  {
+    name: 'no KUBECONFIG and no ~/.kube/config',
+    args: ['status', 'web'],
+    env: (ctx) => ({ KUBECONFIG: '', HOME: ctx.dir }),
+    code: 3,
+    stderr: /^error: no kubeconfig: .*\/\.kube\/config does not exist and KUBECONFIG is not set/,
+  },
+  {
+    name: 'a typo of a command: the word typed, and the closest command, as kubectl says it',
+    args: ['stauts', 'web'],
+    code: 3,
+    stderr: 'error: unknown command "stauts" for "kubectl haptic"',
+    check: (_c, r) =>
+      expect(r.stderr).toMatch(
+        /^error: unknown command "stauts" for "kubectl haptic"\n\nDid you mean this\?\n\tstatus\n\nRun 'kubectl haptic --help' for usage\.\n/,
+      ),
+  },
+  {
+    name: 'a typo of a flag: the closest flag, and where the help is',
+    args: ['status', 'web', '--wacth'],
+    code: 3,
+    stderr: 'error: unknown flag: --wacth',
+    check: (_c, r) =>
+      expect(r.stderr).toMatch(
+        /^error: unknown flag: --wacth\nDid you mean --watch\?\nSee 'kubectl haptic status --help' for usage\.\n/,
+      ),
+  },
+  {
     name: 'missing client-certificate file',
     args: ['status', 'web'],
     config: (ctx) =>
