@@ -153,7 +153,9 @@ describe('status --sessions in the lab: what HAProxy holds to each old pod, read
     const lastAnswer = Math.max(...onOld.map((x) => x.endedAt));
     const drainedAt = Date.parse(s.drainedAt!);
     expect(drainedAt).toBeGreaterThanOrEqual(lastAnswer - 500);
-    expect(drainedAt).toBeLessThanOrEqual(lastAnswer + 3000);
+    // found by a read soon after: reads come once a second per HAProxy pod, each an exec round trip that may take
+    // seconds on a busy machine
+    expect(drainedAt).toBeLessThanOrEqual(lastAnswer + 5000);
     // before it was gone
     expect(drain.gone).toBe(true);
     expect(s.drainedAfterMs!).toBeLessThan(drain.drainMs!);
