@@ -159,7 +159,7 @@ export interface SessionsState {
   unavailable?: string | undefined;
 }
 
-/** The HAProxy pods HAPTIC deploys to, with the master socket each one's HAProxy container runs. */
+/** The HAProxy pods of the installations that route the rollout, with the master socket each one's HAProxy runs. */
 export function sessionTargets(
   model: Pick<RolloutModel, 'installations' | 'routing' | 'newPods' | 'oldPods'>,
   pods: Pod[],
