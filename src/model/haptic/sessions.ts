@@ -79,8 +79,26 @@ export function parseShowProc(text: string): { pid: number; leaving: boolean }[]
   return workers;
 }
 
-/** `show stat` in CSV, its servers, columns found by the header; undefined when the text is not its answer. */
-export function parseShowStat(text: string): ServerStat[] | undefined {
+/**
+ * A counter of `show stat` as HAProxy's stats_emit_field_tags/stats_fill_* write it: a non-negative decimal integer
+ * (empty when the column does not apply). NaN, Infinity, a sign, a fraction or hex (`Number('0x1F')` is 31) is not
+ * one: the row cannot be counted, and the worker's reading is unknown, never a guess.
+ */
+const COUNTER = /^\d{1,15}$/;
+
+/** Why a worker's `show stat` answer cannot be counted: a counter that is not one. */
+export class UncountableStat {
+  readonly problem: string;
+  constructor(problem: string) {
+    this.problem = problem;
+  }
+}
+
+/**
+ * `show stat` in CSV, its servers, columns found by the header; undefined when the text is not its answer, an
+ * UncountableStat when a counter of a server row is not a non-negative decimal integer.
+ */
+export function parseShowStat(text: string): ServerStat[] | UncountableStat | undefined {
   const lines = text.split('\n');
   const header = lines.findIndex((l) => l.startsWith('# ') && /\bpxname\b/.test(l) && /\bsvname\b/.test(l));
   if (header < 0) return undefined;
@@ -107,6 +125,18 @@ export function parseShowStat(text: string): ServerStat[] | undefined {
     const svname = f[sv] ?? '';
     // type 2 is a server; without the column, every row that is not a proxy's own
     if (type >= 0 ? f[type] !== '2' : svname === 'FRONTEND' || svname === 'BACKEND') continue;
+    for (const [i, name] of [
+      [scur, 'scur'],
+      [qcur, 'qcur'],
+      [ttime, 'ttime'],
+      [eresp, 'eresp'],
+      [srvAbrt, 'srv_abrt'],
+      [wretr, 'wretr'],
+    ] as const) {
+      const value = i >= 0 ? f[i] : undefined;
+      if (value && !COUNTER.test(value))
+        return new UncountableStat(`show stat gave ${name} ${JSON.stringify(value.slice(0, 20))}, not a count`);
+    }
     const number = (i: number) => (i >= 0 && f[i] ? Number(f[i]) : 0);
     rows.push({
       backend: f[px] ?? '',
@@ -142,6 +172,7 @@ export function readingOf(
     workers: workers.map((w, i) => {
       const answer = statAnswers[i];
       const servers = answer === undefined ? undefined : parseShowStat(answer);
+      if (servers instanceof UncountableStat) return { ...w, problem: `${servers.problem}: its sessions are unknown` };
       if (servers) return { ...w, servers };
       const said = answer?.trim().split('\n')[0];
       return {

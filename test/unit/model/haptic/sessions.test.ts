@@ -10,6 +10,7 @@ import {
   serverNames,
   sessionsByPod,
   splitAnswers,
+  UncountableStat,
 } from '../../../../src/model/haptic/sessions.ts';
 import type { Pod } from '../../../../src/types/kube.ts';
 
@@ -60,7 +61,7 @@ describe("HAProxy's master CLI, read", () => {
       }),
       expect.objectContaining({ backend: 'b', server: 'web2', addr: '127.0.0.2:18082', scur: 0, status: 'MAINT' }),
     ]);
-    expect(parseShowStat(answers[2]!)?.[0]?.scur).toBe(2);
+    expect((parseShowStat(answers[2]!) as { scur: number }[])[0]?.scur).toBe(2);
     // columns found by name, in any order; a proxy's own rows left out when the type column is missing
     const reordered =
       '# svname,addr,pxname,scur,qcur,eresp,srv_abrt,wretr\nFRONTEND,,f,3,0,0,0,0\napp,10.0.0.1:80,be,4,1,2,1,5\n';
@@ -79,6 +80,32 @@ describe("HAProxy's master CLI, read", () => {
     ]);
     expect(parseShowStat("Can't find the target PID matching the prefix '@!1'")).toBeUndefined();
     expect(parseShowProc('Unknown command')).toBeUndefined();
+  });
+
+  it('a counter that is not a non-negative decimal integer makes the worker unknown, never NaN, Infinity or a guess', () => {
+    const header = '# pxname,svname,scur,qcur,addr,status,type,ttime,eresp,srv_abrt,wretr\n';
+    const ok = 'be,app,4,0,10.0.0.1:80,UP,2,12,0,0,0\n';
+    expect(parseShowStat(header + ok)).toEqual([expect.objectContaining({ scur: 4, ttimeMs: 12 })]);
+    for (const [bad, column] of [
+      ['be,app,NaN,0,10.0.0.1:80,UP,2,12,0,0,0', 'scur'],
+      ['be,app,Infinity,0,10.0.0.1:80,UP,2,12,0,0,0', 'scur'],
+      ['be,app,4,-1,10.0.0.1:80,UP,2,12,0,0,0', 'qcur'],
+      ['be,app,4,0,10.0.0.1:80,UP,2,0x1F,0,0,0', 'ttime'],
+      ['be,app,4,0,10.0.0.1:80,UP,2,12,1e3,0,0', 'eresp'],
+      ['be,app,4,0,10.0.0.1:80,UP,2,12,0,2.5,0', 'srv_abrt'],
+      ['be,app,4,0,10.0.0.1:80,UP,2,12,0,0,9999999999999999', 'wretr'],
+    ] as const) {
+      const got = parseShowStat(`${header}${ok}${bad}\n`);
+      expect(got, bad).toBeInstanceOf(UncountableStat);
+      expect((got as UncountableStat).problem, bad).toContain(`show stat gave ${column} `);
+      const reading = readingOf('haptic/hp-1', 5, [{ pid: 7, leaving: false }], [`${header}${bad}\n`]);
+      expect(reading.workers[0]!.servers, bad).toBeUndefined();
+      expect(reading.workers[0]!.problem, bad).toMatch(/not a count: its sessions are unknown$/);
+    }
+    // an empty field is a column that does not apply to the row (HAProxy leaves it empty), not a bad counter
+    expect(parseShowStat(`${header}be,app,4,0,10.0.0.1:80,UP,2,,,,\n`)).toEqual([
+      expect.objectContaining({ scur: 4, ttimeMs: undefined, failed: 0, retried: 0 }),
+    ]);
   });
 
   it('makes a reading of each worker; a worker the master does not know yet is unreadable, not empty', () => {
