@@ -400,7 +400,7 @@ export const CATALOGUE = {
     title: 'replicaset/{replicaSet} cannot create pods',
     fix: {
       quota:
-        "raise the ResourceQuota in namespace {namespace} (kubectl -n {namespace} describe resourcequota) or lower the pods' requests/maxSurge",
+        'raise the ResourceQuota in namespace {namespace} (kubectl -n {namespace} describe resourcequota) or lower the requests of the pods, or maxSurge',
       refused: 'fix what the API server refused (message above)',
     },
   },
@@ -436,7 +436,7 @@ export const CATALOGUE = {
     summary: "The pod has HAPTIC's gate but waits for another readiness gate that nothing sets.",
     title:
       'pod {pod}: {gateType} is True, but the pod waits for readiness gate {other}, which is {status} {age} after its containers got ready',
-    fix: 'find the controller that should set {other}, or remove it from spec.template.spec.readinessGates of {workload}',
+    fix: 'find the controller that should set {other}, or remove it from spec.template.spec.readinessGates of {resource}',
   },
   HS210: {
     severity: 'error',
@@ -537,20 +537,55 @@ export function variants(entry: CatalogueEntry): string[] {
   return [...new Set([entry.title, entry.fix].flatMap((t) => (t && typeof t !== 'string' ? Object.keys(t) : [])))];
 }
 
-/** Fills a template; a missing argument or variant is a bug in the rule, not a finding to print half-filled. */
+/** A word a POSIX shell reads as it is: nothing to expand, split or end a command on. */
+const SHELL_SAFE = /^[A-Za-z0-9_./:=@%+,-]+$/;
+/** What no quoting keeps on one pasted line: control characters (a newline ends the command) and line separators. */
+const UNQUOTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * A value as a shell must read it where the template puts it: as it is when it is a safe word, else single-quoted
+ * (POSIX: nothing inside single quotes is special; a quote is written '\''), or only its quotes escaped inside a
+ * span the template already quotes (`--rule='/*={service}:{port}'`). undefined when no quoting keeps it on one line.
+ */
+export function shellWord(value: string, insideQuotes: boolean): string | undefined {
+  if (UNQUOTABLE.test(value)) return undefined;
+  if (SHELL_SAFE.test(value)) return value;
+  const escaped = value.replaceAll("'", "'\\''");
+  return insideQuotes ? escaped : `'${escaped}'`;
+}
+
+/**
+ * The shell quotes in a fix text: every `'` but an apostrophe inside a word (HAPTIC's). Inside a quoted span when an
+ * odd number comes before; a unit test keeps every fix text's quotes in pairs.
+ */
+export const shellQuotes = (text: string): number => text.match(/(?<![A-Za-z])'|'(?![a-z])/g)?.length ?? 0;
+
+/**
+ * Fills a template; a missing argument or variant is a bug in the rule, not a finding to print half-filled. A fix
+ * (`shell`) is a command a user pastes: every value goes in shell-quoted, and a fix with a value no quoting keeps on
+ * one line (a field selector holding a newline) is not printed, said instead (a pasted newline runs what follows it).
+ */
 export function fill(
   template: Template,
   variant: string | undefined,
   args: Record<string, string | number>,
   where: string,
+  shell = false,
 ): string {
   const text = typeof template === 'string' ? template : variant !== undefined ? template[variant] : undefined;
   if (text === undefined) throw new Error(`${where}: no text for variant ${JSON.stringify(variant)}`);
-  return text.replace(PLACEHOLDER, (_, name: string) => {
+  let unquotable: string | undefined;
+  const filled = text.replace(PLACEHOLDER, (_, name: string, offset: number) => {
     const value = args[name];
     if (value === undefined) throw new Error(`${where}: no value for {${name}}`);
-    return String(value);
+    if (!shell) return String(value);
+    const word = shellWord(String(value), shellQuotes(text.slice(0, offset)) % 2 === 1);
+    if (word === undefined) unquotable ??= name;
+    return word ?? '';
   });
+  return unquotable === undefined
+    ? filled
+    : `(no command printed: the ${unquotable} it needs holds a control character, which a pasted command would run as a new line)`;
 }
 
 /** The anchor of an id in docs/checks.md. */
@@ -572,7 +607,7 @@ export function describeFinding(f: Finding): FindingText {
     severity: f.severity,
     title: fill(entry.title, f.variant, f.args, `${f.id} title`),
     evidence: f.evidence,
-    fix: entry.fix === undefined ? undefined : fill(entry.fix, f.variant, f.args, `${f.id} fix`),
+    fix: entry.fix === undefined ? undefined : fill(entry.fix, f.variant, f.args, `${f.id} fix`, true),
     ...(f.pod === undefined ? {} : { pod: f.pod }),
     docs: docsAnchor(f.id),
   };

@@ -30,6 +30,7 @@ export function workloadArgs(m: { workloadKind: 'Deployment' | 'StatefulSet'; na
   namespace: string;
   target: string;
   workload: string;
+  resource: string;
 } {
   const kind = m.workloadKind.toLowerCase();
   return {
@@ -37,5 +38,6 @@ export function workloadArgs(m: { workloadKind: 'Deployment' | 'StatefulSet'; na
     namespace: m.namespace,
     target: m.workloadKind === 'Deployment' ? m.name : `${kind}/${m.name}`,
     workload: `${kind} ${m.name}`,
+    resource: `${kind}/${m.name}`,
   };
 }

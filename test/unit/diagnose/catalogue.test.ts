@@ -2,7 +2,14 @@
 // in step with it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, describeFinding, fill, placeholders, variants } from '../../../src/diagnose/catalogue.ts';
+import {
+  CATALOGUE,
+  describeFinding,
+  fill,
+  placeholders,
+  shellQuotes,
+  variants,
+} from '../../../src/diagnose/catalogue.ts';
 import type { CatalogueEntry } from '../../../src/types/finding.ts';
 import { finding } from '../../../src/diagnose/make.ts';
 import { checksPage } from '../../../scripts/catalogue-docs.ts';
@@ -35,6 +42,35 @@ describe('catalogue entries', () => {
     expect(() => fill('pod {pod}', undefined, {}, 'HS999 title')).toThrow('HS999 title: no value for {pod}');
     expect(() => fill({ a: 'x' }, 'b', {}, 'HS999 fix')).toThrow('HS999 fix: no text for variant "b"');
     expect(variants(CATALOGUE.HS102)).toEqual(['unlisted', 'externalName', 'portless']);
+  });
+
+  it('a fix pastes every value shell-quoted, and is not printed when a value holds a newline (#36 item 8)', () => {
+    const hs113 = CATALOGUE.HS113.fix;
+    const args = { namespace: 'shop', service: 'web', port: 'http', routeClass: 'haproxy' };
+    expect(fill(hs113, 'none', args, 'HS113 fix', true)).toBe(
+      "create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:http'",
+    );
+    // a field selector's value is free text: `;`, `$(…)`, spaces and quotes are one word to the shell
+    expect(fill(hs113, 'none', { ...args, routeClass: "x; rm -rf ~ $(id) 'q'" }, 'HS113 fix', true)).toBe(
+      `create a route HAPTIC renders: kubectl -n shop create ingress web --class='x; rm -rf ~ $(id) '\\''q'\\''' --rule='/*=web:http'`,
+    );
+    // inside the template's own quotes only the quote is escaped
+    expect(fill(hs113, 'none', { ...args, port: "a'b c" }, 'HS113 fix', true)).toBe(
+      "create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:a'\\''b c'",
+    );
+    for (const bad of ['haproxy\nkubectl delete ns shop', 'a\rb', 'a\u2028b'])
+      expect(fill(hs113, 'none', { ...args, routeClass: bad }, 'HS113 fix', true)).toBe(
+        '(no command printed: the routeClass it needs holds a control character, which a pasted command would run as a new line)',
+      );
+    // titles are prose: filled as they are
+    expect(fill('{name} waits', undefined, { name: 'a b' }, 'x')).toBe('a b waits');
+  });
+
+  it('every fix text quotes in pairs: an unpaired quote would make fill() misread what is quoted', () => {
+    for (const [id, entry] of entries)
+      for (const text of typeof entry.fix === 'string' ? [entry.fix] : Object.values(entry.fix ?? {}))
+        expect(shellQuotes(text) % 2, `${id}: ${text}`).toBe(0);
+    expect(shellQuotes("HAPTIC's pods: kubectl -p '{}' --rule='/*=a'")).toBe(4);
   });
 
   it('the doctor has exactly the ids of its issue (#10), and DR207 of #24', () => {

@@ -1387,7 +1387,7 @@ describe('generic rollout rules (HS2xx)', () => {
       `event FailedCreate (x3): Error creating: ${quotaMessage}`,
     ]);
     expect(f.fix).toBe(
-      "raise the ResourceQuota in namespace shop (kubectl -n shop describe resourcequota) or lower the pods' requests/maxSurge",
+      'raise the ResourceQuota in namespace shop (kubectl -n shop describe resourcequota) or lower the requests of the pods, or maxSurge',
     );
     const webhook = only(
       {
