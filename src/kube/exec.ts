@@ -1,4 +1,5 @@
 import type { KubeClient } from './client.ts';
+import { R, resourcePath } from './resources.ts';
 
 // `kubectl exec` without a terminal, as a conversation: the pods/exec subresource over a WebSocket speaking the
 // channel protocol kubectl 1.30+ speaks (k8s.io/apimachinery/pkg/util/remotecommand, "v5.channel.k8s.io"): every
@@ -67,7 +68,8 @@ export async function openExec(
   target: ExecTarget,
   options: { deadlineMs: number; signal?: AbortSignal | undefined },
 ): Promise<ExecSession> {
-  const path = `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.pod)}/exec`;
+  // the one path builder of every request: a pod named `.` or `..` is refused, never sent as another URL
+  const path = resourcePath(R.pods, { namespace: target.namespace, name: target.pod, subresource: 'exec' });
   const query: [string, string][] = [
     ['container', target.container],
     ['stdin', 'true'],

@@ -177,6 +177,20 @@ describe('reading HAProxy through pods/exec', () => {
     );
   });
 
+  it('a HAProxy pod named with a dot segment is refused, never exec’d as another URL', async () => {
+    const { client, requests } = await execServer(() => {});
+    for (const pod of ['..', '.']) {
+      const reading = await readHAProxyPod(client, { ...target, pod });
+      expect(reading.problem).toBe(
+        `exec into ${pod} failed: refusing to build a request path for the name "${pod}": may not be '${pod}'`,
+      );
+    }
+    await expect(
+      openExec(client, { namespace: '..', pod: 'hp-1', container: 'haproxy', command: ['true'] }, { deadlineMs: 1000 }),
+    ).rejects.toThrow('refusing to build a request path for the name ".."');
+    expect(requests).toHaveLength(0);
+  });
+
   it('a flood on stdout is cut at the deadline, with what was kept bounded', async () => {
     const chunk = Buffer.alloc(256 * 1024, 'x');
     const { client } = await execServer((io) => {
