@@ -24,7 +24,15 @@ export interface InformerHandlers<T> {
   onError?: (error: unknown, retryInMs: number) => void;
 }
 
-const defaultBackoff = (attempt: number) => Math.min(200 * 2 ** attempt, 5000);
+/**
+ * client-go's reflector back-off (k8s.io/client-go/tools/cache/reflector.go: `wait.NewExponentialBackoffManager(
+ * 800*time.Millisecond, 30*time.Second, 2*time.Minute, 2.0, 1.0, …)`): 800 ms doubling to 30 s, each step waited up
+ * to as long again at random (jitter 1.0, wait.Jitter), so informers that failed together do not retry together.
+ */
+export function reflectorBackoff(attempt: number, random: () => number = Math.random): number {
+  const step = Math.min(800 * 2 ** Math.min(attempt, 16), 30_000);
+  return Math.round(step * (1 + random()));
+}
 /** client-go's reflector: a watch that ends sooner than this with no event is a very short watch */
 const SHORT_WATCH_MS = 1000;
 
@@ -107,7 +115,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   private async loop(): Promise<void> {
     const signal = this.abort.signal;
-    const backoff = this.options.backoffMs ?? defaultBackoff;
+    const backoff = this.options.backoffMs ?? reflectorBackoff;
     /** watches in a row that were short and empty, or gone at once: each waits longer before the next */
     let quick = 0;
     while (!signal.aborted) {

@@ -1295,6 +1295,30 @@ const rows: Row[] = [
     stderr: '',
     check: (_c, r) => expect(r.stdout).toMatch(/successfully rolled out/),
   },
+  {
+    // #36 item 11: client-go's reflector backs a very short watch off from 800 ms doubling to 30 s; with 200 ms
+    // doubling to 5 s this was ~110 requests in 10 s
+    name: 'status --wait for 10 s on a server that ends every watch at once: each query is watched at most 4 times',
+    args: ['status', 'web', '--wait', '--timeout', '10s'],
+    route: fakeCluster(
+      (req) => (req.query.get('watch') === 'true' ? { body: '' } : undefined),
+      // a spec change the controller has not observed yet: the rollout waits out the timeout
+      { ...deployment(), metadata: { ...deployment().metadata, generation: 2 } },
+    ),
+    code: 2,
+    stderr: '',
+    check: (ctx, r) => {
+      expect(r.stdout).toMatch(/timed out after 10s/);
+      const watches = new Map<string, number>();
+      for (const r of ctx.server.received.filter((q) => q.query.get('watch') === 'true')) {
+        const query = `${r.path}?${r.query.get('labelSelector') ?? ''}&${r.query.get('fieldSelector') ?? ''}`;
+        watches.set(query, (watches.get(query) ?? 0) + 1);
+      }
+      expect(watches.size).toBeGreaterThan(0);
+      // at 0 s, then at least 0.8, 2.4 and 5.6 s later; the fifth would come 12 s or more after the first
+      for (const [query, n] of watches) expect(n, query).toBeLessThanOrEqual(4);
+    },
+  },
 ];
 
 beforeAll(() => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../../src/kube/errors.ts';
-import { Informer } from '../../../src/kube/informer.ts';
+import { Informer, reflectorBackoff } from '../../../src/kube/informer.ts';
 import { R } from '../../../src/kube/resources.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
 import {
@@ -132,6 +132,39 @@ describe('Informer', () => {
     expect(backoffs.slice(0, 4)).toEqual([0, 1, 2, 3]);
     expect(informer.lists).toBe(1);
     expect(new Set(api.received.filter(isWatch).map((r) => r.query.get('resourceVersion')))).toEqual(new Set(['10']));
+  });
+
+  it("waits as client-go's reflector does: 800 ms doubling to 30 s, each with up to as long again of jitter", () => {
+    const least = [0, 1, 2, 3, 4, 5, 6, 7, 40, 5000].map((n) => reflectorBackoff(n, () => 0));
+    expect(least).toEqual([800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 30_000]);
+    expect([0, 6].map((n) => reflectorBackoff(n, () => 0.999_999))).toEqual([1600, 60_000]);
+    for (let n = 0; n < 20; n++) {
+      const ms = reflectorBackoff(n);
+      expect(ms).toBeGreaterThanOrEqual(Math.min(800 * 2 ** n, 30_000));
+      expect(ms).toBeLessThanOrEqual(2 * Math.min(800 * 2 ** n, 30_000));
+    }
+  });
+
+  it('by default, a server that ends every watch at once sees the watches 0.8 s, then 1.6 s apart at least', async () => {
+    const watchedAt: number[] = [];
+    api = await fakeApiServer((req, res) => {
+      if (!isWatch(req)) answer(res, { metadata: { resourceVersion: '10' }, items: [pod('a', '5')] });
+      else {
+        watchedAt.push(performance.now());
+        stream(res, [], true);
+      }
+    });
+    informer = new Informer(api.client, { resource: R.pods, namespace: 'ns' });
+    informer.start();
+    // the third watch comes 2.4 to 4.8 s after the first
+    for (let i = 0; watchedAt.length < 3; i++) {
+      if (i > 100) throw new Error(`timed out waiting for three watches (${watchedAt.length} so far)`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const gaps = watchedAt.slice(1, 3).map((t, i) => t - watchedAt[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(800);
+    expect(gaps[1]).toBeGreaterThanOrEqual(1600);
+    expect(informer.lists).toBe(1);
   });
 
   it('relists at once after a 410, and backs off when every relisted watch is gone again at once', async () => {
