@@ -21,6 +21,9 @@ function pageSizeFromEnv(fallback: number): number {
   return Number(text);
 }
 
+/** The keys of a GateRecord whose pod templates the text view dumps as YAML (ui/gate-text.ts). */
+const TEMPLATES: ReadonlySet<string> = new Set(['templateBefore', 'templateAfter']);
+
 /**
  * Base of every command: connection from kubectl-style flags, and errors as one line with a documented exit code.
  * Everything it prints of an error goes through redact() (no secret, no terminal control sequence), and commands
@@ -47,17 +50,30 @@ export abstract class KubeCommand extends Command {
     return client;
   }
 
-  /** Data from the API server or a file, made safe to render: redact() over every string. */
-  protected safe<T>(data: T): T {
-    return redactDeep(data);
+  /**
+   * Data from the API server or a file, made safe to render: redact() over every string. Rendered as text (`output`,
+   * the -o format, undefined), every string is kept on one line too, so a name or message holding a newline
+   * cannot forge a line; JSON and YAML escape newlines themselves and keep the value as it is. A gate record's pod
+   * templates keep theirs in text too: the text view dumps them as YAML.
+   */
+  protected safe<T>(data: T, output?: string): T {
+    return redactDeep(data, {
+      oneLine: output === undefined,
+      linesKeptUnder: TEMPLATES,
+    });
   }
 
-  /** Colours for stdout: --no-color, FORCE_COLOR, NO_COLOR, a terminal (ui/style.ts). */
+  /** Text of several lines this command rendered itself (a YAML dump, which quotes every value): redact() only. */
+  protected safeLines(rendered: string): string {
+    return redact(rendered);
+  }
+
   /** A line on stderr about what the command had to leave out, as kubectl prints a warning. */
   protected note(line: string): void {
     process.stderr.write(`Warning: ${this.safe(line)}\n`);
   }
 
+  /** Colours for stdout: --no-color, FORCE_COLOR, NO_COLOR, a terminal (ui/style.ts). */
   protected paint(flags: Pick<KubeFlags, 'no-color'>): Painter {
     return painter(colorEnabled(flags['no-color']));
   }

@@ -45,6 +45,7 @@ export abstract class GateCommand extends KubeCommand {
         dryRun: flags['dry-run'],
         force,
       }),
+      flags.output,
     );
     process.stdout.write(
       flags.output ? formatStructured(gateOutput(records), flags.output) : gateText(records, this.paint(flags)),

@@ -116,6 +116,7 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
           selector: flags.selector,
           recursive: flags.recursive,
         }),
+        output,
       );
     } else {
       if (flags.recursive) throw new UserError('-R reads folders given with -f');
@@ -124,6 +125,7 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
       const names = args.name ? [workloadName(args.name)] : [];
       report = this.safe(
         await doctorLive(client, { ...selection, names, helmHistory: flags['helm-history'], sessions: flags.sessions }),
+        output,
       );
       if (!report.subjects.length && !output) {
         process.stderr.write(`${this.safe(noneFound(selection))}\n`);

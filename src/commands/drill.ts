@@ -135,7 +135,7 @@ ${exitCodesHelp({
         permissions: plan.permissions.map(permissionText),
       };
       process.stdout.write(
-        this.safe(
+        this.safeLines(
           flags.output
             ? formatStructured(shown, flags.output)
             : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch ${targetRef(plan.workload)} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of ${targetRef(plan.workload)} (--no-restart)\n`}`,
@@ -160,6 +160,7 @@ ${exitCodesHelp({
               );
           },
         }),
+        flags.output,
       );
       process.stdout.write(
         flags.output ? formatStructured(report, flags.output) : drillText(report, this.paint(flags)),

@@ -139,13 +139,14 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
         onEntry: (entry) => log.write(`${waitLines(this.safe(entry)).join('\n')}\n`),
       });
       const { outcome } = result;
-      printWaitEnd(this.safe(result), { output: flags.output, paint: this.paint(flags), timeoutMs });
+      printWaitEnd(this.safe(result, flags.output), { output: flags.output, paint: this.paint(flags), timeoutMs });
       this.finish(waitExitCode(outcome));
       return;
     }
     const now = Date.now();
     const models = this.safe(
       await loadStatus(client, { ...selection, allowNone: true, conditionType, sessions: flags.sessions }, now),
+      flags.output,
     );
     if (!models.length && !flags.output) {
       process.stderr.write(`${this.safe(noneFound(selection))}\n`);

@@ -58,6 +58,7 @@ ${exitCodesHelp({ 1: 'a stall cause was found' })}`;
     const selection = rolloutSelection(client, args.name, flags, (note) => this.note(note));
     const results = this.safe(
       await whyStalled(client, { ...selection, conditionType: flags['condition-type'], sessions: flags.sessions }),
+      flags.output,
     );
     if (flags.output) process.stdout.write(formatStructured(diagnosisOutput(results), flags.output));
     else process.stdout.write(whyText(results, this.paint(flags)));

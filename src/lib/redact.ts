@@ -108,34 +108,53 @@ export function redactEveryPattern(text: string): string {
 }
 
 /**
+ * A value printed inside a line of text (a name, a message, a field selector): its newlines and tabs shown as `\n`
+ * and `\t`, as Go's %q would, so a value from the API server cannot start a line of its own (a forged finding, an
+ * unindented row) or shift the columns of a table. Run after redact(), which keeps both.
+ */
+export function keepOnOneLine(text: string): string {
+  return text.includes('\n') || text.includes('\t') ? text.replaceAll('\n', '\\n').replaceAll('\t', '\\t') : text;
+}
+
+export interface RedactDeepOptions {
+  /** every string kept on one line too (keepOnOneLine): for data rendered as text, not as JSON or YAML */
+  oneLine?: boolean;
+  /** keys whose values keep their newlines even so: objects the text view dumps as YAML, which quotes them itself */
+  linesKeptUnder?: ReadonlySet<string>;
+}
+
+/**
  * redact() over every string of a plain data structure (a model, records, an update), keys included. Within one
  * call each distinct string is redacted once and each object or array copied once: the models of `status -A` share
  * HAPTIC's installations (and their thousands of servers), and pods repeat the same names and words.
  */
-export function redactDeep<T>(value: T): T {
-  const strings = new Map<string, string>();
-  const copies = new Map<object, unknown>();
-  const text = (s: string): string => {
-    let safe = strings.get(s);
+export function redactDeep<T>(value: T, options: RedactDeepOptions = {}): T {
+  // per mode (one line or lines kept): each distinct string and object is done once in each
+  const strings = [new Map<string, string>(), new Map<string, string>()];
+  const copies = [new Map<object, unknown>(), new Map<object, unknown>()];
+  const text = (s: string, flat: boolean): string => {
+    const cache = strings[flat ? 1 : 0]!;
+    let safe = cache.get(s);
     if (safe === undefined) {
-      safe = redact(s);
-      strings.set(s, safe);
+      safe = flat ? keepOnOneLine(redact(s)) : redact(s);
+      cache.set(s, safe);
     }
     return safe;
   };
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return text(v);
+  const walk = (v: unknown, flat: boolean): unknown => {
+    if (typeof v === 'string') return text(v, flat);
     if (!v || typeof v !== 'object') return v;
-    if (copies.has(v)) return copies.get(v);
+    const cache = copies[flat ? 1 : 0]!;
+    if (cache.has(v)) return cache.get(v);
     let out: unknown;
-    if (Array.isArray(v)) out = v.map(walk);
+    if (Array.isArray(v)) out = v.map((x) => walk(x, flat));
     else if (Object.getPrototypeOf(v) === Object.prototype) {
       const o: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) o[text(k)] = walk(x);
+      for (const [k, x] of Object.entries(v)) o[text(k, flat)] = walk(x, flat && !options.linesKeptUnder?.has(k));
       out = o;
     } else return v;
-    copies.set(v, out);
+    cache.set(v, out);
     return out;
   };
-  return walk(value) as T;
+  return walk(value, options.oneLine === true) as T;
 }

@@ -1112,6 +1112,53 @@ const rows: Row[] = [
     stderr: '',
   },
   {
+    // #36 item 10: redact() keeps newlines and tabs; a value printed inside a line keeps them escaped, as \\n and \\t
+    name: 'a name and a message holding newlines and tabs are printed on their own line, never as forged lines',
+    args: ['why-stalled', 'web'],
+    route: fakeCluster(
+      (req) =>
+        req.path === `/api/v1/namespaces/${NS}/events`
+          ? {
+              json: {
+                items: [
+                  {
+                    metadata: { name: 'e1', namespace: NS },
+                    involvedObject: { kind: 'Deployment', name: 'web' },
+                    type: 'Warning',
+                    reason: 'Forged\nFORGED reason',
+                    message: 'quota\nFORGED ✓ [HS000] all good\tcolumn',
+                  },
+                ],
+              },
+            }
+          : undefined,
+      {
+        ...deployment(),
+        metadata: { ...deployment().metadata, generation: 2 },
+        status: {
+          ...deployment().status,
+          observedGeneration: 2,
+          updatedReplicas: 0,
+          conditions: [
+            {
+              type: 'Progressing',
+              status: 'False',
+              reason: 'ProgressDeadlineExceeded',
+              message: 'ReplicaSet "web-2" has timed out progressing.\nFORGED line\tx',
+            },
+          ],
+        },
+      },
+    ),
+    code: 1,
+    stderr: '',
+    check: (_c, r) => {
+      expect(r.stdout).not.toMatch(/^\s*FORGED/m);
+      expect(r.stdout).not.toContain('\t');
+      expect(r.stdout).toContain('has timed out progressing.\\nFORGED line\\tx');
+    },
+  },
+  {
     name: 'enable-gate whose PATCH is written but whose read-back fails',
     args: ['enable-gate', 'web', '--force'],
     route: fakeCluster((req, _n, received) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact, redactDeep, rememberSecret, stripControl } from '../../../src/lib/redact.ts';
+import { keepOnOneLine, redact, redactDeep, rememberSecret, stripControl } from '../../../src/lib/redact.ts';
 import { MAX_TIMER_MS, setLongTimeout, timeoutSignal } from '../../../src/lib/timers.ts';
 import { vi } from 'vitest';
 
@@ -65,6 +65,32 @@ describe('redact', () => {
     const out = redactDeep({ a: ['\u001b[2Jb', 1, null], b: { c: 'token: abcdef' }, err });
     expect(out).toEqual({ a: ['b', 1, null], b: { c: 'token: [REDACTED]' }, err });
     expect(out.err).toBe(err);
+  });
+
+  it('keeps a value on one line for text: newlines and tabs shown escaped, everything else as it is', () => {
+    expect(keepOnOneLine('evil\nforged line\t')).toBe('evil\\nforged line\\t');
+    expect(keepOnOneLine('web-1 ✓ a\\b')).toBe('web-1 ✓ a\\b');
+    // redact() first: the carriage return and the escape sequence go, the newline is kept for keepOnOneLine
+    expect(keepOnOneLine(redact('a\r\n\u001b[2Jb'))).toBe('a\\nb');
+  });
+
+  it('redactDeep for text keeps every string on one line, keys included, but what is under linesKeptUnder', () => {
+    const template = { spec: { containers: [{ name: 'app', command: ['sh', '-c', 'a\nb'] }] } };
+    const input = {
+      name: 'evil\nforged',
+      'key\twith tab': ['x\ty', { message: 'one\ntwo' }],
+      templateAfter: template,
+      again: template,
+    };
+    expect(redactDeep(input, { oneLine: true, linesKeptUnder: new Set(['templateAfter']) })).toEqual({
+      name: 'evil\\nforged',
+      'key\\twith tab': ['x\\ty', { message: 'one\\ntwo' }],
+      templateAfter: template,
+      // the same object elsewhere is text like any other
+      again: { spec: { containers: [{ name: 'app', command: ['sh', '-c', 'a\\nb'] }] } },
+    });
+    // for JSON and YAML the value stays whole: they escape it themselves
+    expect(redactDeep(input)).toEqual(input);
   });
 
   it('redactDeep copies a part shared by several places once, and leaves the input as it was', () => {
