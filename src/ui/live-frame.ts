@@ -16,6 +16,7 @@ import {
   type StageState,
 } from './stages.ts';
 import {
+  type Cell,
   headline,
   installationLine,
   newSetText,
@@ -237,8 +238,10 @@ function tableLines(s: LiveState): Line[] {
     : [];
   const haptic: Line[] = m.installations.length
     ? m.installations.map((i) => {
-        const c = installationLine(i);
-        return [seg(c.text, { color: toneColor[c.tone] })];
+        // without the lease's renewal age when the whole line does not fit: what the HAProxy pods run matters more
+        const line = (c: Cell): Line => [seg(c.text, { color: toneColor[c.tone] })];
+        const full = line(installationLine(i));
+        return fits(full, s) ? full : line(installationLine(i, { brief: true }));
       })
     : [[seg(`HAPTIC: ${m.hapticUnreadable ?? 'no installation found'}`, { color: 'red' })]];
   // a log line names its pod in full (to paste into kubectl logs) unless that makes it wider than the terminal

@@ -1,5 +1,5 @@
 import { formatAge } from '../model/time.ts';
-import type { Installation } from '../model/haptic/haptic.ts';
+import type { HAProxyPodInfo, Installation } from '../model/haptic/haptic.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 
@@ -162,11 +162,11 @@ export function countsLine(m: RolloutModel): string {
   return `desired ${c.desired} · updated ${c.updated} · ready ${c.ready} · available ${c.available} · terminating ${c.terminating}`;
 }
 
-function leaderWords(i: Installation): { text: string; ok: boolean } {
+function leaderWords(i: Installation, brief = false): { text: string; ok: boolean } {
   const l = i.leader;
   switch (l.state) {
     case 'held':
-      return { text: `leader ${l.holder} (renewed ${formatAge(l.renewAgeMs ?? 0)} ago)`, ok: true };
+      return { text: `leader ${l.holder}${brief ? '' : ` (renewed ${formatAge(l.renewAgeMs ?? 0)} ago)`}`, ok: true };
     case 'disabled':
       return l.holderPhase === 'Running'
         ? { text: `leader election off (single controller ${l.holder})`, ok: true }
@@ -195,13 +195,30 @@ function configWords(i: Installation): string {
   return 'config ok';
 }
 
-export function installationLine(i: Installation): Cell {
-  const leader = leaderWords(i);
+/**
+ * What the HAProxy pods that do not run the live config yet do, after "HAProxy 1/2 on <live>": taking it (its
+ * checksum deployed, not settled: "(deploying to 1)") or still running an earlier one (", 1 on <previous>"). While a
+ * new render deploys, "0/2 on <new>" alone reads as an outage; ", 2 on <previous>" says the previous one serves.
+ */
+function notYet(live: HAProxyPodInfo[]): string {
+  const deploying = live.filter((p) => !p.current && p.runs.source === 'live').length;
+  const earlier = new Map<string, number>();
+  for (const p of live) {
+    if (p.current || p.runs.source === 'live') continue;
+    const what = p.runs.checksum ? shortChecksum(p.runs.checksum) : 'none reported';
+    earlier.set(what, (earlier.get(what) ?? 0) + 1);
+  }
+  return `${deploying ? ` (deploying to ${deploying})` : ''}${[...earlier].map(([checksum, n]) => `, ${n} on ${checksum}`).join('')}`;
+}
+
+/** HAPTIC's state in one line; `brief` leaves out the lease's renewal age, for a narrow terminal. */
+export function installationLine(i: Installation, options: { brief?: boolean } = {}): Cell {
+  const leader = leaderWords(i, options.brief);
   const live = i.haproxyPods.filter((p) => p.discovered);
   const converged = live.filter((p) => p.current).length;
   const failing = live.filter((p) => p.entry?.lastError || p.entry?.mode === 'rejected');
   const validated = configWords(i);
-  const text = `HAPTIC ${i.namespace}/${i.templateConfig}: ${leader.text} · ${validated} · HAProxy ${converged}/${live.length} on ${shortChecksum(i.config?.checksum)}${failing.length ? ` · deploy failing on ${failing.map((p) => p.name).join(', ')}` : ''}`;
+  const text = `HAPTIC ${i.namespace}/${i.templateConfig}: ${leader.text} · ${validated} · HAProxy ${converged}/${live.length} on ${shortChecksum(i.config?.checksum)}${notYet(live)}${failing.length ? ` · deploy failing on ${failing.map((p) => p.name).join(', ')}` : ''}`;
   const tone: Tone =
     leader.ok && !failing.length && validated === 'config ok' ? (converged === live.length ? 'good' : 'wait') : 'bad';
   return cell(text, tone);

@@ -113,7 +113,7 @@ describe('the live view, stage by stage (120×30)', () => {
         web-old-1  ✓ serving, Ready  30s
         web-old-2  ███████░░░ 21s/30s  ✓ unready 1.0s  … serving  … disabled 1/2  ○ exited  ○ gone  30s
 
-      HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d
+      HAPTIC haptic/haptic-config: leader haptic-controller-1 · config ok · HAProxy 1/2 on 7c1f5e2a9b0d, 1 on 3e8a0b6c2d1f
 
       11:59:40 pod/web-new-1 containers ready
       11:59:41 pod/web-new-1 HAProxy: enabled on 1/2 HAProxy pods
@@ -362,7 +362,7 @@ describe('a small terminal', () => {
         web-old-2   █████░ 23s/30s  ✓out  ✓nosrv  ✓off -  ○exit  ○gone  30s
         … and 3 more (3 draining)
 
-      HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · con…
+      HAPTIC haptic/haptic-config: leader haptic-controller-1 · config ok · HAProxy …
 
       11:59:40 pod/web-new-1 containers ready
       11:59:41 pod/web-new-1 HAProxy: enabled on 1/2 HAProxy pods

@@ -2,7 +2,7 @@ import { zstdCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { withSessions } from '../../../src/model/rollout/sessions.ts';
-import { oldPodRow } from '../../../src/ui/status-rows.ts';
+import { installationLine, oldPodRow } from '../../../src/ui/status-rows.ts';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 import { hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
@@ -57,7 +57,7 @@ describe('statusText', () => {
       web-old-1   ● Running, Ready                  web: ready                  not in config   30s
       web-old-2   ↓ Terminating, 9s of grace left   web: terminating, serving   disabled 1/2    30s
 
-      HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d
+      HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d, 1 on 3e8a0b6c2d1f
       "
     `);
   });
@@ -127,5 +127,39 @@ describe('status --sessions, one shot', () => {
     expect(text).toMatch(/web-new-1 .* ≥1\s+30s/);
     expect(text).toContain('sessions: no socat in HAProxy pod haptic-haproxy-b');
     expect(statusText(gatingModel(), NOW, painter(false))).not.toContain('SESSIONS');
+  });
+});
+
+describe("HAPTIC's line", () => {
+  const line = (fleet: NonNullable<Parameters<typeof hapticInputs>[0]>['fleet']) =>
+    installationLine(buildRollout(snapshot({ pods: [], haptic: hapticInputs({ fleet }) }), NOW).installations[0]!).text;
+
+  it('says what the HAProxy pods not on the live config do: deploying it, or still running an earlier one', () => {
+    expect(
+      line([
+        { name: 'a', runs: 'current' },
+        { name: 'b', runs: 'current' },
+      ]),
+    ).toMatch(/ · HAProxy 2\/2 on 7c1f5e2a9b0d$/);
+    // a new render deploying: "0/2" alone would read as an outage
+    expect(
+      line([
+        { name: 'a', runs: 'current', reloadPending: true },
+        { name: 'b', runs: 'current', reloadPending: true },
+      ]),
+    ).toMatch(/ · HAProxy 0\/2 on 7c1f5e2a9b0d \(deploying to 2\)$/);
+    expect(
+      line([
+        { name: 'a', runs: 'current', reloadPending: true },
+        { name: 'b', runs: 'retained' },
+        { name: 'c', runs: 'none' },
+      ]),
+    ).toMatch(/ · HAProxy 0\/3 on 7c1f5e2a9b0d \(deploying to 1\), 1 on 3e8a0b6c2d1f, 1 on none reported$/);
+  });
+
+  it('brief, for a narrow live view: without the lease renewal age', () => {
+    const i = buildRollout(snapshot({ pods: [], haptic: hapticInputs() }), NOW).installations[0]!;
+    expect(installationLine(i).text).toContain('leader haptic-controller-1 (renewed');
+    expect(installationLine(i, { brief: true }).text).toContain('leader haptic-controller-1 · config ok');
   });
 });
