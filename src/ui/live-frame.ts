@@ -145,10 +145,10 @@ function podLine(
         seg(' '),
       );
     }
-    line.push(...sessionSegments(p, h?.sessions?.peak, compact));
+    if (!s.model.sessions?.unread) line.push(...sessionSegments(p, h?.sessions?.peak, compact));
     line.push(...stageSegments(oldPodStages(p, h), compact));
   } else {
-    line.push(...sessionSegments(p, undefined, compact));
+    if (!s.model.sessions?.unread) line.push(...sessionSegments(p, undefined, compact));
     line.push(...stageSegments(newPodStages(p, h), compact));
   }
   line.push(seg(`  ${p.createdAt ? formatAge(s.now - Date.parse(p.createdAt)) : ''}`, { dim: true }));
@@ -254,9 +254,14 @@ function tableLines(s: LiveState): Line[] {
   const notes = sessionNotes(m);
   if (notes.length)
     problem.push([
-      seg(`sessions: ${notes[0]}${notes.length > 1 ? ` (+${notes.length - 1} more)` : ''}`, {
-        dim: true,
-      }),
+      // nothing of sessions readable: the column is gone, and this line says how to hide it (first: a long reason is
+      // cut at the terminal's width) and why, once
+      seg(
+        `sessions${m.sessions?.unavailable || m.sessions?.unread ? ' (--no-sessions hides this line)' : ''}: ${notes[0]}${notes.length > 1 ? ` (+${notes.length - 1} more)` : ''}`,
+        {
+          dim: true,
+        },
+      ),
     ]);
   // every line but the pod rows; what is left of the height is for pods
   const fixed =

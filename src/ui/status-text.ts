@@ -43,9 +43,10 @@ export function rolloutOutput(models: RolloutModel[], named: boolean): unknown {
 /** The one-shot status view of one rollout, readable like kubectl output. */
 export function statusText(m: RolloutModel, now: number, paint: Painter, topFinding?: Finding): string {
   const lines = [paint('bold', summaryLine(m)), paintCell(headline(m), paint), `  ${countsLine(m)}`];
-  // with sessions read (--sessions): what HAProxy holds to each pod, a column before AGE
+  // with sessions read (--sessions): what HAProxy holds to each pod, a column before AGE (none when no HAProxy pod
+  // answered: the note below says why)
   const withSessions = (header: string[], row: (p: PodView, now: number) => Cell[]) =>
-    m.sessions
+    m.sessions && !m.sessions.unread
       ? {
           header: [...header.slice(0, -1), 'SESSIONS', header.at(-1)!],
           row: (p: PodView) => {

@@ -90,5 +90,12 @@ describe('status --sessions where HAProxy cannot be read', () => {
     expect(drain!.sessions!.killedWith).toBeUndefined();
     expect(r.stderr).toContain(`pod/${old} (old) ended before HAProxy's sessions to it could be read`);
     expect(r.stderr).not.toContain('drained of connections');
+    // one shot: no HAProxy pod answered, so no SESSIONS column of "≥0" on every row: the reason is said once
+    const once = await runPlugin(['status', 'web', '-n', ns, '--sessions']);
+    expect(once.code, once.stderr).toBe(0);
+    expect(once.stdout).not.toMatch(/SESSIONS|≥0/);
+    expect(once.stdout).toMatch(/^sessions: (could not read HAProxy in|exec into) \S+/m);
+    const json = await runPlugin(['status', 'web', '-n', ns, '--sessions', '-o', 'json']);
+    expect(JSON.parse(json.stdout).sessions).toMatchObject({ unread: true });
   });
 });

@@ -20,6 +20,11 @@ export interface SessionsView {
   unavailable?: string | undefined;
   /** HAProxy pods that could not be read now, and why (no socat, a worker not registered yet, exec failed) */
   problems: string[];
+  /**
+   * every HAProxy pod was read and none answered (exec failing on each): the pods' sessions stay unknown (an old
+   * pod's end is said as unread), but a view has no count worth a column and says the problem instead
+   */
+  unread?: true | undefined;
   /** pods gone from the rollout whose servers HAProxy still lists (by pod key): how their last sessions ended */
   gone?: Record<string, PodSessions> | undefined;
 }

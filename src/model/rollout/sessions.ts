@@ -49,6 +49,7 @@ export function withSessions(
         ),
     ),
   ];
+  const unread = expected.every((pod) => state.readings.some((r) => r.pod === pod && r.problem && !r.transient));
   const set = (p: PodView): PodView => ({ ...p, sessions: byPod.get(key(p)) });
   const present = new Set(pods.map(key));
   const gone = Object.fromEntries([...byPod].filter(([k, v]) => !present.has(k) && v.servers > 0));
@@ -56,7 +57,7 @@ export function withSessions(
     ...model,
     newPods: model.newPods.map(set),
     oldPods: model.oldPods.map(set),
-    sessions: { problems, ...(Object.keys(gone).length ? { gone } : {}) },
+    sessions: { problems, ...(unread ? { unread } : {}), ...(Object.keys(gone).length ? { gone } : {}) },
   };
 }
 

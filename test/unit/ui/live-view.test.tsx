@@ -173,6 +173,25 @@ describe('the live view, stage by stage (120×30)', () => {
     const frame2 = text(base({ model: partial, history: h }));
     expect(frame2).toContain('░░░░░░ ⇄ ≥2');
     expect(frame2).toContain('sessions: no socat in HAProxy pod haptic-haproxy-b');
+    // no HAProxy pod readable (exec refused on the bundled cluster): no column of ⇄ ≥0, the reason said once
+    const refused = (name: string): HAProxyReading => ({
+      pod: `haptic/${name}`,
+      at: NOW,
+      workers: [],
+      problem: `could not read HAProxy in ${name}: the API server did not upgrade the exec to a WebSocket (HTTP 400)`,
+    });
+    const none = withSessions(
+      midway(),
+      { readings: [refused('haptic-haproxy-a'), refused('haptic-haproxy-b')] },
+      new Map(),
+    );
+    const frame3 = text(base({ model: none, history: history(false) }));
+    expect(frame3).not.toContain('⇄');
+    expect(frame3.match(/sessions \(/g)).toHaveLength(1);
+    expect(frame3).toContain(
+      'sessions (--no-sessions hides this line): could not read HAProxy in haptic-haproxy-a: the API server did not',
+    );
+    expect(none.newPods[0]!.sessions?.sessions).toBeUndefined();
     // the detail: per HAProxy pod, current and leaving workers
     const detail = text(base({ model, history: h, mode: 'detail', selected: 'web-old-2' }));
     expect(detail).toContain('HAProxy sessions  3 now');

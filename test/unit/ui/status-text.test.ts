@@ -127,6 +127,22 @@ describe('status --sessions, one shot', () => {
     expect(text).toMatch(/web-new-1 .* ≥1\s+30s/);
     expect(text).toContain('sessions: no socat in HAProxy pod haptic-haproxy-b');
     expect(statusText(gatingModel(), NOW, painter(false))).not.toContain('SESSIONS');
+    // no HAProxy pod answered: no column of ≥0, the first reason said
+    const unread = withSessions(
+      gatingModel(),
+      {
+        readings: ['a', 'b'].map((n) => ({
+          pod: `haptic/haptic-haproxy-${n}`,
+          at: NOW,
+          workers: [],
+          problem: `exec into haptic-haproxy-${n} failed: upgrade refused`,
+        })),
+      },
+      new Map(),
+    );
+    const none = statusText(unread, NOW, painter(false));
+    expect(none).not.toMatch(/SESSIONS|≥0/);
+    expect(none).toContain('sessions: exec into haptic-haproxy-a failed: upgrade refused');
   });
 });
 
