@@ -2,8 +2,9 @@ import type { KubeClient } from '../kube/client.ts';
 import { UserError } from '../lib/errors.ts';
 import type { RolloutUpdate, WaitEntry } from '../model/rollout/report.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
+import type { RolloutTarget } from '../types/kube.ts';
 import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
-import { resolveTargets, type TargetSelection } from './targets.ts';
+import { resolveTargets, type TargetSelection, targetRef } from './targets.ts';
 import type { WaitResult } from './wait.ts';
 
 export interface StatusOptions extends TargetSelection {
@@ -46,13 +47,27 @@ export interface RolloutFeed {
  * status --watch: the one workload the selection names, followed with informers. What following needs loads only
  * here: a one-shot status reads once and prints.
  */
+/** Why --watch does not start on several matches, naming them (the first few) as kubectl names resources. */
+export function watchOneOf(targets: RolloutTarget[]): string {
+  if (!targets.length) return '--watch follows one workload; none matches';
+  const SHOWN = 5;
+  const names = targets
+    .slice(0, SHOWN)
+    .map(
+      (t) =>
+        `${targetRef(t)}${new Set(targets.map((x) => x.metadata.namespace)).size > 1 ? ` -n ${t.metadata.namespace}` : ''}`,
+    );
+  const more = targets.length > SHOWN ? ` and ${targets.length - SHOWN} more` : '';
+  return `--watch follows one workload; ${targets.length} match (${names.join(', ')}${more}): name one`;
+}
+
 export async function followStatus(
   client: KubeClient,
   selection: TargetSelection,
   options: FollowStatusOptions,
 ): Promise<RolloutFeed> {
   const targets = await resolveTargets(client, selection);
-  if (targets.length !== 1) throw new UserError(`--watch follows one workload; ${targets.length} match: name one`);
+  if (targets.length !== 1) throw new UserError(watchOneOf(targets));
   const [{ followRollout }, { SessionSampler }] = await Promise.all([
     import('./live-rollout.ts'),
     import('./sessions.ts'),
