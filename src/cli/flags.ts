@@ -30,13 +30,16 @@ export const outputFlag = Flags.option({ char: 'o', summary: 'Output format.', o
 
 export const conditionTypeFlag = Flags.string({ summary: 'Readiness gate condition type.', default: GATE_CONDITION });
 
-/** What each exit code means for every command (README "Exit codes" has the whole table). */
+/**
+ * What each exit code means for every command (README "Exit codes" has the whole table). Each fits on one line of
+ * an 80-column help screen: oclif wraps a longer one to the paragraph's margin, not under its meaning.
+ */
 const EXIT_CODE_MEANINGS: Record<number, string> = {
   0: 'success',
   1: 'rollout failed, stall cause found, or a target refused/failed',
   2: 'timed out',
-  3: 'usage or input error (bad flag, invalid or unknown object, unusable kubeconfig)',
-  4: 'cluster, API or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed)',
+  3: 'usage or input error (bad flag, unknown object, unusable kubeconfig)',
+  4: 'cluster or credential error (unreachable, refused, not an API server)',
 };
 
 /**
@@ -49,7 +52,11 @@ export function exitCodesHelp(own: Record<number, string> = {}): string {
   return ['Exit codes:', ...meanings.map(([code, meaning]) => `  ${code.padEnd(width)}  ${meaning}`)].join('\n');
 }
 
-export const EXIT_CODES_HELP = exitCodesHelp();
+/** enable-gate and disable-gate: no stall is looked for, unless --wait follows the rollout they start. */
+export const GATE_EXIT_CODES_HELP = exitCodesHelp({
+  1: 'a target refused or failed; with --wait, the rollout failed or stalled',
+  2: 'timed out (--wait)',
+});
 
 /** The workload a read-only command looks at: NAME, else every one of the namespace (or -l, -A), like kubectl get. */
 export const rolloutArgs = {

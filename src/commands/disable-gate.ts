@@ -1,4 +1,4 @@
-import { EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
+import { GATE_EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
 import { GateCommand } from '../cli/gate-command.ts';
 
 export default class DisableGate extends GateCommand {
@@ -9,7 +9,7 @@ field when it becomes empty. A Deployment or StatefulSet without the gate is lef
 
 Removing the gate changes the pod template, so it starts a rollout.
 
-${EXIT_CODES_HELP}`;
+${GATE_EXIT_CODES_HELP}`;
   static override examples = [
     { description: 'Preview the change', command: 'kubectl haptic disable-gate web -n shop --dry-run=client' },
     {

@@ -37,9 +37,9 @@ Another image must have sh and curl 7.75 or newer.
 
 ${exitCodesHelp({
   0: 'no request failed',
-  1: 'a request failed, or the rollout failed (progress deadline exceeded), or the probe pod could not start',
-  2: 'timed out: --timeout ran out, or an API request did (--request-timeout)',
-  4: 'cluster, API, permission or credential error (unreachable, unauthorized, forbidden, not an API server, credential plugin failed)',
+  1: 'a request failed, the rollout failed, or the probe pod could not start',
+  2: 'timed out: --timeout, or an API request did (--request-timeout)',
+  4: 'cluster, permission or credential error (unreachable, refused)',
   130: 'stopped with Ctrl-C (the probe pod is deleted)',
 })}`;
   static override examples = [

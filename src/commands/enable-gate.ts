@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
+import { GATE_EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
 import { GateCommand } from '../cli/gate-command.ts';
 
 export default class EnableGate extends GateCommand {
@@ -20,7 +20,7 @@ back) do not block.
 The patch is a JSON patch guarded by test operations: if the workload changes between read and write, it is \
 re-read and retried once, never overwritten. Adding the gate changes the pod template, so it starts a rollout.
 
-${EXIT_CODES_HELP}`;
+${GATE_EXIT_CODES_HELP}`;
   static override examples = [
     {
       description: 'Preview the change without writing',

@@ -41,6 +41,19 @@ describe('docs/commands/ (npm run docs)', () => {
     expect(readCommandDoc('drill.md')).toContain('kubectl haptic drill NAME [flags]');
   });
 
+  it('every exit code meaning fits one line of an 80-column help screen, and the gate commands say what is theirs', () => {
+    for (const c of publicCommands(manifest)) {
+      const exit = (c.description ?? '').split(/\n{2,}/).find((p) => p.startsWith('Exit codes:'))!;
+      // oclif prints the line after its own 2-column margin (and drops the line's indent): under 80 stays whole
+      for (const line of exit.split('\n').slice(1)) expect(2 + line.length, `${c.id}: ${line}`).toBeLessThan(80);
+    }
+    // enable-gate and disable-gate look for no stall unless --wait follows the rollout
+    for (const page of ['enable-gate.md', 'disable-gate.md'])
+      expect(readCommandDoc(page)).toContain(
+        '| 1 | a target refused or failed; with --wait, the rollout failed or stalled |',
+      );
+  });
+
   it('keeps what is written by hand below the generated part, and only that', () => {
     const command: Command.Cached = {
       id: 'demo',
