@@ -219,9 +219,9 @@ export const DOCTOR_CATALOGUE = {
       'Endpoints terminating but still serving: ready=false stops new ordinary traffic, not the requests already accepted; and when every endpoint of a Service is terminating, kube-proxy sends new connections to the serving ones.',
     title: {
       someTerminating:
-        '{count} of the endpoints of service {service} are terminating but still serving ({pods}): ready=false only stops new ordinary traffic; they must finish what they accepted',
+        'endpoints of service {service} terminating but still serving: {count} ({pods}); ready=false only stops new ordinary traffic, and each must finish what it accepted',
       allTerminating:
-        'every endpoint of service {service} is terminating and {count} still serve ({pods}): kube-proxy falls back to them, so they get new connections while they shut down',
+        'every endpoint of service {service} is terminating, still serving: {count} ({pods}); kube-proxy falls back to them, so they get new connections while they shut down',
     },
     fix: {
       someTerminating: 'let the application finish accepted requests after the stop signal before it exits',

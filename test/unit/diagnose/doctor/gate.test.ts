@@ -226,13 +226,26 @@ describe('DR502 (live): endpoints terminating and still serving', () => {
       'DR502',
     );
     expect(f?.title).toBe(
-      'every endpoint of service web is terminating and 2 still serve (web-a, web-b): kube-proxy falls back to them, so they get new connections while they shut down',
+      'every endpoint of service web is terminating, still serving: 2 (web-a, web-b); kube-proxy falls back to them, so they get new connections while they shut down',
     );
     expect(f?.evidence).toEqual([
       'endpointslice/web-abc: pod web-a 10.0.0.1 ready=false serving=true terminating=true',
       'endpointslice/web-abc: pod web-b 10.0.0.2 ready=false serving=true terminating=true',
       'service/web: all 2 endpoints are terminating, none is ready',
     ]);
+    // one of them: no "1 of the endpoints … are"
+    const [some] = one(
+      liveReport(
+        objects([
+          { pod: 'web-a', terminating: true },
+          { pod: 'web-b', terminating: false },
+        ]),
+      ),
+      'DR502',
+    );
+    expect(some?.title).toBe(
+      'endpoints of service web terminating but still serving: 1 (web-a); ready=false only stops new ordinary traffic, and each must finish what it accepted',
+    );
   });
 });
 
