@@ -50,7 +50,7 @@ describe('doctor golden outputs (static mode)', () => {
   });
 
   it.each([
-    ['redis-haproxy-before', ['DR101', 'DR103', 'DR201', 'DR203', 'DR205', 'DR206', 'DR301', 'DR401'], 1],
+    ['redis-haproxy-before', ['DR101', 'DR103', 'DR201', 'DR205', 'DR206', 'DR301', 'DR401'], 1],
     ['redis-haproxy-after', [], 0],
     ['gated-web-before', ['DR103', 'DR104', 'DR201', 'DR402', 'DR403', 'DR501', 'DR603', 'DR604', 'DR605'], 1],
     ['gated-web-after', [], 0],

@@ -85,7 +85,7 @@ export const DOCTOR_CATALOGUE = {
   DR203: {
     severity: 'error',
     summary:
-      'HAProxy stops on SIGTERM (a hard stop: established connections are reset) and nothing sends SIGUSR1 first: no preStop kill -USR1, no STOPSIGNAL SIGUSR1 in a known image, no lifecycle.stopSignal; master-worker mode forwards SIGTERM to its workers all the same.',
+      'HAProxy stops on SIGTERM (a hard stop: established connections are reset) and nothing sends SIGUSR1 first: no preStop kill -USR1, no STOPSIGNAL SIGUSR1 in a known image, no lifecycle.stopSignal; master-worker mode forwards SIGTERM to its workers all the same. A HAProxy container with no preStop at all is DR201 only (its fix sends SIGUSR1).',
     title: {
       sigterm:
         'HAProxy container {container} gets SIGTERM and nothing sends SIGUSR1 first: HAProxy hard-stops and resets every established connection',

@@ -94,7 +94,8 @@ function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[]
     (x) => `service/${x.service} port ${x.port} → container ${c.name} port ${x.containerPort}`,
   );
   const waits = controllerWait(c);
-  if (plan.handler === 'none' && waits === undefined) {
+  const noHook = plan.handler === 'none' && waits === undefined;
+  if (noHook) {
     const effect = view.controller
       ? `${view.controller} shuts HAProxy down`
       : stop.signal === 'SIGUSR1'
@@ -119,8 +120,10 @@ function containerFindings(t: TemplateFacts, s: Stop, env: DoctorEnv): Finding[]
     env.notes.push(
       `${t.ref.kind.toLowerCase()} ${t.ref.namespace}/${t.ref.name}: container ${c.name}'s preStop has loops or conditionals (${plan.text}); DR202–DR204 not judged`,
     );
-  // an ingress controller stops its HAProxy itself: the signal its container gets is not the one HAProxy gets
-  if (view.haproxy && !view.controller) {
+  // an ingress controller stops its HAProxy itself: the signal its container gets is not the one HAProxy gets. A
+  // HAProxy container with no preStop at all is DR201's (its fix is the preStop that sends SIGUSR1): one missing
+  // hook is one error, not two
+  if (view.haproxy && !view.controller && !noHook) {
     const fromHook = signalAt(plan, 'SIGUSR1');
     const evidence = [
       `container ${c.name} preStop: ${plan.text}`,

@@ -76,7 +76,6 @@ describe('SARIF content', () => {
     expect(run.results.map((r: { ruleId: string; level: string }) => `${r.ruleId} ${r.level}`)).toEqual([
       'DR101 error',
       'DR201 error',
-      'DR203 error',
       'DR301 error',
       'DR205 warning',
       'DR206 warning',
