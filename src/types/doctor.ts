@@ -20,6 +20,8 @@ import type { HAProxyReading } from './sessions.ts';
 export interface SourceRef {
   file: string;
   line: number;
+  /** the object is item N (from 1) of a List at that line (`kubectl get -o yaml` writes one List for every object) */
+  item?: number | undefined;
   /** a ConfigMap's block-scalar data keys: the file line of each one's first line of text */
   dataLines?: Record<string, number> | undefined;
 }

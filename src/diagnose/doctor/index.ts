@@ -95,7 +95,11 @@ const WORKLOAD_RULES: Rule<WorkloadFacts>[] = [
 function placedAt(f: Located, source: SourceRef | undefined): SourceRef | undefined {
   if (!source) return undefined;
   const start = f.at ? source.dataLines?.[f.at.key] : undefined;
-  return { file: source.file, line: start !== undefined && f.at ? start + f.at.line - 1 : source.line };
+  return {
+    file: source.file,
+    line: start !== undefined && f.at ? start + f.at.line - 1 : source.line,
+    ...(source.item === undefined ? {} : { item: source.item }),
+  };
 }
 
 function subject(ref: ObjectRef, owner: KubeObject, findings: Located[], env: DoctorEnv, role?: string): DoctorSubject {

@@ -45,7 +45,7 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
       metadata: { ...object.metadata, namespace: object.metadata.namespace ?? defaultNamespace },
     } as ManifestObject;
     const key = `${placed.kind}/${placed.metadata.namespace}/${placed.metadata.name}`;
-    const where = `${source.file}:${source.line}`;
+    const where = `${source.file}:${source.line}${source.item === undefined ? '' : ` item ${source.item}`}`;
     const problem = shapeProblem(placed);
     if (problem) {
       // an object the API server would refuse is not checked: as good as unreadable

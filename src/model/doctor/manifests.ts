@@ -74,8 +74,9 @@ function flatten(doc: unknown, where: string, source: SourceRef, out: ParsedMani
   }
   const o = doc as Record<string, unknown>;
   if (typeof o.kind === 'string' && o.kind.endsWith('List') && Array.isArray(o.items)) {
+    // a List's items share its line: each is told apart by its index (a List within a List keeps the outer index)
     o.items.forEach((item, i) => {
-      flatten(item, `${where} item ${i + 1}`, source, out);
+      flatten(item, `${where} item ${i + 1}`, source.item === undefined ? { ...source, item: i + 1 } : source, out);
     });
     return;
   }

@@ -5,7 +5,8 @@ import type { SourceRef } from '../../types/doctor.ts';
 import { findingLines } from '../findings.ts';
 import type { Color, Painter } from '../style.ts';
 
-const where = (source: SourceRef | undefined) => (source ? ` (${source.file}:${source.line})` : '');
+const where = (source: SourceRef | undefined) =>
+  source ? ` (${source.file}:${source.line}${source.item === undefined ? '' : ` item ${source.item}`})` : '';
 const same = (a: ObjectRef, b: ObjectRef) => a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 const counted = (n: number, word: string) => `${n} ${word}${n === 1 || word === 'info' ? '' : 's'}`;
 

@@ -30,14 +30,19 @@ describe('parseManifests', () => {
   it('flattens kind: List and *List, and reads JSON (one object, a List, or an array)', () => {
     const list = `apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: Service, metadata: {name: s1}, spec: {}}\n  - {apiVersion: v1, kind: Service, metadata: {name: s2}, spec: {}}`;
     expect(parseManifests(list, 'l.yaml').objects.map((o) => o.object.metadata.name)).toEqual(['s1', 's2']);
+    // the items share the List's line: each is told apart by its index (`-f -` of kubectl get -o yaml was STDIN:1 for all)
+    expect(parseManifests(list, 'STDIN').objects.map((o) => o.source)).toEqual([
+      { file: 'STDIN', line: 1, item: 1 },
+      { file: 'STDIN', line: 1, item: 2 },
+    ]);
     const json = JSON.stringify({
       apiVersion: 'v1',
       kind: 'ServiceList',
       items: [{ kind: 'Service', metadata: { name: 'j' }, spec: {} }],
     });
-    expect(parseManifests(`\n${json}`, 'l.json').objects.map((o) => [o.object.metadata.name, o.source.line])).toEqual([
-      ['j', 2],
-    ]);
+    expect(
+      parseManifests(`\n${json}`, 'l.json').objects.map((o) => [o.object.metadata.name, o.source.line, o.source.item]),
+    ).toEqual([['j', 2, 1]]);
     expect(parseManifests(JSON.stringify([{ kind: 'Service', metadata: { name: 'x' } }]), '-').objects).toHaveLength(1);
   });
 
