@@ -146,7 +146,15 @@ export function newSetText(m: RolloutModel): string | undefined {
 /** What the old pods belong to: the old ReplicaSets, or the revisions of a StatefulSet's other pods. */
 export function oldSetText(m: RolloutModel): string {
   const set = m.statefulSet;
-  if (!set) return m.oldReplicaSets.map((rs) => `replicaset/${rs.name} (revision ${rs.revision ?? '?'})`).join(', ');
+  if (!set) {
+    // an old ReplicaSet scaled to 0 with no pod left is history (kubectl keeps revisionHistoryLimit of them): only
+    // those that still hold pods are named, or a header grows past the terminal after a few revisions
+    const holding = new Set(m.oldPods.map((p) => p.replicaSet));
+    const named = m.oldReplicaSets.filter((rs) => rs.replicas > 0 || holding.has(rs.name));
+    return (named.length ? named : m.oldReplicaSets)
+      .map((rs) => `replicaset/${rs.name} (revision ${rs.revision ?? '?'})`)
+      .join(', ');
+  }
   const revisions = [...new Set(m.oldPods.map((p) => p.revision ?? '?'))];
   const held = set.heldByPartition.length ? `; ${set.heldByPartition.length} held by partition ${set.partition}` : '';
   return `revision ${revisions.join(', ')}${held}`;

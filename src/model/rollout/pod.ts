@@ -60,6 +60,8 @@ export interface PodView {
   uid?: string | undefined;
   /** a StatefulSet's pod: the revision it was made from (its controller-revision-hash label) */
   revision?: string | undefined;
+  /** a Deployment's pod: the ReplicaSet that owns it (its controller ownerReference) */
+  replicaSet?: string | undefined;
   phase: string;
   node?: string | undefined;
   ip?: string | undefined;
@@ -263,6 +265,7 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     name: pod.metadata.name,
     uid: pod.metadata.uid,
     revision: pod.metadata.labels?.['controller-revision-hash'],
+    replicaSet: pod.metadata.ownerReferences?.find((o) => o.controller && o.kind === 'ReplicaSet')?.name,
     phase: pod.status?.phase ?? 'Pending',
     node: pod.spec.nodeName,
     ip: pod.status?.podIP,

@@ -5,7 +5,7 @@ import { withSessions } from '../../../src/model/rollout/sessions.ts';
 import { installationLine, oldPodRow } from '../../../src/ui/status-rows.ts';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
-import { hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
+import { hapticInputs, NOW, pod, replicaSet, slice, snapshot } from '../fixtures/rollout.ts';
 
 function gatingModel() {
   return buildRollout(
@@ -177,5 +177,37 @@ describe("HAPTIC's line", () => {
     const i = buildRollout(snapshot({ pods: [], haptic: hapticInputs() }), NOW).installations[0]!;
     expect(installationLine(i).text).toContain('leader haptic-controller-1 (renewed');
     expect(installationLine(i, { brief: true }).text).toContain('leader haptic-controller-1 · config ok');
+  });
+});
+
+describe('the OLD PODS header', () => {
+  it('names the old ReplicaSets that still hold pods, not the history scaled to 0', () => {
+    const history = replicaSet('1');
+    const empty = {
+      ...history,
+      metadata: {
+        ...history.metadata,
+        name: 'web-rs0',
+        uid: 'rs-0',
+        labels: { app: 'web', 'pod-template-hash': 'h0' },
+        annotations: { 'deployment.kubernetes.io/revision': '0' },
+      },
+      spec: { ...history.spec, replicas: 0 },
+      status: { replicas: 0, readyReplicas: 0, availableReplicas: 0 },
+    };
+    const model = buildRollout(
+      snapshot({
+        pods: [
+          pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1' }),
+          pod({ name: 'web-new-1', rs: '2', ip: '10.0.0.3' }),
+        ],
+        replicaSets: [empty, replicaSet('1'), replicaSet('2')],
+        haptic: hapticInputs(),
+      }),
+      NOW,
+    );
+    expect(model.oldReplicaSets.map((rs) => rs.name)).toEqual(['web-rs0', 'web-rs1']);
+    const text = statusText(model, NOW, painter(false));
+    expect(text).toContain('OLD PODS  replicaset/web-rs1 (revision 1)\n');
   });
 });
