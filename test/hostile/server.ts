@@ -814,9 +814,10 @@ export function controllerPod(namespace = HAPTIC_NS) {
 
 /**
  * Deployment `web` in NS mid-rollout, gated: old pod web-old-1 (10.0.0.1) ready, new pod web-new-1 (10.0.0.3)
- * waiting for HAPTIC's condition; Service web selects them; `ingress` adds the Ingress of class haproxy routing it.
+ * waiting for HAPTIC's condition; Service web selects them; the Ingress of class haproxy routes it (unless `ingress`
+ * is false). `terminating`: web-old-1 was deleted long ago and is still there (past its grace period: HS208).
  */
-export function gatedRollout(options: { ingress?: boolean } = {}): Obj[] {
+export function gatedRollout(options: { ingress?: boolean; terminating?: boolean } = {}): Obj[] {
   const gate = [{ conditionType: 'haproxy-haptic.org/load-balancer-ready' }];
   const rs = (name: string, hash: string, revision: string, replicas: number) => ({
     apiVersion: 'apps/v1',
@@ -847,6 +848,9 @@ export function gatedRollout(options: { ingress?: boolean } = {}): Obj[] {
       namespace: NS,
       uid: `uid-${name}`,
       creationTimestamp: '2026-11-29T11:59:30Z',
+      ...(options.terminating && hash === 'h1'
+        ? { deletionTimestamp: '2026-11-29T12:00:30Z', deletionGracePeriodSeconds: 30 }
+        : {}),
       labels: { app: 'web', 'pod-template-hash': hash },
       ownerReferences: [
         { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${hash}`, uid: `uid-web-${hash}`, controller: true },
