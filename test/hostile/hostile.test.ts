@@ -2,19 +2,33 @@
 // servers this file controls and odd kubeconfigs. Each row asserts the exit code, the first stderr line, and that no
 // secret planted in the kubeconfig, a token file, a credential plugin or the cluster's objects appears anywhere in
 // stdout or stderr, nor any terminal control sequence — once without and once with --debug.
-import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectProxy,
+  controllerPod,
   deployment,
   emptyList,
   fakeCluster,
+  gatedRollout,
+  HAPTIC_NS,
+  haproxyCfg,
+  haproxyPod,
+  hapticInstallation,
   hostileServer,
+  masterCli,
   NS,
+  objectCluster,
+  PROMPT,
+  showStat,
+  statRow,
+  templateConfig,
   testPki,
+  type Exec,
+  type ExecIo,
   type HostileServer,
   type Received,
   type Reply,
@@ -89,12 +103,20 @@ interface Row {
   slow?: boolean;
   /** start a proxy for the run (ctx.proxy) */
   proxy?: boolean;
+  /** the server's answers to pods/exec upgrades (a real WebSocket) */
+  exec?: Exec;
+  /** run the plugin under /usr/bin/time, for its peak RSS (Result.peakRssKb) */
+  rss?: boolean;
 }
 
 interface Result {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** wall time from spawn to exit */
+  elapsedMs: number;
+  /** the process's peak resident set (kB), when the row asked for it */
+  peakRssKb?: number | undefined;
 }
 
 /** A kubeconfig with the row's server, its user `u` (a token) and a bystander user full of secrets. */
@@ -173,6 +195,49 @@ const requireToken =
     req.headers.authorization === `Bearer ${token}`
       ? route(req, n, received)
       : status(401, 'Unauthorized', 'Unauthorized');
+
+// #36 round three: HAPTIC routing the gated rollout of web (server.ts gatedRollout, hapticInstallation), its HAProxy
+// pods read through pods/exec over a real WebSocket
+const BACKEND = `ing_${NS}_web_web_80`;
+/** show stat of one worker: web-old-1 (10.0.0.1) and web-new-1 (10.0.0.3) with these scur */
+const webStat = (old: string | number, fresh: string | number = 0) =>
+  showStat(statRow(BACKEND, 'web-old-1', '10.0.0.1:8080', old), statRow(BACKEND, 'web-new-1', '10.0.0.3:8080', fresh));
+const sessionsCluster = (extra: Obj[] = [], haproxy = ['haptic-haproxy-a'], terminating = false): Route =>
+  objectCluster([...gatedRollout({ terminating }), ...hapticInstallation(haproxy), ...(extra as never[])]);
+interface PodOut {
+  name: string;
+  sessions?: { sessions?: number; atLeast?: number; on: { haproxyPod: string; sessions?: number; problem?: string }[] };
+}
+const rolloutOut = (r: Result) =>
+  JSON.parse(r.stdout) as { newPods: PodOut[]; oldPods: PodOut[]; sessions?: { problems: string[] } };
+/** stdout in pieces of 64 KiB, each its own WebSocket message (under the 4 MiB a message may hold) */
+const sendPieces = (io: ExecIo, text: string) => {
+  for (let at = 0; at < text.length; at += 65_536) io.send(1, text.slice(at, at + 65_536));
+};
+/** a show stat answer of `bytes` of other backends' servers, then web-old-1 holding 5 sessions */
+const hugeStat = (bytes: number) => {
+  const filler = statRow('other_backend', 'srv', '10.9.0.1:80', 0);
+  const rows = Array.from({ length: Math.ceil(bytes / (filler.length + 1)) }, () => filler);
+  return showStat(...rows, statRow(BACKEND, 'web-old-1', '10.0.0.1:8080', 5));
+};
+/** 10,000 Gateways and 10,000 HTTPRoutes of 32 parentRefs each in namespace `other`, none routing web */
+const manyGateways = (): Obj[] => [
+  ...Array.from({ length: 10_000 }, (_, i) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name: `gw-${i}`, namespace: 'other' },
+    spec: { gatewayClassName: 'haproxy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] },
+  })),
+  ...Array.from({ length: 10_000 }, (_, i) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: `route-${i}`, namespace: 'other' },
+    spec: {
+      parentRefs: Array.from({ length: 32 }, (_, j) => ({ name: `gw-${(i * 32 + j) % 10_000}` })),
+      rules: [{ backendRefs: [{ name: `app-${i}`, port: 80 }] }],
+    },
+  })),
+];
 
 const rows: Row[] = [
   // ----- the kubeconfig itself (exit 3, naming the file, context, cluster or user)
@@ -875,6 +940,234 @@ const rows: Row[] = [
       expect(r.stdout).not.toContain('logs-db-4294967296');
     },
   },
+  // #36 round three
+  {
+    name: 'a show stat answer past the 4 MiB an exec keeps: the pod past the cut is unknown, never 0 (#36 item 1)',
+    args: ['status', 'web', '--sessions', '-o', 'json'],
+    route: sessionsCluster(),
+    exec: () =>
+      masterCli({
+        answer: (_stdin, io) => {
+          sendPieces(io, `${hugeStat(4.2 * 1024 * 1024)}${PROMPT}${webStat(1)}${PROMPT}`);
+          io.end();
+        },
+      }),
+    code: 0,
+    stderr: '',
+    check: (_c, r) => {
+      const out = rolloutOut(r);
+      const old = out.oldPods[0]!.sessions!;
+      // the first worker's answer was cut before web-old-1's row: not 0 or 1, at least what was read, said as such
+      expect(old.sessions).toBeUndefined();
+      expect(old.on[0]!.problem).toBeDefined();
+      expect(out.sessions!.problems.join('\n')).toMatch(/went past 4 MiB and was cut/);
+    },
+  },
+  {
+    name: 'why-stalled --sessions on an old pod past its grace period whose show stat was cut at 4 MiB: not "holds no session" (#36 item 1)',
+    args: ['why-stalled', 'web', '--sessions'],
+    route: sessionsCluster([], undefined, true),
+    exec: () =>
+      masterCli({
+        answer: (_stdin, io) => {
+          sendPieces(io, `${hugeStat(4.2 * 1024 * 1024)}${PROMPT}${webStat(0)}${PROMPT}`);
+          io.end();
+        },
+      }),
+    code: 0,
+    stderr: '',
+    check: (_c, r) => {
+      expect(r.stdout).toMatch(/\[HS208\] pod web-old-1/);
+      expect(r.stdout).toMatch(/HAProxy could not be read on every HAProxy pod/);
+      expect(r.stdout).not.toMatch(/holds no session/);
+    },
+  },
+  {
+    name: '4,000 KiB, then thousands of one-byte frames, from a master CLI that never ends: within the 5 s deadline (#36 item 3)',
+    args: ['status', 'web', '--sessions', '-o', 'json'],
+    route: sessionsCluster(),
+    exec: () => (stdin, io) => {
+      if (!stdin.startsWith('prompt\n')) return;
+      sendPieces(io, `${PROMPT}${'x'.repeat(4000 * 1024)}`);
+      for (let i = 0; i < 8192; i++) io.send(1, 'y');
+      // never a prompt, never the end
+    },
+    code: 0,
+    stderr: '',
+    check: (_c, r) => {
+      // the exec's deadline is 5 s; the rest is the plugin's start and its reads (rows run side by side)
+      expect(r.elapsedMs).toBeLessThan(12_000);
+      const out = rolloutOut(r);
+      expect(out.oldPods[0]!.sessions!.sessions).toBeUndefined();
+      expect(out.newPods[0]!.sessions!.sessions).toBeUndefined();
+      expect(out.sessions!.problems.join('\n')).toMatch(/no end within 5000 ms/);
+    },
+  },
+  {
+    name: "another namespace's HAProxyTemplateConfig and its ready HAProxy pod: never exec'd, its sessions not added (#36 item 4)",
+    args: ['status', 'web', '--sessions', '-o', 'json'],
+    route: sessionsCluster([
+      templateConfig('other-lb', 'haptic-config', 'spec.ingressClassName=other'),
+      haproxyCfg('other-lb', 'haptic-config', [], ['lb-x']),
+      controllerPod('other-lb'),
+      haproxyPod('lb-x', '10.2.0.11', 'other-lb'),
+    ]),
+    // lb-x would answer servers at web-old-1's address (another HAProxy sending to the same pod IP)
+    exec: (call) => masterCli({ stat: () => webStat(call.path.includes('/other-lb/') ? 70 : 3) }),
+    code: 0,
+    stderr: '',
+    check: (ctx, r) => {
+      expect(ctx.server.execs.map((e) => e.path)).toEqual(['/api/v1/namespaces/haptic/pods/haptic-haproxy-a/exec']);
+      const old = rolloutOut(r).oldPods[0]!.sessions!;
+      // two workers of haptic-haproxy-a, 3 each
+      expect(old.sessions).toBe(6);
+      expect(old.on.map((o) => o.haproxyPod)).toEqual(['haptic/haptic-haproxy-a']);
+    },
+  },
+  {
+    name: 'why-stalled --sessions beside 10,000 HTTPRoutes × 32 parentRefs and 10,000 Gateways of another namespace: seconds (#36 item 5)',
+    args: ['why-stalled', 'web', '--sessions'],
+    route: (() => {
+      const gateways = manyGateways();
+      return sessionsCluster(gateways);
+    })(),
+    exec: () => masterCli({ stat: () => webStat(1) }),
+    code: 0,
+    stderr: '',
+    slow: true,
+    check: (_c, r) => {
+      expect(r.elapsedMs).toBeLessThan(20_000);
+      expect(r.stdout).toMatch(/^deployment\.apps\/web -n ns: not stalled \(progressing\)$/m);
+      expect(r.stdout).toMatch(/\[HS110\] every HAProxy pod routes to web-new-1/);
+    },
+  },
+  {
+    name: 'status --sessions beside 10,000 HTTPRoutes × 32 parentRefs and 10,000 Gateways of another namespace: seconds (#36 item 5)',
+    args: ['status', 'web', '--sessions', '-o', 'json'],
+    route: sessionsCluster(manyGateways()),
+    exec: () => masterCli({ stat: () => webStat(1) }),
+    code: 0,
+    stderr: '',
+    slow: true,
+    check: (_c, r) => {
+      expect(r.elapsedMs).toBeLessThan(20_000);
+      expect(rolloutOut(r).oldPods[0]!.sessions!.sessions).toBe(2);
+    },
+  },
+  {
+    name: 'one WebSocket message of 120 MiB: the stream ends at the cap, the reading unknown, no ballooning (#36 item 6)',
+    args: ['status', 'web', '--sessions', '-o', 'json'],
+    route: sessionsCluster(),
+    exec: () => (stdin, io) => {
+      if (stdin.startsWith('prompt\n')) io.sendHuge(1, 120 * 1024 * 1024);
+    },
+    rss: true,
+    code: 0,
+    stderr: '',
+    check: (_c, r) => {
+      expect(r.elapsedMs).toBeLessThan(12_000);
+      expect(r.peakRssKb).toBeLessThan(300 * 1024);
+      const out = rolloutOut(r);
+      expect(out.oldPods[0]!.sessions!.sessions).toBeUndefined();
+      expect(out.sessions!.problems.join('\n')).toMatch(/could not read HAProxy in haptic-haproxy-a/);
+    },
+  },
+  ...(['status', 'why-stalled'] as const).map(
+    (command): Row => ({
+      name: `${command}: show stat counters NaN, Infinity, -3 and 0x1F are not counts, never printed as one (#36 item 7)`,
+      args: command === 'status' ? ['status', 'web', '--sessions', '-o', 'json'] : ['why-stalled', 'web', '--sessions'],
+      route: sessionsCluster([], ['hp-nan', 'hp-inf', 'hp-neg', 'hp-hex'], command === 'why-stalled'),
+      exec: (call) => {
+        const value = { nan: 'NaN', inf: 'Infinity', neg: '-3', hex: '0x1F' }[/hp-(\w+)\/exec$/.exec(call.path)![1]!]!;
+        return masterCli({ stat: () => webStat(value) });
+      },
+      code: 0,
+      stderr: '',
+      check: (_c, r) => {
+        // the values are named only where the reading says they are not counts
+        const said = r.stdout.replace(/show stat gave scur \\?"(NaN|Infinity|-3|0x1F)\\?", not a count/g, '');
+        expect(said.match(/.*(NaN|Infinity|\b31\b|null).*/g) ?? []).toEqual([]);
+        if (command === 'why-stalled') {
+          // web-old-1 is past its grace period: HS208 says what HAProxy holds of it, here that it is unknown
+          expect(r.stdout).toMatch(/\[HS208\] pod web-old-1/);
+          expect(r.stdout).toMatch(/HAProxy could not be read on every HAProxy pod/);
+          return;
+        }
+        const out = rolloutOut(r);
+        const old = out.oldPods[0]!.sessions!;
+        expect(old.sessions).toBeUndefined();
+        expect(old.atLeast).toBe(0);
+        const problems = out.sessions!.problems.join('\n');
+        for (const v of ['"NaN"', '"Infinity"', '"-3"', '"0x1F"'])
+          expect(problems).toContain(`show stat gave scur ${v}, not a count`);
+      },
+    }),
+  ),
+  ...(
+    [
+      ['; touch /tmp/x', 'a field selector holding `; touch /tmp/x`: the fix is quoted, one command'],
+      ['\ntouch /tmp/x', 'a field selector holding a newline: no command printed'],
+    ] as const
+  ).map(
+    ([tail, what]): Row => ({
+      name: `HS113's fix, ${what} (#36 item 8)`,
+      args: ['why-stalled', 'web'],
+      route: objectCluster([
+        ...gatedRollout({ ingress: false }),
+        ...hapticInstallation().map((o) =>
+          o.kind === 'HAProxyTemplateConfig'
+            ? (templateConfig(HAPTIC_NS, 'haptic-config', `spec.ingressClassName=haproxy${tail}`) as never)
+            : o.kind === 'HAProxyCfg'
+              ? (haproxyCfg(HAPTIC_NS, 'haptic-config', [], ['haptic-haproxy-a']) as never)
+              : o,
+        ),
+      ]),
+      exec: () => masterCli({ stat: () => webStat(0) }),
+      code: 1,
+      stderr: '',
+      check: (_c, r) => {
+        expect(r.stdout).toMatch(/\[HS113\]/);
+        const fix = /^\s+fix: create a route HAPTIC renders: (.*)$/m.exec(r.stdout);
+        if (tail.startsWith('\n')) {
+          expect(r.stdout).toMatch(/fix: \(no command printed: the routeClass it needs holds a control character/);
+          expect(fix).toBeNull();
+          return;
+        }
+        const line = fix![1]!;
+        // pasted into a shell whose kubectl records its words and which finds no other command: one command, the
+        // field selector one word of it
+        const dir = mkdtempSync(join(tmpdir(), 'kh-hostile-fix-'));
+        try {
+          writeFileSync(join(dir, 'fix.sh'), `kubectl() { printf '%s\\n' "$@" > ${dir}/words; }\n${line}\n`);
+          execFileSync('sh', ['-n', join(dir, 'fix.sh')]);
+          const ran = spawnSync('/bin/sh', [join(dir, 'fix.sh')], {
+            env: { PATH: join(dir, 'no-bin') },
+            encoding: 'utf8',
+          });
+          expect(ran.stderr, line).toBe('');
+          expect(ran.status, line).toBe(0);
+          expect(readFileSync(join(dir, 'words'), 'utf8').split('\n'), line).toContain('--class=haproxy; touch /tmp/x');
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    }),
+  ),
+  {
+    name: "a HAProxy pod named '..': never exec'd as another URL, the read refused (#36 item 9)",
+    args: ['status', 'web', '--sessions', '-o', 'json'],
+    route: sessionsCluster([], ['..']),
+    exec: () => masterCli({ stat: () => webStat(4) }),
+    code: 0,
+    stderr: '',
+    check: (ctx, r) => {
+      expect(ctx.server.execs).toEqual([]);
+      expect(ctx.server.received.filter((q) => q.path === '/api/v1/namespaces/haptic/exec')).toEqual([]);
+      const out = rolloutOut(r);
+      expect(out.oldPods[0]!.sessions!.sessions).toBeUndefined();
+      expect(out.sessions!.problems.join('\n')).toMatch(/exec into \.\. failed: .*may not be '\.\.'/);
+    },
+  },
 
   // ----- TLS and transports
   {
@@ -1375,7 +1668,12 @@ afterAll(() => {
   rmSync(testPki().dir, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string>, timeoutMs: number): Promise<Result> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  rssFile?: string | undefined,
+): Promise<Result> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) =>
@@ -1383,7 +1681,10 @@ function run(args: string[], env: Record<string, string>, timeoutMs: number): Pr
     ),
   );
   return new Promise((resolve, reject) => {
-    const child = spawn(join(repoRoot, 'bin/kubectl-haptic'), args, {
+    const started = Date.now();
+    const bin = join(repoRoot, 'bin/kubectl-haptic');
+    const [command, argv] = rssFile ? ['/usr/bin/time', ['-o', rssFile, '-f', '%M', bin, ...args]] : [bin, args];
+    const child = spawn(command as string, argv as string[], {
       cwd: repoRoot,
       env: { ...inherited, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -1402,14 +1703,16 @@ function run(args: string[], env: Record<string, string>, timeoutMs: number): Pr
     }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      const elapsedMs = Date.now() - started;
+      const rss = rssFile ? Number(/(\d+)\s*$/.exec(readFileSync(rssFile, 'utf8'))?.[1]) : undefined;
+      resolve({ code, stdout, stderr, elapsedMs, peakRssKb: rss });
     });
   });
 }
 
 async function runRow(row: Row, debug: boolean): Promise<{ ctx: Ctx; result: Result }> {
   const dir = mkdtempSync(join(tmpdir(), 'kh-hostile-'));
-  const server = await hostileServer(row.route ?? fakeCluster(), { tls: row.tls, h2: row.h2 });
+  const server = await hostileServer(row.route ?? fakeCluster(), { tls: row.tls, h2: row.h2, exec: row.exec });
   const proxy = row.proxy ? await connectProxy() : undefined;
   const ctx: Ctx = { dir, server, proxy, kubeconfig: join(dir, 'kubeconfig') };
   try {
@@ -1425,6 +1728,7 @@ async function runRow(row: Row, debug: boolean): Promise<{ ctx: Ctx; result: Res
       args,
       { KUBECONFIG: ctx.kubeconfig, HOME: dir, ...row.env?.(ctx) },
       row.slow ? 60_000 : 20_000,
+      row.rss ? join(dir, 'rss') : undefined,
     );
     return { ctx, result };
   } finally {
