@@ -32,7 +32,18 @@ import { formatStructured } from '../../src/ui/output.ts';
 import { rolloutOutput, statusText } from '../../src/ui/status-text.ts';
 import { painter } from '../../src/ui/style.ts';
 import { diagnosisOutput, whyText } from '../../src/ui/why-text.ts';
-import { GATE, hapticInputs, NOW, pod, podEvent, slice, snapshot } from './fixtures/rollout.ts';
+import type { Gateway, GatewayRoute, ParentReference, ReferenceGrant } from '../../src/types/routes.ts';
+import {
+  CHART_WATCHED_RESOURCES,
+  GATE,
+  hapticInputs,
+  ingress,
+  NOW,
+  pod,
+  podEvent,
+  slice,
+  snapshot,
+} from './fixtures/rollout.ts';
 import { loadScenario, snapshotOf } from '../fixtures/load.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
@@ -360,6 +371,94 @@ function connectTo(config: Record<string, unknown>): void {
   }
 }
 
+// --- HAPTIC's route inputs: every kind the route model reads (routes.ts), spoiled ---
+
+/** A route of kind-to-be to service web in namespace `ns`, attached to `parents`. */
+const gatewayRoute = (name: string, parents: ParentReference[], ns = 'shop', port = 80): GatewayRoute => ({
+  metadata: { name, namespace: ns },
+  spec: {
+    parentRefs: parents,
+    hostnames: ['web.example.com'],
+    rules: [{ backendRefs: [{ name: 'web', namespace: 'shop', port }] }],
+  },
+});
+
+/**
+ * The base rollout routed by every kind HAPTIC renders: its Ingress, an HTTPRoute and a GRPCRoute on Gateway public,
+ * a TLSRoute and a TCPRoute on its TLS and TCP listeners, and an HTTPRoute from namespace front that a ReferenceGrant
+ * lets reach the Service; the template config watches them all.
+ */
+function routesBase(): RolloutSnapshot {
+  const snap = base();
+  const gateway: Gateway = {
+    metadata: { name: 'public', namespace: 'shop' },
+    spec: {
+      gatewayClassName: 'haproxy',
+      listeners: [
+        { name: 'http', protocol: 'HTTP', port: 80 },
+        { name: 'tls', protocol: 'TLS', port: 443 },
+        { name: 'tcp', protocol: 'TCP', port: 5432 },
+      ],
+    },
+  };
+  const grant: ReferenceGrant = {
+    metadata: { name: 'from-front', namespace: 'shop' },
+    spec: {
+      from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'front' }],
+      to: [{ group: '', kind: 'Service', name: 'web' }],
+    },
+  };
+  const h = snap.haptic;
+  h.templateConfigs.items[0]!.spec!.watchedResources = {
+    ...CHART_WATCHED_RESOURCES,
+    tlsroutes: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', resources: 'tlsroutes' },
+    tcproutes: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', resources: 'tcproutes' },
+    referencegrants: { apiVersion: 'gateway.networking.k8s.io/v1beta1', resources: 'referencegrants' },
+  };
+  h.ingresses.items = [ingress(), ingress('web-api', 'haproxy', 'web', { name: 'http' })];
+  h.gateways.items = [gateway];
+  h.httpRoutes.items = [
+    gatewayRoute('web-http', [{ name: 'public', sectionName: 'http' }]),
+    gatewayRoute('web-front', [{ name: 'public', namespace: 'shop' }], 'front'),
+  ];
+  h.grpcRoutes.items = [
+    gatewayRoute('web-grpc', [{ name: 'public', group: 'gateway.networking.k8s.io', kind: 'Gateway' }]),
+  ];
+  h.tlsRoutes.items = [gatewayRoute('web-tls', [{ name: 'public', sectionName: 'tls' }], 'shop', 8443)];
+  h.tcpRoutes.items = [gatewayRoute('web-tcp', [{ name: 'public', sectionName: 'tcp', port: 5432 }])];
+  h.referenceGrants.items = [grant];
+  return snap;
+}
+
+const ROUTE_LISTS = ['ingresses', 'httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'gateways', 'referenceGrants'];
+/** A path inside a route, a Gateway or a ReferenceGrant (an item, or any field of one). */
+const routePath = (path: Path) =>
+  path[0] === 'haptic' && ROUTE_LISTS.includes(path[1] as string) && path[2] === 'items' && path.length >= 4;
+
+/** A parentRef list longer than any real one: its names and sections escapes, credentials and Gateways that exist. */
+const HUGE_PARENTS = Array.from({ length: 5000 }, (_, i) => ({
+  name: ['public', `gw-${i}\u001b[2J`, PLANTED, `p\r\u009b${i}`][i % 4],
+  ...(i % 3 ? { sectionName: ['tls', 'tcp', '\u001b]0;x\u0007'][i % 3] } : {}),
+  ...(i % 5 === 0 ? { namespace: `ns-${i}` } : {}),
+}));
+/** What else a hostile server puts in a route: names with escapes, a credential, a name too long, huge lists. */
+const ROUTE_REPLACEMENTS: unknown[] = [
+  ...REPLACEMENTS,
+  'web\u001b[2J\u001b[H',
+  'gw\u001b]8;;http://x\u0007',
+  'a\rb\u009b31m',
+  PLANTED,
+  `route-${PLANTED}`,
+  '\u202epublic',
+  'x'.repeat(10_000),
+  HUGE_PARENTS,
+  Array.from({ length: 2000 }, (_, i) => ({ name: 'public', sectionName: i % 2 ? 'tls' : 'tcp' })),
+  [
+    { name: 'web', port: 80 },
+    { name: 'web\u001b[2J', port: 1e308 },
+  ],
+];
+
 // --- HAProxy's master CLI over pods/exec: what show proc and each worker's show stat answer, spoiled ---
 
 /** The master socket HAPTIC's chart gives HAProxy (`-S`), where the read sends its commands. */
@@ -662,6 +761,30 @@ describe('fuzz', () => {
     `malformed answers about a StatefulSet, its pods and claims never crash either (${RUNS} cases, seed ${SEED})`,
     () => {
       fuzz(snapshotOf(loadScenario('hs212-claim-pending'), 'web'), spoil, answer);
+    },
+    TIME_LIMIT,
+  );
+
+  it(
+    `malformed routes of every kind, Gateways and parentRefs never crash or print escapes (${RUNS} cases, seed ${SEED})`,
+    () => {
+      const good = routesBase();
+      const [model] = rolloutModels([arrived(good)], NOW, GATE);
+      // the good routes: every kind reaches service web, each rendered by HAPTIC
+      expect(
+        model?.routing.services.flatMap((s) =>
+          s.routes.map((r) => `${r.kind} ${r.namespace}/${r.name} ${r.miss ?? 'rendered'}`),
+        ),
+      ).toEqual([
+        'Ingress shop/web rendered',
+        'Ingress shop/web-api rendered',
+        'HTTPRoute shop/web-http rendered',
+        'HTTPRoute front/web-front rendered',
+        'GRPCRoute shop/web-grpc rendered',
+        'TLSRoute shop/web-tls rendered',
+        'TCPRoute shop/web-tcp rendered',
+      ]);
+      fuzz(good, (g, edits) => spoilAny(g, edits, routePath, ROUTE_REPLACEMENTS), answer);
     },
     TIME_LIMIT,
   );
