@@ -549,7 +549,7 @@ const NOISE = [
   '\u0000\u0001\u0002',
 ];
 
-/** One spoiling of a session: which (0..15), on which HAProxy pod, and where. */
+/** One spoiling of a session: which (0..18), on which HAProxy pod, and where. */
 type Edit = [op: number, pod: number, a: number, b: number, c: number];
 
 interface Session {
@@ -581,7 +581,7 @@ function spoilSession(s: Session, [op, , a, b, c]: Edit): void {
     lines[li] = l;
     s.stdout = lines.join('\n');
   };
-  switch (op % 16) {
+  switch (op % 19) {
     case 0: {
       const cut = a % (s.stdout.length + 1);
       s.stdout = s.stdout.slice(0, cut);
@@ -660,6 +660,27 @@ function spoilSession(s: Session, [op, , a, b, c]: Edit): void {
       said.push(`line ${li} = noise ${c % NOISE.length}`);
       line(NOISE[c % NOISE.length]!);
       return;
+    case 15:
+      // many servers: a row repeated (its counters summed as many times)
+      lines.splice(li, 0, ...Array.from({ length: c % 64 }, () => lines[li]!));
+      s.stdout = lines.join('\n');
+      said.push(`line ${li} repeated ${c % 64} times`);
+      return;
+    case 16:
+      s.stdout = s.stdout.replaceAll('\n', '\r\n');
+      said.push('CRLF line ends');
+      return;
+    case 17: {
+      // more workers than answers: show proc lists leaving workers the session has no answer for
+      const at = s.stdout.indexOf('# old workers\n');
+      const more = Array.from(
+        { length: 1 + (c % 40) },
+        (_, i) => `${20000 + i}           worker          ${i}               0d00h00m0${i % 10}s     2.6.12`,
+      );
+      if (at >= 0) s.stdout = `${s.stdout.slice(0, at + 14)}${more.join('\n')}\n${s.stdout.slice(at + 14)}`;
+      said.push(`${more.length} more old workers`);
+      return;
+    }
     default:
       s.unread = true;
       said.push('not read');
