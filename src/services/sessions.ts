@@ -1,5 +1,5 @@
 import type { KubeClient } from '../kube/client.ts';
-import { MAX_OUTPUT, openExec } from '../kube/exec.ts';
+import { type ExecEnd, MAX_OUTPUT, openExec } from '../kube/exec.ts';
 import { oneLine } from '../lib/errors.ts';
 import type { Permission } from '../model/drill/plan.ts';
 import type { Pod } from '../types/kube.ts';
@@ -80,19 +80,35 @@ export async function readHAProxyPod(
   session.write('prompt\nshow proc\n');
   let workers: { pid: number; leaving: boolean }[] | undefined;
   try {
-    const text = await session.until(promptsSeen(2));
-    workers = parseShowProc(splitAnswers(text)[0] ?? '');
+    workers = workersShown(await session.until(promptsSeen(2)));
   } catch {
     // the command ended: its end says why
   }
   if (workers) session.write(`${workers.map((w) => statCommand(w.pid)).join('\n')}\nquit\n`);
   else session.write('quit\n');
   const end = await session.ended;
+  return readingOfExec(target, target.socket, workers, end, now());
+}
+
+/** The workers show proc listed, from the transcript up to its answer's end (the second prompt); undefined if none. */
+export const workersShown = (text: string) => parseShowProc(splitAnswers(text)[0] ?? '');
+
+/**
+ * What one read's session told, once it ended: `workers` as workersShown gave them (undefined when show proc was
+ * not answered: the end says why), `end` the exec's, `at` when it ended. Pure: readHAProxyPod's end, and the fuzzer's.
+ */
+export function readingOfExec(
+  target: { namespace: string; pod: string },
+  socket: MasterSocket,
+  workers: { pid: number; leaving: boolean }[] | undefined,
+  end: Pick<ExecEnd, 'stdout' | 'stderr' | 'message' | 'exitCode' | 'truncated'>,
+  at: number,
+): HAProxyReading {
+  const name = `${target.namespace}/${target.pod}`;
   if (!workers) {
-    const problem = execProblem(target.pod, container, path, end);
-    return { ...failed(problem), lasting: problem.startsWith('no socat') };
+    const problem = execProblem(target.pod, socket.container, socket.path, end);
+    return { pod: name, at, workers: [], problem, lasting: problem.startsWith('no socat') };
   }
-  const at = now();
   const answers = splitAnswers(end.stdout).slice(1);
   // an answer is whole when a prompt follows it, or the session ended by itself; a transcript cut at the cap leaves
   // its last answer cut: that worker's reading is unknown, never a smaller count or 0
