@@ -95,7 +95,12 @@ export async function openExec(
   const settle = (why?: string) => {
     if (end) return;
     const code = status ? exitCodeOf(status) : undefined;
-    const message = status && status.status !== 'Success' ? String(status.message ?? status.reason ?? '') : why;
+    // a Status said how the command ended: Success has no failure to tell, whatever closed the stream after it
+    const message = status
+      ? status.status !== 'Success'
+        ? String(status.message ?? status.reason ?? '')
+        : undefined
+      : why;
     end = { stdout, stderr, ok: code === 0, exitCode: code, message, truncated };
     clearTimeout(timer);
     for (const w of waiters) w.reject(new Error(message || 'the command ended'));

@@ -169,6 +169,21 @@ describe('reading HAProxy through pods/exec', () => {
     }
   });
 
+  it('fuzz case "cut at byte 0": a command that ends with Success before answering is no answer, not a stream without status', async () => {
+    // socat exited 0 with nothing on stdout (the master closed the connection): the kubelet's Status says Success, so
+    // the end has no failure message; the close that follows is not "without the command's status"
+    const { client } = await execServer((io) => io.end({ status: 'Success' }));
+    const reading = await readHAProxyPod(client, target);
+    expect(reading.problem).toBe('could not read HAProxy in hp-1: no answer to show proc');
+    const session = await openExec(
+      client,
+      { namespace: 'haptic', pod: 'hp-1', container: 'haproxy', command: ['true'] },
+      { deadlineMs: 5000 },
+    );
+    session.write('\n');
+    expect(await session.ended).toMatchObject({ ok: true, exitCode: 0, message: undefined });
+  });
+
   it('an upgrade the API server refuses is an unreadable pod, not an error', async () => {
     const { client } = await execServer(() => {}, 403);
     const reading = await readHAProxyPod(client, target);
