@@ -645,7 +645,15 @@ export function objectCluster(
     const rest = segments.slice(segments[0] === 'api' ? 2 : 3);
     const namespace = rest[0] === 'namespaces' && rest.length > 2 ? rest[1] : undefined;
     const [resource, name, sub] = namespace !== undefined ? rest.slice(2) : rest;
-    const all = typeof objects === 'function' ? objects() : objects;
+    // a Lease with a holder and no renewTime is a live leader's: client-go's leader election renews it every
+    // RetryPeriod (2 s), so read at any moment it was renewed just now; rows built at load would otherwise go stale
+    const all = (typeof objects === 'function' ? objects() : objects).map((o) =>
+      o.kind === 'Lease' &&
+      (o.spec as { holderIdentity?: string; renewTime?: string } | undefined)?.holderIdentity &&
+      !(o.spec as { renewTime?: string }).renewTime
+        ? { ...o, spec: { ...(o.spec as object), renewTime: new Date().toISOString() } }
+        : o,
+    );
     const found = all.filter(
       (o) =>
         PLURALS[o.kind] === resource &&
@@ -963,7 +971,8 @@ export function hapticInstallation(haproxy: string[] = ['haptic-haproxy-a'], nam
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { name: 'haptic', namespace },
-      spec: { holderIdentity: 'haptic-controller-1', leaseDurationSeconds: 15, renewTime: new Date().toISOString() },
+      // no renewTime: objectCluster answers the leader's renewal as of the read (see there)
+      spec: { holderIdentity: 'haptic-controller-1', leaseDurationSeconds: 15 },
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -715,8 +715,11 @@ function sessionsBase(): { snap: RolloutSnapshot; model: RolloutModel } {
   return { snap, model };
 }
 
-/** A number printed as one: NaN or Infinity not inside a name or a quoted value. */
-const NOT_A_NUMBER = /(?<![\w"'./\\-])-?(NaN|Infinity)(?![\w"'./\\-])|: \.(nan|inf)\b/i;
+/**
+ * A number printed as one: NaN or Infinity not inside a name, a quoted value or a quoted CSV line of HAProxy's (a
+ * problem quotes the header it could not read: `(# pxname,NaN)`).
+ */
+const NOT_A_NUMBER = /(?<![\w"'./\\,-])-?(NaN|Infinity)(?![\w"'./\\,-])|: \.(nan|inf)\b/i;
 
 /** Every number in the outputs is finite, and every session count a safe non-negative integer. */
 function assertCounts(value: unknown, at = ''): void {
