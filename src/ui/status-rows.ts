@@ -209,7 +209,8 @@ function configWords(i: Installation): string {
  * new render deploys, "0/2 on <new>" alone reads as an outage; ", 2 on <previous>" says the previous one serves.
  */
 function notYet(live: HAProxyPodInfo[]): string {
-  const deploying = live.filter((p) => !p.current && p.runs.source === 'live').length;
+  // a pod whose deploy fails is not taking the config: "deploy failing on" names it
+  const deploying = live.filter((p) => !p.current && p.runs.source === 'live' && !failingDeploy(p)).length;
   const earlier = new Map<string, number>();
   for (const p of live) {
     if (p.current || p.runs.source === 'live') continue;
@@ -219,12 +220,15 @@ function notYet(live: HAProxyPodInfo[]): string {
   return `${deploying ? ` (deploying to ${deploying})` : ''}${[...earlier].map(([checksum, n]) => `, ${n} on ${checksum}`).join('')}`;
 }
 
+/** HAPTIC's last deploy to the pod failed (lastError), or its agent rejected the config. */
+const failingDeploy = (p: HAProxyPodInfo): boolean => Boolean(p.entry?.lastError || p.entry?.mode === 'rejected');
+
 /** HAPTIC's state in one line; `brief` leaves out the lease's renewal age, for a narrow terminal. */
 export function installationLine(i: Installation, options: { brief?: boolean } = {}): Cell {
   const leader = leaderWords(i, options.brief);
   const live = i.haproxyPods.filter((p) => p.discovered);
   const converged = live.filter((p) => p.current).length;
-  const failing = live.filter((p) => p.entry?.lastError || p.entry?.mode === 'rejected');
+  const failing = live.filter(failingDeploy);
   const validated = configWords(i);
   const text = `HAPTIC ${i.namespace}/${i.templateConfig}: ${leader.text} · ${validated} · HAProxy ${converged}/${live.length} on ${shortChecksum(i.config?.checksum)}${notYet(live)}${failing.length ? ` · deploy failing on ${failing.map((p) => p.name).join(', ')}` : ''}`;
   const tone: Tone =

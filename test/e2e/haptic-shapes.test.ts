@@ -255,8 +255,13 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
         what: 'status to show the failing deploy',
         until: (r) => r.stdout.includes(`deploy failing on ${first}`) && r.stdout.includes('HAProxy 1/2 on'),
       });
-      // the failing pod still runs the config before: said by its checksum, so 1/2 does not read as an outage
-      expect(s.stdout).toMatch(/HAProxy 1\/2 on [0-9a-f]{12}, 1 on [0-9a-f]{12} · deploy failing on /);
+      // the agent generation's entry keeps the checksum the failing pod still runs: said, so 1/2 does not read as an
+      // outage; the dataplane generation's names the live checksum with lastError: failing, not "deploying"
+      expect(s.stdout).toMatch(
+        shape === 'dataplane'
+          ? /HAProxy 1\/2 on [0-9a-f]{12} · deploy failing on /
+          : /HAProxy 1\/2 on [0-9a-f]{12}, 1 on [0-9a-f]{12} · deploy failing on /,
+      );
       const cfg = await liveCfg();
       const entry = cfg.status!.deployedToPods!.find((e) => e.podName === first)!;
       expect(entry.lastError).toMatch(/failed to sync configuration/);

@@ -171,6 +171,13 @@ describe("HAPTIC's line", () => {
         { name: 'c', runs: 'none' },
       ]),
     ).toMatch(/ · HAProxy 0\/3 on 7c1f5e2a9b0d \(deploying to 1\), 1 on 3e8a0b6c2d1f, 1 on none reported$/);
+    // a deploy that fails is not "deploying": it is named as failing
+    expect(
+      line([
+        { name: 'a', runs: 'current' },
+        { name: 'b', runs: 'current', reloadPending: true, lastError: 'failed to sync configuration' },
+      ]),
+    ).toMatch(/ · HAProxy 1\/2 on 7c1f5e2a9b0d · deploy failing on b$/);
   });
 
   it('brief, for a narrow live view: without the lease renewal age', () => {
