@@ -51,12 +51,8 @@ export interface RolloutFeed {
 export function watchOneOf(targets: RolloutTarget[]): string {
   if (!targets.length) return '--watch follows one workload; none matches';
   const SHOWN = 5;
-  const names = targets
-    .slice(0, SHOWN)
-    .map(
-      (t) =>
-        `${targetRef(t)}${new Set(targets.map((x) => x.metadata.namespace)).size > 1 ? ` -n ${t.metadata.namespace}` : ''}`,
-    );
+  const namespaced = new Set(targets.map((t) => t.metadata.namespace)).size > 1;
+  const names = targets.slice(0, SHOWN).map((t) => `${targetRef(t)}${namespaced ? ` -n ${t.metadata.namespace}` : ''}`);
   const more = targets.length > SHOWN ? ` and ${targets.length - SHOWN} more` : '';
   return `--watch follows one workload; ${targets.length} match (${names.join(', ')}${more}): name one`;
 }

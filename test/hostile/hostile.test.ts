@@ -167,6 +167,23 @@ const gated = () => {
   ];
   return d;
 };
+/** A fake cluster's override answering its namespace's events with one Event about Deployment web. */
+const withEvents =
+  (event: Obj) =>
+  (req: Received): Reply | undefined =>
+    req.path === `/api/v1/namespaces/${NS}/events`
+      ? {
+          json: {
+            items: [
+              {
+                metadata: { name: 'e1', namespace: NS },
+                involvedObject: { kind: 'Deployment', name: 'web' },
+                ...event,
+              },
+            ],
+          },
+        }
+      : undefined;
 const ungated = () => {
   const d = deployment();
   return { ...d, metadata: { ...d.metadata, generation: 2, resourceVersion: '11' } };
@@ -1366,37 +1383,20 @@ const rows: Row[] = [
   {
     name: 'objects whose strings carry escape sequences',
     args: ['why-stalled', 'web'],
-    route: fakeCluster(
-      (req) =>
-        req.path === `/api/v1/namespaces/${NS}/events`
-          ? {
-              json: {
-                items: [
-                  {
-                    metadata: { name: 'e1', namespace: NS },
-                    involvedObject: { kind: 'Deployment', name: 'web' },
-                    reason: 'X\u001b[2J',
-                    message: '\u001b]0;owned\u0007boom',
-                  },
-                ],
-              },
-            }
-          : undefined,
-      {
-        ...deployment(),
-        status: {
-          ...deployment().status,
-          conditions: [
-            {
-              type: 'Progressing',
-              status: 'True',
-              reason: 'NewReplicaSetAvailable',
-              message: '\u001b[31mred\u001b[0m \u009b2J done',
-            },
-          ],
-        },
+    route: fakeCluster(withEvents({ reason: 'X\u001b[2J', message: '\u001b]0;owned\u0007boom' }), {
+      ...deployment(),
+      status: {
+        ...deployment().status,
+        conditions: [
+          {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'NewReplicaSetAvailable',
+            message: '\u001b[31mred\u001b[0m \u009b2J done',
+          },
+        ],
       },
-    ),
+    }),
     code: 0,
     stderr: '',
   },
@@ -1405,22 +1405,11 @@ const rows: Row[] = [
     name: 'a name and a message holding newlines and tabs are printed on their own line, never as forged lines',
     args: ['why-stalled', 'web'],
     route: fakeCluster(
-      (req) =>
-        req.path === `/api/v1/namespaces/${NS}/events`
-          ? {
-              json: {
-                items: [
-                  {
-                    metadata: { name: 'e1', namespace: NS },
-                    involvedObject: { kind: 'Deployment', name: 'web' },
-                    type: 'Warning',
-                    reason: 'Forged\nFORGED reason',
-                    message: 'quota\nFORGED ✓ [HS000] all good\tcolumn',
-                  },
-                ],
-              },
-            }
-          : undefined,
+      withEvents({
+        type: 'Warning',
+        reason: 'Forged\nFORGED reason',
+        message: 'quota\nFORGED ✓ [HS000] all good\tcolumn',
+      }),
       {
         ...deployment(),
         metadata: { ...deployment().metadata, generation: 2 },

@@ -403,6 +403,12 @@ export function emptyList(_req?: Received) {
   return { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: '10' }, items: [] as unknown[] };
 }
 
+/** The API server's answer for a named object it does not hold. */
+export const notFound = (message: string): Reply => ({
+  status: 404,
+  json: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message },
+});
+
 /**
  * Answers like an API server holding Deployment `web` (complete) and nothing else: GET of the Deployment, lists
  * (empty), watches (held open with a bookmark), 404 for anything else named. `override` answers first when it
@@ -431,18 +437,7 @@ export function fakeCluster(
       return { json: { ...emptyList(req), items: [web] } };
     const segments = req.path.split('/').filter(Boolean);
     const named = segments.length % 2 === (segments[0] === 'api' ? 0 : 1);
-    if (named)
-      return {
-        status: 404,
-        json: {
-          kind: 'Status',
-          apiVersion: 'v1',
-          status: 'Failure',
-          reason: 'NotFound',
-          code: 404,
-          message: `${segments.at(-2)} "${segments.at(-1)}" not found`,
-        },
-      };
+    if (named) return notFound(`${segments.at(-2)} "${segments.at(-1)}" not found`);
     return { json: emptyList(req) };
   };
 }
@@ -662,17 +657,7 @@ export function objectCluster(
     );
     if (name !== undefined) {
       if (found[0] && !sub) return { json: found[0] };
-      return {
-        status: 404,
-        json: {
-          kind: 'Status',
-          apiVersion: 'v1',
-          status: 'Failure',
-          reason: 'NotFound',
-          code: 404,
-          message: `${resource} "${name}" not found`,
-        },
-      };
+      return notFound(`${resource} "${name}" not found`);
     }
     const labels = req.query.get('labelSelector');
     const field = /^metadata\.name=(.*)$/.exec(req.query.get('fieldSelector') ?? '')?.[1];

@@ -14,6 +14,7 @@ import type {
   WorkloadKind,
 } from '../../types/kube.ts';
 import type { ManifestObject, ParsedManifests } from './manifests.ts';
+import { sourceText } from './source.ts';
 import { DOCTOR_KINDS, shapeProblem } from './manifest-shapes.ts';
 
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'Rollout'];
@@ -45,7 +46,7 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
       metadata: { ...object.metadata, namespace: object.metadata.namespace ?? defaultNamespace },
     } as ManifestObject;
     const key = `${placed.kind}/${placed.metadata.namespace}/${placed.metadata.name}`;
-    const where = `${source.file}:${source.line}${source.item === undefined ? '' : ` item ${source.item}`}`;
+    const where = sourceText(source);
     const problem = shapeProblem(placed);
     if (problem) {
       // an object the API server would refuse is not checked: as good as unreadable

@@ -1,12 +1,12 @@
 import { describeFinding } from '../../diagnose/catalogue.ts';
 import type { DoctorFinding, DoctorReport, DoctorSubject } from '../../diagnose/doctor/index.ts';
 import { refName, type ObjectRef } from '../../diagnose/doctor/located.ts';
+import { sourceText } from '../../model/doctor/source.ts';
 import type { SourceRef } from '../../types/doctor.ts';
 import { findingLines } from '../findings.ts';
 import type { Color, Painter } from '../style.ts';
 
-const where = (source: SourceRef | undefined) =>
-  source ? ` (${source.file}:${source.line}${source.item === undefined ? '' : ` item ${source.item}`})` : '';
+const where = (source: SourceRef | undefined) => (source ? ` (${sourceText(source)})` : '');
 const same = (a: ObjectRef, b: ObjectRef) => a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 const counted = (n: number, word: string) => `${n} ${word}${n === 1 || word === 'info' ? '' : 's'}`;
 
