@@ -251,6 +251,19 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
       );
     } else {
       // an ungated rollout completes whatever HAProxy does; status shows the failing deploy
+      // the dataplane generation records the checksum it tried beside the error (configpublisher buildPodStatus); its
+      // entry names the old checksum with lastError until the new render's deploy fails
+      // too (a drift re-sync of the old config fails the same way): a true state, ", 1 on <old>", but not the one
+      // asserted, so wait for the entry to name the live config first
+      if (shape === 'dataplane') {
+        await waitFor(liveCfg, {
+          what: 'the failing entry to name the live config',
+          until: (c) => {
+            const e = c.status?.deployedToPods?.find((x) => x.podName === first);
+            return Boolean(e?.lastError) && e?.checksum === c.spec.checksum;
+          },
+        });
+      }
       const s = await waitFor(() => runPlugin(['status', 'web', '-n', ns]), {
         what: 'status to show the failing deploy',
         until: (r) => r.stdout.includes(`deploy failing on ${first}`) && r.stdout.includes('HAProxy 1/2 on'),
@@ -266,13 +279,6 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
       const entry = cfg.status!.deployedToPods!.find((e) => e.podName === first)!;
       expect(entry.lastError).toMatch(/failed to sync configuration/);
       expect('lastErrorAt' in entry).toBe(shape === 'dataplane');
-      // the dataplane generation records the checksum it tried beside the error (configpublisher buildPodStatus)
-      if (shape === 'dataplane') {
-        await waitFor(liveCfg, {
-          what: 'the failing entry to name the live config',
-          until: (c) => c.status?.deployedToPods?.find((e) => e.podName === first)?.checksum === c.spec.checksum,
-        });
-      }
     }
   });
 
