@@ -192,6 +192,13 @@ function fitRows(
   };
 }
 
+/** What the old pods do: an old pod drains once its deletion is asked; until then it serves. */
+function oldPodsDoing(pods: PodView[]): string {
+  const draining = pods.filter((p) => p.terminating).length;
+  const serving = pods.length - draining;
+  return [draining ? `${draining} draining` : '', serving ? `${serving} serving` : ''].filter(Boolean).join(', ');
+}
+
 /** The rollout in one short line: the table view has no room for status's long summary. */
 function liveSummary(m: RolloutModel): string {
   return `${workloadRef(m)} -n ${m.namespace} · revision ${revisionText(m)} · ${strategyText(m, true)} · ${m.gated ? 'gated' : 'not gated'}`;
@@ -306,7 +313,7 @@ function tableLines(s: LiveState): Line[] {
   lines.push([seg('NEW PODS', { bold: true }), seg(`  ${newSetText(m) ?? 'none yet'}`, { dim: true })]);
   lines.push(...(m.newPods.length ? rows.fresh : [[seg('  no pods yet', { dim: true })]]), ...more(fresh));
   if (m.oldPods.length) {
-    lines.push([], [seg('OLD PODS', { bold: true }), seg('  draining', { dim: true })]);
+    lines.push([], [seg('OLD PODS', { bold: true }), seg(`  ${oldPodsDoing(m.oldPods)}`, { dim: true })]);
     lines.push(...rows.old, ...more(old));
   }
   lines.push([], ...haptic);

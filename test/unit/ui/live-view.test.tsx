@@ -109,7 +109,7 @@ describe('the live view, stage by stage (120×30)', () => {
       NEW PODS  replicaset/web-rs2 (revision 2)
         web-new-1  ✓ containers 10.0s  … routed 1/2  ○ gate  ○ Ready  30s
 
-      OLD PODS  draining
+      OLD PODS  1 draining, 1 serving
         web-old-1  ✓ serving, Ready  30s
         web-old-2  ███████░░░ 21s/30s  ✓ unready 1.0s  … serving  … disabled 1/2  ○ exited  ○ gone  30s
 
@@ -119,6 +119,14 @@ describe('the live view, stage by stage (120×30)', () => {
       11:59:41 pod/web-new-1 HAProxy: enabled on 1/2 HAProxy pods
       ↑↓ select · enter detail · ? help · q quit  (the rollout goes on when you quit)"
     `);
+  });
+
+  it('old pods that are not deleted yet serve: the header says so, not "draining"', () => {
+    const m = midway();
+    const serving = { ...m, oldPods: m.oldPods.map((p) => ({ ...p, terminating: undefined })) };
+    const lines = text(base({ model: serving })).split('\n');
+    expect(lines).toContain('OLD PODS  2 serving');
+    expect(lines.find((l) => l.startsWith('OLD PODS'))).not.toMatch(/draining/);
   });
 
   it("with --sessions: each old pod's sessions fall on a bar from the most it held, new pods' are counted", () => {
@@ -221,7 +229,7 @@ describe('the live view, stage by stage (120×30)', () => {
       NEW PODS  replicaset/web-rs2 (revision 2)
         web-new-1  ✓ containers 10.0s  ✓ routed 2/2 1.0s  ✓ gate 1.0s  ✓ Ready 0.0s  30s
 
-      OLD PODS  draining
+      OLD PODS  1 draining, 1 serving
         web-old-1  ✓ serving, Ready  30s
         web-old-2  ███████░░░ 21s/30s  ✓ unready 1.0s  … serving  ✓ disabled 2/2 2.0s  ○ exited  ○ gone  30s
 
@@ -375,7 +383,7 @@ describe('a small terminal', () => {
         web-new-zz  ✓ctr  …rt 0/0  ○gate  ○rdy  30s
         … and 7 more (7 Ready)
 
-      OLD PODS  draining
+      OLD PODS  6 draining
         web-old-0   █████░ 25s/30s  ✓out  ✓nosrv  ✓off -  ○exit  ○gone  30s
         web-old-1   █████░ 24s/30s  ✓out  ✓nosrv  ✓off -  ○exit  ○gone  30s
         web-old-2   █████░ 23s/30s  ✓out  ✓nosrv  ✓off -  ○exit  ○gone  30s
