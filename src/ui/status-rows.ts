@@ -214,9 +214,8 @@ function notYet(live: HAProxyPodInfo[]): string {
   const earlier = new Map<string, number>();
   for (const p of live) {
     if (p.current || p.runs.source === 'live') continue;
-    // the dataplane generation's failing entry (it writes lastErrorAt) names the checksum it tried, not one the pod
-    // runs (configpublisher buildPodStatus): "deploy failing on" says it; the agent generation's keeps what runs
-    if (p.entry?.lastErrorAt && failingDeploy(p)) continue;
+    // a checksum a failed deploy tried is not one the pod runs: "deploy failing on" names the pod
+    if (p.runs.tried) continue;
     const what = p.runs.checksum ? shortChecksum(p.runs.checksum) : 'none reported';
     earlier.set(what, (earlier.get(what) ?? 0) + 1);
   }

@@ -57,6 +57,11 @@ export interface RunningConfig {
   settled: boolean;
   /** why the deploy has not settled */
   pending?: string | undefined;
+  /**
+   * the checksum is one a failed deploy tried, not one the pod runs: the dataplane generation writes it beside
+   * lastError and lastErrorAt (configpublisher buildPodStatus); the agent generation's entry keeps what runs
+   */
+  tried?: boolean | undefined;
 }
 
 export interface HAProxyPodInfo {
@@ -371,6 +376,7 @@ function haproxyPodInfo(
             ? 'remembered'
             : 'unknown';
     runs = { checksum: entry.checksum, source, settled, pending };
+    if (entry.lastError && entry.lastErrorAt) runs.tried = true;
   }
   return {
     name: pod.metadata.name,

@@ -195,8 +195,12 @@ describe("HAPTIC's line", () => {
       / · HAProxy 1\/2 on 7c1f5e2a9b0d, 1 on 3e8a0b6c2d1f · deploy failing on b$/,
     );
     // the dataplane generation's (it writes lastErrorAt) names the checksum it tried: not one the pod runs
-    failing.haproxyPods.find((p) => p.name === 'b')!.entry!.lastErrorAt = '2026-11-29T11:59:57Z';
-    expect(installationLine(failing).text).toMatch(/ · HAProxy 1\/2 on 7c1f5e2a9b0d · deploy failing on b$/);
+    expect(
+      line([
+        { name: 'a', runs: 'current' },
+        { name: 'b', runs: 'old', lastError: 'failed to sync configuration', lastErrorAt: '2026-11-29T11:59:57Z' },
+      ]),
+    ).toMatch(/ · HAProxy 1\/2 on 7c1f5e2a9b0d · deploy failing on b$/);
   });
 
   it('brief, for a narrow live view: without the lease renewal age', () => {
