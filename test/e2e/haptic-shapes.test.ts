@@ -251,10 +251,8 @@ describe.each(SHAPES)('HAPTIC shape %s on the real control plane', (shape) => {
       );
     } else {
       // an ungated rollout completes whatever HAProxy does; status shows the failing deploy
-      // the dataplane generation records the checksum it tried beside the error (configpublisher buildPodStatus); its
-      // entry names the old checksum with lastError until the new render's deploy fails
-      // too (a drift re-sync of the old config fails the same way): a true state, ", 1 on <old>", but not the one
-      // asserted, so wait for the entry to name the live config first
+      // the dataplane generation records the checksum it tried beside the error (configpublisher buildPodStatus): its
+      // entry names the old checksum until a deploy of the new render fails too, then the live one
       if (shape === 'dataplane') {
         await waitFor(liveCfg, {
           what: 'the failing entry to name the live config',
