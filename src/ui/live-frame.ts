@@ -109,7 +109,7 @@ function stageSegments(stages: Stage[], compact: boolean): Line {
       seg(look.icon, { color: look.color }),
       seg(compact ? s.short : ` ${s.label}`, { color: s.state === 'todo' ? 'gray' : undefined }),
     );
-    if (s.tookMs !== undefined && s.state === 'done') out.push(seg(` ${duration(s.tookMs)}`, { dim: true }));
+    if (s.tookMs !== undefined && s.state === 'done') out.push(seg(` +${duration(s.tookMs)}`, { dim: true }));
   }
   return out;
 }
@@ -441,7 +441,7 @@ function helpLines(s: LiveState): Line[] {
     [],
     [seg('stages', { bold: true })],
     [seg('  new pods  containers ready (ctr) → routed on every HAProxy pod (rt)')],
-    [seg('            → gate True → Ready (rdy); times: how long each step took')],
+    [seg('            → gate True → Ready (rdy); +5s: how long a step took after the one before')],
     [seg('  old pods  grace period bar → out of the ready set (out) → serving (srv)')],
     [seg('            → server disabled on every HAProxy pod (off) → exited → gone')],
     [seg('  sessions  ⇄ n what HAProxy holds to the pod (every HAProxy pod, current and leaving workers;')],

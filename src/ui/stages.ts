@@ -31,6 +31,11 @@ export function newPodStages(p: PodView, h: PodHistory | undefined): Stage[] {
   const gateOk = p.gate.state === 'True';
   const readyOk = p.ready.status === 'True';
   const gated = p.gate.state !== 'not-gated';
+  // no HAPTIC route reaches the pod's Services while its gate waits: the stage is stuck, as why-stalled says
+  const unrouted =
+    p.haproxy.length === 0 && p.notRouted !== undefined && gated && !gateOk && !readyOk && !p.terminating;
+  // k/K counts only where HAProxy's configs were read; a gate True alone says routed, not on how many
+  const routedLabel = counts(p) ? ` ${counts(p)}` : '';
   const stages: Stage[] = [
     {
       label: 'containers',
@@ -38,12 +43,14 @@ export function newPodStages(p: PodView, h: PodHistory | undefined): Stage[] {
       state: containersOk ? 'done' : problem ? 'bad' : 'now',
       tookMs: since(h?.createdAt, h?.containersReadyAt),
     },
-    {
-      label: `routed ${counts(p) || '0/0'}`,
-      short: `rt ${counts(p) || '0/0'}`,
-      state: routed || gateOk ? 'done' : !containersOk ? 'todo' : p.haproxyUnreadable ? 'bad' : 'now',
-      tookMs: since(h?.containersReadyAt, h?.routedAt),
-    },
+    unrouted
+      ? { label: `not routed (${p.notRouted})`, short: 'rt none', state: 'bad' }
+      : {
+          label: `routed${routedLabel}`,
+          short: `rt${routedLabel}`,
+          state: routed || gateOk ? 'done' : !containersOk ? 'todo' : p.haproxyUnreadable ? 'bad' : 'now',
+          tookMs: since(h?.containersReadyAt, h?.routedAt),
+        },
   ];
   if (gated)
     stages.push({

@@ -10,7 +10,8 @@ import { withSessions } from '../../../src/model/rollout/sessions.ts';
 import type { HAProxyReading } from '../../../src/types/sessions.ts';
 import { LiveView } from '../../../src/ui/ink/LiveView.tsx';
 import { liveFrame, type LiveState } from '../../../src/ui/live-frame.ts';
-import { deployment, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
+import { loadScenario, snapshotOf } from '../../fixtures/load.ts';
+import { deployment, GATE, hapticInputs, NOW, pod, slice, snapshot } from '../fixtures/rollout.ts';
 
 const text = (s: LiveState) =>
   liveFrame(s)
@@ -107,11 +108,11 @@ describe('the live view, stage by stage (120×30)', () => {
       new Ready ░░░░░░░░░░░░░░░░░░░░ 0/2   old gone ░░░░░░░░░░░░░░░░░░░░ 0/2
 
       NEW PODS  replicaset/web-rs2 (revision 2)
-        web-new-1  ✓ containers 10.0s  … routed 1/2  ○ gate  ○ Ready  30s
+        web-new-1  ✓ containers +10.0s  … routed 1/2  ○ gate  ○ Ready  30s
 
       OLD PODS  1 draining, 1 serving
         web-old-1  ✓ serving, Ready  30s
-        web-old-2  ███████░░░ 21s/30s  ✓ unready 1.0s  … serving  … disabled 1/2  ○ exited  ○ gone  30s
+        web-old-2  ███████░░░ 21s/30s  ✓ unready +1.0s  … serving  … disabled 1/2  ○ exited  ○ gone  30s
 
       HAPTIC haptic/haptic-config: leader haptic-controller-1 · config ok · HAProxy 1/2 on 7c1f5e2a9b0d, 1 on 3e8a0b6c2d1f
 
@@ -164,8 +165,8 @@ describe('the live view, stage by stage (120×30)', () => {
     const h = history(false);
     h.pods['uid-web-old-2']!.sessions = { peak: 6, failed: 0, retried: 0, last: 3 };
     const frame = text(base({ model, history: h }));
-    expect(frame).toContain('  web-new-1  ⇄ 4    ✓ containers 10.0s');
-    expect(frame).toContain('  web-old-2  ███████░░░ 21s/30s  ███░░░ ⇄ 3    ✓ unready 1.0s');
+    expect(frame).toContain('  web-new-1  ⇄ 4    ✓ containers +10.0s');
+    expect(frame).toContain('  web-old-2  ███████░░░ 21s/30s  ███░░░ ⇄ 3    ✓ unready +1.0s');
     expect(frame).toContain('  web-old-1  ⇄ 0    ✓ serving, Ready');
     // one HAProxy pod unreadable: a lower bound, never 0
     const partial = withSessions(
@@ -227,11 +228,11 @@ describe('the live view, stage by stage (120×30)', () => {
       new Ready ██████████░░░░░░░░░░ 1/2   old gone ░░░░░░░░░░░░░░░░░░░░ 0/2
 
       NEW PODS  replicaset/web-rs2 (revision 2)
-        web-new-1  ✓ containers 10.0s  ✓ routed 2/2 1.0s  ✓ gate 1.0s  ✓ Ready 0.0s  30s
+        web-new-1  ✓ containers +10.0s  ✓ routed 2/2 +1.0s  ✓ gate +1.0s  ✓ Ready +0.0s  30s
 
       OLD PODS  1 draining, 1 serving
         web-old-1  ✓ serving, Ready  30s
-        web-old-2  ███████░░░ 21s/30s  ✓ unready 1.0s  … serving  ✓ disabled 2/2 2.0s  ○ exited  ○ gone  30s
+        web-old-2  ███████░░░ 21s/30s  ✓ unready +1.0s  … serving  ✓ disabled 2/2 +2.0s  ○ exited  ○ gone  30s
 
       HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 2/2 on 7c1f5e2a9b0d
 
@@ -261,6 +262,17 @@ describe('the live view, stage by stage (120×30)', () => {
       "✗ [HS106] HAProxy pod haptic-haproxy-b did not get HAPTIC haptic/haptic-config's configuration, so web-new-1 cannot get the gate",
     );
     expect(frame).toContain('    fix: kubectl -n haptic logs haptic-haproxy-b -c agent --tail=50');
+  });
+
+  it('a gated pod no HAPTIC route reaches is stuck at the routed stage, as why-stalled says, not "routed 0/0"', () => {
+    const model = buildRollout(snapshotOf(loadScenario('hs113-not-routed'), 'web'), NOW, { gateType: GATE });
+    const frame = text(base({ model, history: undefined, width: 160 }));
+    expect(frame).toMatch(
+      /^ {2}web-new-1 {2}✓ containers {2}✗ not routed \(no route of class haproxy references service\/web\) {2}○ gate {2}○ Ready/m,
+    );
+    expect(frame).not.toContain('0/0');
+    const compact = text(base({ model, history: undefined, width: 60 }));
+    expect(compact).toMatch(/^ {2}web-new-1 {2}✓ctr {2}✗rt none {2}○gate {2}○rdy/m);
   });
 });
 
@@ -314,7 +326,7 @@ describe('keys: a selected pod, its detail, the help', () => {
 
       stages
         new pods  containers ready (ctr) → routed on every HAProxy pod (rt)
-                  → gate True → Ready (rdy); times: how long each step took
+                  → gate True → Ready (rdy); +5s: how long a step took after the one before
         old pods  grace period bar → out of the ready set (out) → serving (srv)
                   → server disabled on every HAProxy pod (off) → exited → gone
         sessions  ⇄ n what HAProxy holds to the pod (every HAProxy pod, current and leaving workers;
@@ -375,12 +387,12 @@ describe('a small terminal', () => {
       new Ready █████████░ 12/13   old gone ░░░░░░░░░░ 0/6
 
       NEW PODS  replicaset/web-rs2 (revision 2)
-        web-new-00  ✓ctr  ✓rt 0/0  ✓gate  ✓rdy  30s
-        web-new-01  ✓ctr  ✓rt 0/0  ✓gate  ✓rdy  30s
-        web-new-02  ✓ctr  ✓rt 0/0  ✓gate  ✓rdy  30s
-        web-new-03  ✓ctr  ✓rt 0/0  ✓gate  ✓rdy  30s
-        web-new-04  ✓ctr  ✓rt 0/0  ✓gate  ✓rdy  30s
-        web-new-zz  ✓ctr  …rt 0/0  ○gate  ○rdy  30s
+        web-new-00  ✓ctr  ✓rt  ✓gate  ✓rdy  30s
+        web-new-01  ✓ctr  ✓rt  ✓gate  ✓rdy  30s
+        web-new-02  ✓ctr  ✓rt  ✓gate  ✓rdy  30s
+        web-new-03  ✓ctr  ✓rt  ✓gate  ✓rdy  30s
+        web-new-04  ✓ctr  ✓rt  ✓gate  ✓rdy  30s
+        web-new-zz  ✓ctr  …rt  ○gate  ○rdy  30s
         … and 7 more (7 Ready)
 
       OLD PODS  6 draining

@@ -50,7 +50,7 @@ describe('statusText', () => {
 
       NEW PODS  replicaset/web-rs2 (revision 2)
       NAME        CONTAINERS   GATE        READY   ENDPOINTS        HAPROXY       AGE
-      web-new-1   ✓ 20s        … waiting   ✗       web: not ready   enabled 1/2   30s
+      web-new-1   ✓ 20s ago    … waiting   ✗       web: not ready   enabled 1/2   30s
 
       OLD PODS  replicaset/web-rs1 (revision 1)
       NAME        STATE                             ENDPOINTS                   HAPROXY         AGE
