@@ -8,6 +8,7 @@ import { formatStructured } from '../ui/output.ts';
 import { reportText } from '../ui/report-text.ts';
 import type { Painter } from '../ui/style.ts';
 import { failureText, waitResultOutput } from '../ui/wait-text.ts';
+import { terminalWidth, wrapText } from '../ui/wrap.ts';
 
 export interface WaitEnd {
   output?: 'json' | 'yaml' | undefined;
@@ -29,7 +30,7 @@ export function printWaitEnd(result: WaitResult, o: WaitEnd): void {
           : { apiVersion: 'kubectl-haptic/v1', kind: 'RolloutReportList', items: reports };
     process.stdout.write(formatStructured(body, o.output));
   } else {
-    for (const report of reports) process.stdout.write(`\n${reportText(report, o.paint)}`);
+    for (const report of reports) process.stdout.write(`\n${wrapText(reportText(report, o.paint), terminalWidth())}`);
     if (result.failure) process.stdout.write(`\n${failureText(result.failure, o.paint)}`);
   }
   const env = o.env ?? process.env;

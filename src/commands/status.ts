@@ -105,7 +105,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
     const selection = rolloutSelection(client, args.name, flags, (note) => this.note(note));
     const conditionType = flags['condition-type'];
     if (flags.watch) {
-      const [feed, { watchRollout }, { reportText }] = await Promise.all([
+      const [feed, { watchRollout }, { reportText }, { wrapText, terminalWidth }] = await Promise.all([
         followStatus(client, selection, {
           conditionType,
           drained: flags.drained,
@@ -114,11 +114,13 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
         }),
         import('../ui/ink/watch.tsx'),
         import('../ui/report-text.ts'),
+        import('../ui/wrap.ts'),
       ]);
       const watched = await watchRollout(feed.subscribe, feed.ended);
       if (feed.failure() !== undefined) throw feed.failure();
       // the last frame stays on screen; the report follows it
-      if (watched.report) process.stdout.write(`\n${reportText(watched.report, this.paint(flags))}`);
+      if (watched.report)
+        process.stdout.write(`\n${wrapText(reportText(watched.report, this.paint(flags)), terminalWidth())}`);
       this.finish(watched.result === 'done' ? ExitCode.ok : ExitCode.interrupted);
       return;
     }

@@ -228,6 +228,50 @@ describe('kubectl haptic status --watch in a terminal', () => {
     await shellWorks();
   });
 
+  it('at 80×24, a rollout that ends while the help is open leaves its tables on screen, and a report broken between words', async () => {
+    await tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24');
+    try {
+      expect(await paneInfo('#{pane_width}x#{pane_height}')).toBe('80x24');
+      const ns = await newNamespace('watch-80');
+      await served(ns, 'web', 1);
+      const hash = await rollout(ns, 'web');
+      await tmux('clear-history', '-t', SESSION);
+      await start(`bin/kubectl-haptic status web -n ${ns} --watch --drained; echo "exit=$?"`);
+      await waitFor(screen, {
+        what: 'the live view',
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        until: (s) => s.some((l) => l.includes(`web-${hash}-`)),
+      });
+      await tmux('send-keys', '-t', SESSION, '?');
+      await waitFor(screen, {
+        what: 'the help',
+        intervalMs: 100,
+        until: (s) => s.includes('keys') && s.some((l) => l.includes('select a pod')),
+      });
+      await exited(60_000);
+      // the pane with what scrolled off its 24 rows: the last frame, then the report
+      const final = (await tmux('capture-pane', '-p', '-t', SESSION, '-S', '-')).split('\n').map((l) => l.trimEnd());
+      expect(final.filter((l) => l.startsWith('exit='))).toEqual(['exit=0']);
+      // the rollout's last frame, not the help the user had open
+      expect(final).toContain('✓ deployment "web" successfully rolled out');
+      expect(final).not.toContain('keys');
+      const from = final.findIndex((l) => l.startsWith('Rollout report: deployment.apps/web -n '));
+      expect(from).toBeGreaterThan(-1);
+      const report = final.slice(
+        from,
+        final.findIndex((l) => l.startsWith('exit=')),
+      );
+      expect(report.join(' ')).toContain('gate latency (ContainersReady → gate True)');
+      // a row as wide as the pane is one the terminal broke, wherever it fell; the plugin breaks between words
+      expect(report.filter((l) => [...l].length >= 80)).toEqual([]);
+      expect(report.some((l) => /^ {4,}\S/.test(l))).toBe(true);
+      await shellWorks();
+    } finally {
+      await tmux('resize-window', '-t', SESSION, '-x', '160', '-y', '40');
+    }
+  });
+
   it('q quits at once: exit 130, the rollout goes on, the terminal is restored', async () => {
     const ns = await newNamespace('watch-q');
     await served(ns, 'quit', 1);

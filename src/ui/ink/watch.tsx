@@ -69,7 +69,8 @@ function App({
       now={Date.now()}
       width={size.width}
       height={size.height}
-      mode={mode}
+      // the last frame stays on screen: the rollout's tables, not the help or a pod's detail left open
+      mode={update.done ? 'table' : mode}
       selected={selected}
       done={update.done}
     />
