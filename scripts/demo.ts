@@ -96,7 +96,7 @@ function closingNotes(state: ClusterState): string {
     `  export KUBECONFIG=${state.adminKubeconfig}`,
     ...commented([
       [`${k} status ${APP} -n ${NAMESPACE}`, 'one-shot view'],
-      [`${k} why-stalled ${APP} -n ${NAMESPACE}`, 'nothing stalled: says so, or what the rollout waits for'],
+      [`${k} why-stalled ${APP} -n ${NAMESPACE}`, 'nothing stalled: says so, or what it waits for'],
       [`${k} enable-gate api -n ${NAMESPACE} --dry-run=client`, 'preview adding the gate to an ungated app'],
     ]),
     '',
