@@ -1,8 +1,8 @@
 import type { KubeClient } from './client.ts';
 import { isApiError, type RequestTarget } from './errors.ts';
 import { listPaged } from './pager.ts';
-import { resourcePath } from './resources.ts';
-import type { Query } from './snapshot.ts';
+import { resourcePath, type ResourceType } from './resources.ts';
+import { type Query, servedVersions } from './snapshot.ts';
 import { conform } from './conform.ts';
 import type { KubeObject } from '../types/kube.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -105,8 +105,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.abort.abort();
   }
 
+  /** the resource type at the version the cluster served the last list at (see servedVersions) */
+  private served: ResourceType | undefined;
+
   private get path(): string {
-    return resourcePath(this.query.resource, { namespace: this.query.namespace });
+    return resourcePath(this.served ?? this.query.resource, { namespace: this.query.namespace });
   }
 
   private target(verb: string): RequestTarget {
@@ -147,11 +150,21 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private async list(): Promise<void> {
-    const list = await listPaged<T>(this.client, this.path, this.target('list'), this.query, {
-      signal: this.abort.signal,
-      trim: this.query.trim as ((item: KubeObject) => T) | undefined,
-      kind: this.query.resource.kind,
-    });
+    // a relist asks at every version again: the cluster may have moved the kind to another since
+    const { list, resource } = await servedVersions(this.query.resource, (at) =>
+      listPaged<T>(
+        this.client,
+        resourcePath(at, { namespace: this.query.namespace }),
+        this.target('list'),
+        this.query,
+        {
+          signal: this.abort.signal,
+          trim: this.query.trim as ((item: KubeObject) => T) | undefined,
+          kind: this.query.resource.kind,
+        },
+      ),
+    );
+    this.served = resource;
     this.lists++;
     const seen = new Set<string>();
     const changed: [string, T | undefined][] = [];

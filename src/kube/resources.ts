@@ -9,6 +9,11 @@ export interface ResourceType {
   namespaced: boolean;
   /** the name kubectl prints in messages, e.g. deployments.apps */
   display: string;
+  /**
+   * older versions a cluster may serve the kind at instead of `version`, newest first: a list that finds `version`
+   * not served (404) asks at the next (servedVersions, src/kube/snapshot.ts)
+   */
+  older?: readonly string[];
 }
 
 /** A resource type; R below lists the ones the plugin reads. */
@@ -18,8 +23,22 @@ export function resourceType(
   plural: string,
   kind: string,
   namespaced = true,
+  older: readonly string[] = [],
 ): ResourceType {
-  return { group, version, plural, kind, namespaced, display: group ? `${plural}.${group}` : plural };
+  return {
+    group,
+    version,
+    plural,
+    kind,
+    namespaced,
+    display: group ? `${plural}.${group}` : plural,
+    ...(older.length ? { older } : {}),
+  };
+}
+
+/** The resource type at each version it may be served at, `version` first, then the older ones. */
+export function atServedVersions(resource: ResourceType): ResourceType[] {
+  return [resource, ...(resource.older ?? []).map((version) => ({ ...resource, version, older: [] }))];
 }
 
 export const R = {
@@ -63,11 +82,16 @@ export const R = {
   gateways: resourceType('gateway.networking.k8s.io', 'v1', 'gateways', 'Gateway'),
   httproutes: resourceType('gateway.networking.k8s.io', 'v1', 'httproutes', 'HTTPRoute'),
   grpcroutes: resourceType('gateway.networking.k8s.io', 'v1', 'grpcroutes', 'GRPCRoute'),
-  // the Gateway API's experimental channel serves TLSRoute and TCPRoute at v1alpha2, its standard channel
-  // ReferenceGrant at v1beta1 (kubernetes-sigs/gateway-api, config/crd); HAPTIC's agent generation watches all three
-  tlsroutes: resourceType('gateway.networking.k8s.io', 'v1alpha2', 'tlsroutes', 'TLSRoute'),
-  tcproutes: resourceType('gateway.networking.k8s.io', 'v1alpha2', 'tcproutes', 'TCPRoute'),
-  referencegrants: resourceType('gateway.networking.k8s.io', 'v1beta1', 'referencegrants', 'ReferenceGrant'),
+  // Gateway API v1.5 serves TLSRoute and ReferenceGrant at v1 in its standard channel (v1alpha2 TLSRoute only in the
+  // experimental channel, removed in v1.6, which serves TCPRoute at v1 too); before it, TLSRoute and TCPRoute were
+  // v1alpha2 (experimental), ReferenceGrant v1beta1 (kubernetes-sigs/gateway-api, release notes v1.5.0, config/crd).
+  // A cluster serves one or the other: each is read at v1, else at the older version. HAPTIC's agent generation
+  // watches all three
+  tlsroutes: resourceType('gateway.networking.k8s.io', 'v1', 'tlsroutes', 'TLSRoute', true, ['v1alpha2']),
+  tcproutes: resourceType('gateway.networking.k8s.io', 'v1', 'tcproutes', 'TCPRoute', true, ['v1alpha2']),
+  referencegrants: resourceType('gateway.networking.k8s.io', 'v1', 'referencegrants', 'ReferenceGrant', true, [
+    'v1beta1',
+  ]),
 } as const;
 
 export interface Locator {

@@ -2,7 +2,7 @@ import type { KubeClient } from './client.ts';
 import { badResponse, isApiError, type ApiError } from './errors.ts';
 import { conform } from './conform.ts';
 import { listPaged } from './pager.ts';
-import { resourcePath, type ResourceType } from './resources.ts';
+import { atServedVersions, resourcePath, type ResourceType } from './resources.ts';
 import type { KubeObject } from '../types/kube.ts';
 
 /** One list or get. `optional` queries record a failure instead of failing the whole snapshot. */
@@ -43,11 +43,33 @@ export async function fetchQuery<T extends KubeObject>(client: KubeClient, query
     }
   }
   // pages of client.pageSize objects: one request per list up to that many, one more per page beyond
-  const list = await listPaged(client, path, target, query, {
-    trim: query.trim as ((item: KubeObject) => T) | undefined,
-    kind: query.resource.kind,
-  });
+  const { list } = await servedVersions(query.resource, (resource) =>
+    listPaged(client, resourcePath(resource, { namespace: query.namespace }), target, query, {
+      trim: query.trim as ((item: KubeObject) => T) | undefined,
+      kind: query.resource.kind,
+    }),
+  );
   return list.items;
+}
+
+/**
+ * A list at the first version the cluster serves the kind at: `version`, else each older one in turn while the one
+ * before answers NotFound (a version not served is a 404, as a kind not installed is). The last NotFound stands
+ * when none is served. With the resource type the list came from, for a watch to follow at the same version.
+ */
+export async function servedVersions<L>(
+  resource: ResourceType,
+  list: (resource: ResourceType) => Promise<L>,
+): Promise<{ list: L; resource: ResourceType }> {
+  const versions = atServedVersions(resource);
+  for (const [i, at] of versions.entries()) {
+    try {
+      return { list: await list(at), resource: at };
+    } catch (err) {
+      if (i === versions.length - 1 || !isApiError(err, 'NotFound')) throw err;
+    }
+  }
+  throw new Error('unreachable: a resource type has at least one version');
 }
 
 /**

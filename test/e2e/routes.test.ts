@@ -170,6 +170,38 @@ describe('routes HAPTIC renders, on the real control plane', () => {
     },
   );
 
+  it('a Service reached only by a TLSRoute at v1 (Gateway API v1.5 and later) on a TLS listener HAPTIC watches: enable-gate accepts it before any pod runs', async () => {
+    const ns = await newNamespace('routes');
+    const tlsGateway: Obj = {
+      ...gateway(ns, 'haproxy'),
+      spec: {
+        gatewayClassName: 'haproxy',
+        listeners: [{ name: 'tls', protocol: 'TLS', port: 443, tls: { mode: 'Passthrough' } }],
+      },
+    };
+    const tlsRoute: Obj = {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'TLSRoute',
+      metadata: { name: 'web', namespace: ns },
+      spec: {
+        parentRefs: [{ name: 'public', sectionName: 'tls' }],
+        hostnames: [`web.${ns}.example`],
+        rules: [{ backendRefs: [{ name: 'web', port: 443 }] }],
+      },
+    };
+    await api().apply([
+      gatedDeployment({ name: 'web', namespace: ns, gates: [], replicas: 0, maxSurge: 1, maxUnavailable: 0 }),
+      service({ name: 'web', namespace: ns, selector: { app: 'web' }, port: 443 }),
+      tlsGateway,
+      tlsRoute,
+    ]);
+    const run = await runPlugin(['enable-gate', 'web', '-n', ns, '--dry-run=server']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('✓ [HG118] HAPTIC routes service/web');
+    expect(run.stdout).toContain(`tlsroute ${ns}/web → service/web:443`);
+    expect(run.stdout).not.toContain('HG116');
+  });
+
   it("an Ingress to a port name the Service lacks fails the agent generation's whole render: enable-gate warns, why-stalled names the template, a fix lets the rollout finish", async () => {
     const ns = await newNamespace('routes');
     const valid = (errors: string) => (htc: Obj) =>

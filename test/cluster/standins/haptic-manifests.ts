@@ -208,9 +208,11 @@ export function templateConfig(inst: Installation, settings: ChartSettings): Obj
         ...(settings.statusShape === 'dataplane'
           ? {}
           : {
-              tlsroutes: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', resources: 'tlsroutes' },
-              tcproutes: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', resources: 'tcproutes' },
-              referencegrants: { apiVersion: 'gateway.networking.k8s.io/v1beta1', resources: 'referencegrants' },
+              // at the version this cluster serves them (gateway-api-crds.ts): HAPTIC watches the apiVersion its
+              // watchedResources name, so a chart for a Gateway API of v1.5 or later names v1
+              tlsroutes: { apiVersion: GATEWAY_API_VERSION, resources: 'tlsroutes' },
+              tcproutes: { apiVersion: GATEWAY_API_VERSION, resources: 'tcproutes' },
+              referencegrants: { apiVersion: GATEWAY_API_VERSION, resources: 'referencegrants' },
             }),
         services: { apiVersion: 'v1', resources: 'services', indexBy: ['metadata.namespace', 'metadata.name'] },
         endpoints: {

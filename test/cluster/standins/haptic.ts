@@ -165,9 +165,10 @@ export async function runHapticStandIn(
     gateways: await inform('gateway.networking.k8s.io/v1', 'Gateway', 'haptic: gateways'),
     httpRoutes: await inform('gateway.networking.k8s.io/v1', 'HTTPRoute', 'haptic: httproutes'),
     grpcRoutes: await inform('gateway.networking.k8s.io/v1', 'GRPCRoute', 'haptic: grpcroutes'),
-    tlsRoutes: await inform('gateway.networking.k8s.io/v1alpha2', 'TLSRoute', 'haptic: tlsroutes'),
-    tcpRoutes: await inform('gateway.networking.k8s.io/v1alpha2', 'TCPRoute', 'haptic: tcproutes'),
-    referenceGrants: await inform('gateway.networking.k8s.io/v1beta1', 'ReferenceGrant', 'haptic: referencegrants'),
+    // at the versions the cluster serves (gateway-api-crds.ts) and the template config names (haptic-manifests.ts)
+    tlsRoutes: await inform('gateway.networking.k8s.io/v1', 'TLSRoute', 'haptic: tlsroutes'),
+    tcpRoutes: await inform('gateway.networking.k8s.io/v1', 'TCPRoute', 'haptic: tcproutes'),
+    referenceGrants: await inform('gateway.networking.k8s.io/v1', 'ReferenceGrant', 'haptic: referencegrants'),
   };
   const knobsInformer = await kube.informer<Obj>(
     'v1',

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../../src/kube/errors.ts';
 import { Informer, reflectorBackoff } from '../../../src/kube/informer.ts';
 import { R } from '../../../src/kube/resources.ts';
+import { fetchQuery } from '../../../src/kube/snapshot.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
 import {
   answer,
@@ -360,5 +361,51 @@ describe('Informer', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(api.received.map(describeRequest)).toEqual(['list rv=', 'watch rv=1']);
     expect(informer.error).toBeUndefined();
+  });
+});
+
+describe('a kind a cluster serves at an older version (TLSRoute before Gateway API v1.5)', () => {
+  const route = (name: string, rv: string, version: string) => ({
+    apiVersion: `gateway.networking.k8s.io/${version}`,
+    kind: 'TLSRoute',
+    metadata: { name, namespace: 'ns', resourceVersion: rv },
+  });
+  // kube-apiserver answers a group version it does not serve with a plain 404, not a Status
+  const notServed = (res: import('node:http').ServerResponse) => {
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('404 page not found\n');
+  };
+
+  it('lists at v1, else at v1alpha2, and watches at the version that answered', async () => {
+    api = await fakeApiServer((req, res) => {
+      if (req.path.startsWith('/apis/gateway.networking.k8s.io/v1/')) return notServed(res);
+      if (!isWatch(req))
+        return answer(res, { metadata: { resourceVersion: '5' }, items: [route('a', '5', 'v1alpha2')] });
+      stream(res, [{ type: 'ADDED', object: route('b', '6', 'v1alpha2') }]);
+    });
+    informer = new Informer(api.client, { resource: R.tlsroutes }, {}, { backoffMs: () => 10 });
+    informer.start();
+    await until(() => informer!.items().length === 2, 'two routes');
+    expect(informer.error).toBeUndefined();
+    expect(api.received.map((r) => `${isWatch(r) ? 'watch' : 'list'} ${r.path}`)).toEqual([
+      'list /apis/gateway.networking.k8s.io/v1/tlsroutes',
+      'list /apis/gateway.networking.k8s.io/v1alpha2/tlsroutes',
+      'watch /apis/gateway.networking.k8s.io/v1alpha2/tlsroutes',
+    ]);
+  });
+
+  it('asks once where v1 is served, and keeps NotFound when no version is (the kind is not installed)', async () => {
+    api = await fakeApiServer((req, res) =>
+      req.path.includes('/v1/') ? answer(res, { metadata: { resourceVersion: '1' }, items: [] }) : notServed(res),
+    );
+    expect(await fetchQuery(api.client, { resource: R.tlsroutes })).toEqual([]);
+    expect(api.received.map((r) => r.path)).toEqual(['/apis/gateway.networking.k8s.io/v1/tlsroutes']);
+    await api.close();
+    api = await fakeApiServer((_req, res) => notServed(res));
+    await expect(fetchQuery(api.client, { resource: R.tcproutes })).rejects.toMatchObject({ kind: 'NotFound' });
+    expect(api.received.map((r) => r.path)).toEqual([
+      '/apis/gateway.networking.k8s.io/v1/tcproutes',
+      '/apis/gateway.networking.k8s.io/v1alpha2/tcproutes',
+    ]);
   });
 });
