@@ -197,7 +197,7 @@ function configWords(i: Installation): string {
     c.configValidated?.status === 'False' ||
     c.pinned ||
     (c.invalid && !c.invalid.stale) ||
-    i.validated?.status === 'False'
+    (i.validated?.status === 'False' && !i.validated.outlived)
   )
     return 'config refused';
   return 'config ok';

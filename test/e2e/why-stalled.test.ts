@@ -330,6 +330,36 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       await followed.check('HS107');
     });
 
+    it("a refusal HAProxy then accepts a render after: the template config keeps HAProxyValidationFailed, as HAPTIC's status updater leaves it, and neither HS107 nor HG122 says it", async () => {
+      const ns = await newNamespace('why-hs107-healed');
+      await setKnobs(kubeconfig(), { refuseRender: 'true' });
+      await deploy({ ns, name: 'healed' });
+      await whyUntil(ns, 'healed', 'HS107');
+      await setKnobs(kubeconfig(), { refuseRender: 'false' });
+      const done = await runPlugin(['status', 'healed', '-n', ns, '--wait', '--timeout', '90s']);
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+      const htc = await api().get<KubeObject & { status?: any }>(
+        'haproxy-haptic.org/v1alpha1',
+        'HAProxyTemplateConfig',
+        'haptic-config',
+        'haptic',
+      );
+      expect(htc.status.conditions.find((c: { type: string }) => c.type === 'Validated')).toMatchObject({
+        status: 'False',
+        reason: 'HAProxyValidationFailed',
+      });
+      const r = await why(ns, 'healed');
+      expect(r.code, r.stdout).toBe(0);
+      expect(ids(r.stdout)).not.toContain('HS107');
+      await deploy({ ns, name: 'next', gates: [] });
+      await available(ns, 'next');
+      const gate = await runPlugin(['enable-gate', 'next', '-n', ns, '--dry-run=server']);
+      expect(gate.code, gate.stdout + gate.stderr).toBe(0);
+      expect(gate.stdout).not.toContain('HG122');
+      const status = await runPlugin(['status', 'healed', '-n', ns]);
+      expect(status.stdout).toMatch(/· config ok ·/);
+    });
+
     it('HS108: a typo in the gate type', async () => {
       const ns = await newNamespace('why-hs108');
       await deploy({ ns, name: 'typo', gates: [TYPO] });

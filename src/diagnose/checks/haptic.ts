@@ -86,7 +86,9 @@ export function renderProblem(inst: Installation): { variant: RenderProblem; evi
   const v = inst.validated;
   const refusedByCfg = c?.configValidated?.status === 'False' || c?.pinned;
   const invalid = c?.invalid && !c.invalid.stale ? c.invalid : undefined;
-  if (!refusedByCfg && v?.status !== 'False' && !invalid) return undefined;
+  // a refusal the live config has outlived is history (Validation.outlived): not why nothing new renders
+  const failed = v?.status === 'False' && !v.outlived;
+  if (!refusedByCfg && !failed && !invalid) return undefined;
   const evidence: string[] = [];
   if (c?.configValidated)
     evidence.push(
@@ -98,15 +100,14 @@ export function renderProblem(inst: Installation): { variant: RenderProblem; evi
     evidence.push(
       `haproxycfg ${inst.namespace}/${invalid.name} holds the refused render${invalid.error ? `: ${invalid.error}` : ''}`,
     );
-  const reason =
-    c?.configValidated?.status === 'False' ? c.configValidated.reason : v?.status === 'False' ? v.reason : undefined;
+  const reason = c?.configValidated?.status === 'False' ? c.configValidated.reason : failed ? v.reason : undefined;
   const variant: RenderProblem =
     reason === 'GateUnavailable'
       ? 'gateUnavailable'
       : reason === 'LoadGateFailed'
         ? 'loadGateFailed'
         : reason === 'ConfigInvalid' ||
-            (reason === undefined && v?.status === 'False' && /validation error/i.test(v.message ?? '') && !invalid)
+            (reason === undefined && failed && /validation error/i.test(v.message ?? '') && !invalid)
           ? 'configInvalid'
           : 'haproxyRefused';
   return { variant, evidence };
@@ -119,5 +120,6 @@ function validationLine(inst: Installation, v: Validation): string {
   const errors = v.errors.length
     ? `; validationErrors: ${v.errors.slice(0, 3).join(' | ')}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}`
     : '';
-  return `haproxytemplateconfig ${installationId(inst)}: ${head}${v.message ? `: ${v.message}` : ''}${errors}`;
+  const history = v.outlived ? ' (an earlier refusal: a render was accepted since)' : '';
+  return `haproxytemplateconfig ${installationId(inst)}: ${head}${v.message ? `: ${v.message}` : ''}${errors}${history}`;
 }

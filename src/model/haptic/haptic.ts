@@ -117,6 +117,32 @@ export interface Validation {
   reason?: string | undefined;
   message?: string | undefined;
   errors: string[];
+  /**
+   * HAProxy's refusal of a render that the live config has since outlived: HAPTIC's status updater writes it on a
+   * refused render and clears it only when the template config itself is validated again (an edit), never on a
+   * later accepted render (pkg/controller/configchange/status_updater.go subscribes to ConfigValidated,
+   * ConfigInvalid and ValidationFailed, not to the completed validation). History, not why nothing renders.
+   */
+  outlived?: boolean | undefined;
+}
+
+/** What HAPTIC's status updater writes for HAProxy's refusal of a render (status_updater.go). */
+const HAPROXY_REFUSED_MESSAGE = 'HAProxy configuration validation failed';
+
+/**
+ * Whether a refusal by HAProxy that the template config reports is one the live config has outlived: nothing says
+ * it still holds. The live HAProxyCfg is not held (ConfigPinned), its render gate does not say refused
+ * (ConfigValidated=False), and no refused render newer than it is kept: HAPTIC writes `<htc>-haproxycfg-invalid` on
+ * every refusal (pkg/controller/configpublisher/workers.go), the released tags delete it once a render is accepted,
+ * HEAD keeps it, older than the live config. The refused render's absence is the acceptance (the same render may be
+ * accepted again, so the live config's own time cannot tell). A template that failed, or a refusal before any
+ * config was accepted, stands.
+ */
+function outlivedRefusal(v: Validation, config: ConfigView | undefined): boolean {
+  const haproxyRefused =
+    v.reason === 'HAProxyValidationFailed' || (v.reason === undefined && v.message === HAPROXY_REFUSED_MESSAGE);
+  if (v.status !== 'False' || !haproxyRefused || !config) return false;
+  return !(config.pinned || config.configValidated?.status === 'False' || (config.invalid && !config.invalid.stale));
 }
 
 export interface ConfigView {
@@ -559,12 +585,16 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
       );
     const observed = htc.status?.observedGeneration;
     const generation = htc.metadata.generation;
+    const validated = validationOf(htc);
     return {
       namespace,
       templateConfig: htc.metadata.name,
       release,
       statusShape: statusShapeOf(entries),
-      validated: validationOf(htc),
+      validated: validated && {
+        ...validated,
+        ...(outlivedRefusal(validated, config) ? { outlived: true } : {}),
+      },
       unobservedGeneration:
         observed !== undefined && generation !== undefined && observed < generation
           ? { generation, observedGeneration: observed }

@@ -123,6 +123,13 @@ export class HapticController {
   /** the render refused: by HAProxy (`haproxy -c`), or failed in the template itself (`template`) */
   private refusal: { checksum: string; error: string; knob: boolean; template?: boolean } | undefined;
   private validatedAt = '';
+  /**
+   * HAProxy's last refusal, as the template config keeps reporting it after a later render is accepted: HAPTIC's
+   * status updater writes Invalid on a refused render (ValidationFailedEvent) and Valid only when the template config
+   * itself is validated (ConfigValidatedEvent, on an edit: configchange/handler.go); it does not subscribe to the
+   * completed validation of a render (pkg/controller/configchange/status_updater.go). Until the generation changes.
+   */
+  private reported: { error: string; at: string; generation: number } | undefined;
   /** the last answer to "may the controller patch pods/status" (mayPatchPodStatus) */
   private rbac: { at: number; allowed: boolean } | undefined;
   /** when the accepted render was rendered (the dataplane generation's status.metadata.renderedAt) */
@@ -292,13 +299,22 @@ export class HapticController {
     }
     if (this.refusal) {
       const was = this.refusal;
+      if (!was.template)
+        this.reported = {
+          error: was.error,
+          at: this.validatedAt,
+          generation: this.currentTemplateConfig().metadata.generation ?? 1,
+        };
       this.refusal = undefined;
       this.validatedAt = rfc3339(now);
       // the released tags delete the refused render once one is accepted again; HEAD keeps it (configpublisher
       // workers.go: the -invalid cleanup is gone), so its renderedAt tells that it is older than the live config
       if (this.checksumStyle !== 'head' && !was.template)
         await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
-      if (this.shape !== 'dataplane') await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
+      // the status goes back to Valid here only after a template that failed (HAProxy's refusal stays, above): the
+      // agent's Validated event marks that recovery (docs/haptic-compat.md, "Events")
+      if (this.shape !== 'dataplane' && was.template)
+        await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
     }
     const stored = this.storedSpec(content);
     const cfg = await this.kube.tryGet<Obj>(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace);
@@ -471,12 +487,17 @@ export class HapticController {
   private async writeStatuses(): Promise<void> {
     const now = this.validatedAt || rfc3339(Date.now());
     const htcObject = this.currentTemplateConfig();
+    const generation = htcObject.metadata.generation ?? 1;
+    // HAProxy's refusal outlived by an accepted render stays on the template config until it is edited
+    const kept = !this.refusal && this.reported?.generation === generation ? this.reported : undefined;
     const htc = templateConfigStatus(
       this.shape,
-      this.refusal && { error: this.refusal.error, template: !!this.refusal.template },
+      this.refusal
+        ? { error: this.refusal.error, template: !!this.refusal.template }
+        : kept && { error: kept.error, template: false },
       this.htcStatus.conditions,
-      now,
-      htcObject.metadata.generation ?? 1,
+      kept ? kept.at : now,
+      generation,
     );
     if (!jsonEqual(htc, this.htcStatus)) {
       // a full status update, as HAPTIC's status updater does: fields of another shape do not linger

@@ -122,6 +122,9 @@ describe('enable-gate preflight', () => {
     expect(ids(probed()).some((f) => f.id === 'HG122')).toBe(false);
   });
 
+  it('does not warn of a refusal that a later accepted render outlived (the template config keeps saying it)', () =>
+    expect(ids(probed(), { haptic: { refusedEarlier: true } }).some((f) => f.id === 'HG122')).toBe(false));
+
   it('warns, without blocking, when the routes could not be read', () => {
     const inputs = hapticInputs();
     const routes = {

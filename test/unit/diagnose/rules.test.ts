@@ -329,7 +329,19 @@ function dataplaneInvalid(inputs: HapticInputs, message: string): HapticInputs {
       validationErrors: ['backend shop_web_80: unknown keyword'],
     },
   }));
-  return { ...d, templateConfigs: { items: htcs } };
+  // HAProxy's refusal is kept as <htc>-haproxycfg-invalid (configpublisher workers.go); a template error renders none
+  const live = d.haproxyCfgs.items.find((c) => c.metadata.name === 'haptic-config-haproxycfg')!;
+  const invalid = {
+    ...live,
+    metadata: { ...live.metadata, name: 'haptic-config-haproxycfg-invalid', uid: 'uid-invalid' },
+    status: { validationError: 'backend shop_web_80: unknown keyword' },
+  };
+  const refused = message === 'HAProxy configuration validation failed';
+  return {
+    ...d,
+    templateConfigs: { items: htcs },
+    haproxyCfgs: { items: refused ? [...d.haproxyCfgs.items, invalid] : d.haproxyCfgs.items },
+  };
 }
 /** The dataplane-API generation: deploy statuses with deployedAt, no podUID or plan IDs, no conditions anywhere. */
 function dataplane(inputs: HapticInputs): HapticInputs {
@@ -908,6 +920,18 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
   it('HS107 does not fire when HAProxy accepts the render', () =>
     expect(ids({ haptic: midway })).not.toContain('HS107'));
 
+  it("HS107 does not fire on a refusal the live config outlived: the template config's HAProxyValidationFailed stays until it is edited", () => {
+    const c: Case = { haptic: { ...midway, refusedEarlier: true } };
+    expect(ids(c)).not.toContain('HS107');
+    const model = buildRollout(
+      snapshot({ pods: [...oldPods(), newPod()], slices: [listed()], haptic: hapticInputs(c.haptic) }),
+      NOW,
+      { gateType: GATE },
+    );
+    expect(model.installations[0]!.validated).toMatchObject({ status: 'False', outlived: true });
+    expect(ids({ haptic: { ...midway, refused: true } })).toContain('HS107');
+  });
+
   const typo = 'haproxy-haptic.org/load-balancer-readyy';
 
   it("HS108: a gate type in HAPTIC's domain that HAPTIC does not write", () => {
@@ -1161,6 +1185,16 @@ describe('HAPTIC as its releases write it', () => {
     const f = only({ inputs: change(hapticInputs({ refused: true })) }, 'HS107');
     expect(f.title).toContain(title);
     expect(f.fix).toContain(fix);
+  });
+
+  it("the dataplane generation's refusal stands while its refused render is kept, and is history once the released tags delete it on acceptance (the template config keeps Invalid)", () => {
+    const refused = dataplaneInvalid(hapticInputs(midway), 'HAProxy configuration validation failed');
+    expect(ids({ inputs: refused })).toContain('HS107');
+    const accepted = {
+      ...refused,
+      haproxyCfgs: { items: refused.haproxyCfgs.items.filter((c) => !c.metadata.name.endsWith('-invalid')) },
+    };
+    expect(ids({ inputs: accepted })).not.toContain('HS107');
   });
 
   it('HS105 on the dataplane generation says the release has no readiness gate', () => {
