@@ -440,7 +440,7 @@ describe('kubectl haptic status', () => {
     // every column as wide as its widest cell plus 3 spaces, the last one unpadded
     const rows = lines.slice(6, 8);
     const cellPattern = new RegExp(
-      `^(${fresh.join('|')}) +(✓ \\d+s) +(✓ \\d+s \\(\\+\\d+s\\)) +(✓ \\d+s) +(alpha: ready) +(enabled 2/2) +(\\d+s)$`,
+      `^(${fresh.join('|')}) +(✓ \\d+s ago) +(✓ \\d+s ago \\(\\+\\d+s\\)) +(✓ \\d+s ago) +(alpha: ready) +(enabled 2/2) +(\\d+s)$`,
     );
     const cells = rows.map((r, i) => {
       const m = cellPattern.exec(r);
