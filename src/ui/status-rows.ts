@@ -12,6 +12,8 @@ export interface Cell {
 
 const cell = (text: string, tone: Tone = 'plain'): Cell => ({ text, tone });
 const since = (time: string | undefined, now: number) => (time ? formatAge(now - Date.parse(time)) : '');
+/** `✓ 20s ago`: a state reached, and how long ago (just `✓` when its time is not known) */
+const doneAgo = (time: string | undefined, now: number) => (time ? `✓ ${since(time, now)} ago` : '✓');
 
 export const NEW_POD_HEADER = ['NAME', 'CONTAINERS', 'GATE', 'READY', 'ENDPOINTS', 'HAPROXY', 'AGE'];
 export const OLD_POD_HEADER = ['NAME', 'STATE', 'ENDPOINTS', 'HAPROXY', 'AGE'];
@@ -21,7 +23,7 @@ const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
 
 function containersCell(p: PodView, now: number): Cell {
   const problem = p.containerProblems.find((c) => c.reason !== 'NotReady') ?? p.containerProblems[0];
-  if (p.containersReady.status === 'True') return cell(`✓ ${since(p.containersReady.since, now)} ago`, 'good');
+  if (p.containersReady.status === 'True') return cell(doneAgo(p.containersReady.since, now), 'good');
   if (problem && STARTING.has(problem.reason)) return cell(`… ${problem.reason}`, 'wait');
   if (problem && problem.reason !== 'NotReady')
     return cell(`✗ ${problem.reason}${problem.restarts ? ` (${problem.restarts} restarts)` : ''}`, 'bad');
@@ -35,7 +37,7 @@ function gateCell(p: PodView, now: number): Cell {
       return cell('— not gated', 'muted');
     case 'True':
       return cell(
-        `✓ ${since(p.gate.since, now)} ago${p.gateLatencyMs !== undefined ? ` (+${Math.round(p.gateLatencyMs / 1000)}s)` : ''}`,
+        `${doneAgo(p.gate.since, now)}${p.gateLatencyMs !== undefined ? ` (+${Math.round(p.gateLatencyMs / 1000)}s)` : ''}`,
         'good',
       );
     case 'missing':
@@ -80,7 +82,7 @@ export function newPodRow(p: PodView, now: number): Cell[] {
     cell(p.name),
     containersCell(p, now),
     gateCell(p, now),
-    p.ready.status === 'True' ? cell(`✓ ${since(p.ready.since, now)} ago`, 'good') : cell('✗', 'wait'),
+    p.ready.status === 'True' ? cell(doneAgo(p.ready.since, now), 'good') : cell('✗', 'wait'),
     endpointsCell(p),
     haproxyCell(p),
     cell(since(p.createdAt, now), 'muted'),

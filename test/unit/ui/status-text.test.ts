@@ -2,7 +2,7 @@ import { zstdCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { withSessions } from '../../../src/model/rollout/sessions.ts';
-import { installationLine, oldPodRow } from '../../../src/ui/status-rows.ts';
+import { installationLine, newPodRow, oldPodRow } from '../../../src/ui/status-rows.ts';
 import { statusText } from '../../../src/ui/status-text.ts';
 import { painter } from '../../../src/ui/style.ts';
 import { hapticInputs, NOW, pod, replicaSet, slice, snapshot } from '../fixtures/rollout.ts';
@@ -60,6 +60,16 @@ describe('statusText', () => {
       HAPTIC haptic/haptic-config: leader haptic-controller-1 (renewed 2s ago) · config ok · HAProxy 1/2 on 7c1f5e2a9b0d, 1 on 3e8a0b6c2d1f
       "
     `);
+  });
+
+  it('says how long ago a state was reached, and just ✓ where the condition carries no time', () => {
+    const model = gatingModel();
+    const timeless = {
+      ...model.newPods[0]!,
+      containersReady: { ...model.newPods[0]!.containersReady, since: undefined },
+    };
+    expect(newPodRow(model.newPods[0]!, NOW)[1]).toEqual({ text: '✓ 20s ago', tone: 'good' });
+    expect(newPodRow(timeless, NOW)[1]).toEqual({ text: '✓', tone: 'good' });
   });
 
   it('says the live config could not be read, and why (a decompression bomb is not expanded)', () => {
