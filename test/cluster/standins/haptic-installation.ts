@@ -268,6 +268,7 @@ export class HapticController {
     if (failure) {
       // a template that failed renders no config: no -invalid object, the error on the template config
       this.refusal = { checksum, error: failure, knob, template: true };
+      this.reported = undefined;
       this.validatedAt = rfc3339(now);
       if (this.shape !== 'dataplane') await this.event('Warning', 'ValidationFailed', failure);
       return;
@@ -299,12 +300,10 @@ export class HapticController {
     }
     if (this.refusal) {
       const was = this.refusal;
-      if (!was.template)
-        this.reported = {
-          error: was.error,
-          at: this.validatedAt,
-          generation: this.currentTemplateConfig().metadata.generation ?? 1,
-        };
+      // a template that failed and renders again is the template config validated again: Valid, nothing kept
+      this.reported = was.template
+        ? undefined
+        : { error: was.error, at: this.validatedAt, generation: this.currentTemplateConfig().metadata.generation ?? 1 };
       this.refusal = undefined;
       this.validatedAt = rfc3339(now);
       // the released tags delete the refused render once one is accepted again; HEAD keeps it (configpublisher
