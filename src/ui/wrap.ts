@@ -20,15 +20,10 @@ function wrapLine(line: string, width: number): string[] {
   // words and the runs of spaces between them, so that spacing inside a line is kept where it is not broken
   const parts = line.slice(lead.length).split(/( +)/);
   const out: string[] = [];
-  let current = lead;
-  let empty = true;
-  for (let i = 0; i < parts.length; i += 2) {
-    const word = parts[i]!;
-    const gap = i > 0 ? parts[i - 1]! : '';
-    if (empty) {
-      current += word;
-      empty = false;
-    } else if (visibleWidth(current + gap + word) <= width) current += gap + word;
+  let current = lead + parts[0];
+  for (let i = 2; i < parts.length; i += 2) {
+    const [gap, word] = [parts[i - 1]!, parts[i]!];
+    if (visibleWidth(current + gap + word) <= width) current += gap + word;
     else {
       out.push(current);
       current = indent + word;

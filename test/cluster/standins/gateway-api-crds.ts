@@ -2,10 +2,9 @@
 // config/crd: gateway.networking.k8s.io, GatewayClass cluster-scoped, Gateway, HTTPRoute and GRPCRoute namespaced at
 // v1; TLSRoute at v1 in the standard channel since v1.5, its v1alpha2 left in the experimental channel only and
 // removed in v1.6, TCPRoute at v1 since v1.6; ReferenceGrant at v1 since v1.5 with v1beta1 still served (release
-// notes v1.5.0), each with a status subresource). The plugin reads TLSRoute and TCPRoute at v1 and falls back to
-// v1alpha2 on older clusters (src/kube/resources.ts); its unit tests play a server that serves only the older one.
-// HAPTIC's chart enables its gateway library only when the cluster serves `gateway.networking.k8s.io/v1/GatewayClass`
-// (charts/haptic/templates/_helpers.tpl), so the test cluster serves them. Schemas stay open: neither HAPTIC's stand-in nor the plugin depends on the API server
+// notes v1.5.0), each with a status subresource). HAPTIC's chart enables its gateway library only when the cluster
+// serves `gateway.networking.k8s.io/v1/GatewayClass` (charts/haptic/templates/_helpers.tpl), so the test cluster
+// serves them. Schemas stay open: neither HAPTIC's stand-in nor the plugin depends on the API server
 // validating these objects, only on their group, kinds, versions and scope.
 import type { Obj } from './common.ts';
 

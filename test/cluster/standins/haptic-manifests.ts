@@ -208,8 +208,8 @@ export function templateConfig(inst: Installation, settings: ChartSettings): Obj
         ...(settings.statusShape === 'dataplane'
           ? {}
           : {
-              // at the version this cluster serves them (gateway-api-crds.ts): HAPTIC watches the apiVersion its
-              // watchedResources name, so a chart for a Gateway API of v1.5 or later names v1
+              // HAPTIC watches each kind at the apiVersion its watchedResources name; this cluster serves these
+              // kinds at v1 only (gateway-api-crds.ts), so the template config names v1
               tlsroutes: { apiVersion: GATEWAY_API_VERSION, resources: 'tlsroutes' },
               tcproutes: { apiVersion: GATEWAY_API_VERSION, resources: 'tcproutes' },
               referencegrants: { apiVersion: GATEWAY_API_VERSION, resources: 'referencegrants' },
