@@ -5,6 +5,7 @@ import type { Permission } from '../model/drill/plan.ts';
 import type { Pod } from '../types/kube.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
+import { ipOf } from '../model/haptic/rendered.ts';
 import { routingInstallations, withSessions } from '../model/rollout/sessions.ts';
 import {
   type HAProxyReading,
@@ -15,14 +16,16 @@ import {
   PROMPT_PATTERN,
   readingOf,
   splitAnswers,
-  statCommand,
+  statBackends,
+  statCommands,
 } from '../model/haptic/sessions.ts';
 import { missingPermissions } from './permissions.ts';
 
 // Reads what each HAPTIC HAProxy pod's workers carry, server by server: one pods/exec per HAProxy pod per read, into
 // its HAProxy container, running `socat` on the master socket that container's own `-S` names (HAPTIC's image ships
-// socat; its chart talks to that socket with it). Only read-only commands are sent: `prompt`, `show proc`, one
-// `show stat` per worker, `quit`. What cannot be read is said, once, and never counted as 0.
+// socat; its chart talks to that socket with it). Only read-only commands are sent: `prompt`, `show proc`, `show stat`
+// per worker of the backends that hold the rollout's servers (of every backend when none is known), `quit`. What
+// cannot be read is said, once, and never counted as 0.
 
 /**
  * What an exec over WebSocket needs in HAPTIC's namespace: the upgrade is a GET (authorized as `get`), and since 1.35
@@ -44,6 +47,8 @@ export interface SessionTarget {
   namespace: string;
   pod: string;
   socket?: MasterSocket | undefined;
+  /** the backends of this HAProxy pod's configs that hold the rollout's servers; undefined: ask for every server */
+  backends?: string[] | undefined;
 }
 
 /** One read of one HAProxy pod: its workers and their servers, or why it could not be read. */
@@ -84,10 +89,11 @@ export async function readHAProxyPod(
   } catch {
     // the command ended: its end says why
   }
-  if (workers) session.write(`${workers.map((w) => statCommand(w.pid)).join('\n')}\nquit\n`);
+  const backends = statBackends(target.backends);
+  if (workers) session.write(`${workers.flatMap((w) => statCommands(w.pid, backends)).join('\n')}\nquit\n`);
   else session.write('quit\n');
   const end = await session.ended;
-  return readingOfExec(target, target.socket, workers, end, now());
+  return readingOfExec(target, target.socket, workers, end, now(), backends);
 }
 
 /** The workers show proc listed, from the transcript up to its answer's end (the second prompt); undefined if none. */
@@ -95,7 +101,8 @@ export const workersShown = (text: string) => parseShowProc(splitAnswers(text)[0
 
 /**
  * What one read's session told, once it ended: `workers` as workersShown gave them (undefined when show proc was
- * not answered: the end says why), `end` the exec's, `at` when it ended. Pure: readHAProxyPod's end, and the fuzzer's.
+ * not answered: the end says why), `end` the exec's, `at` when it ended, `backends` the ones each worker was asked
+ * for (statBackends; undefined: every server). Pure: readHAProxyPod's end, and the fuzzer's.
  */
 export function readingOfExec(
   target: { namespace: string; pod: string },
@@ -103,6 +110,7 @@ export function readingOfExec(
   workers: { pid: number; leaving: boolean }[] | undefined,
   end: Pick<ExecEnd, 'stdout' | 'stderr' | 'message' | 'exitCode' | 'truncated'>,
   at: number,
+  backends?: readonly string[] | undefined,
 ): HAProxyReading {
   const name = `${target.namespace}/${target.pod}`;
   if (!workers) {
@@ -113,12 +121,13 @@ export function readingOfExec(
   // an answer is whole when a prompt follows it, or the session ended by itself; a transcript cut at the cap leaves
   // its last answer cut: that worker's reading is unknown, never a smaller count or 0
   if (end.truncated) answers.pop();
-  const reading = readingOf(name, at, workers, answers);
+  const reading = readingOf(name, at, workers, answers, backends);
+  const each = backends?.length ?? 1;
   return end.truncated
     ? {
         ...reading,
         workers: reading.workers.map((w, i) =>
-          i < answers.length ? w : { pid: w.pid, leaving: w.leaving, problem: TRUNCATED },
+          (i + 1) * each <= answers.length ? w : { pid: w.pid, leaving: w.leaving, problem: TRUNCATED },
         ),
       }
     : reading;
@@ -175,19 +184,54 @@ export interface SessionsState {
   unavailable?: string | undefined;
 }
 
-/** The HAProxy pods of the installations that route the rollout, with the master socket each one's HAProxy runs. */
+/**
+ * The HAProxy pods of the installations that route the rollout, with the master socket each one's HAProxy runs and
+ * the backends of the installation's configs (the live one and those it retains) that hold a server of the rollout's
+ * pods: the only ones a read asks for.
+ */
 export function sessionTargets(
   model: Pick<RolloutModel, 'installations' | 'routing' | 'newPods' | 'oldPods'>,
   pods: Pod[],
 ): SessionTarget[] {
-  return routingInstallations(model).flatMap((inst) =>
-    inst.haproxyPods
+  const rollout = [...model.newPods, ...model.oldPods];
+  const names = new Set(rollout.map((p) => p.name));
+  const ips = new Set(rollout.flatMap((p) => (p.ip ? [p.ip] : [])));
+  return routingInstallations(model).flatMap((inst) => {
+    const servers = [...(inst.config?.servers ?? []), ...(inst.config?.retained.flatMap((r) => r.servers ?? []) ?? [])];
+    const backends = [
+      ...new Set(servers.filter((s) => names.has(s.pod) || ips.has(ipOf(s.address))).map((s) => s.backend)),
+    ];
+    return inst.haproxyPods
       .filter((h) => h.discovered)
       .map((h) => {
         const pod = pods.find((p) => p.metadata.namespace === inst.namespace && p.metadata.name === h.name);
-        return { namespace: inst.namespace, pod: h.name, socket: pod && masterSocketOf(pod) };
-      }),
-  );
+        return {
+          namespace: inst.namespace,
+          pod: h.name,
+          socket: pod && masterSocketOf(pod),
+          backends: backends.length ? backends : undefined,
+        };
+      });
+  });
+}
+
+/**
+ * Each HAProxy pod once, whoever names it, asked for the backends any of them needs (every server when one of them
+ * knows none).
+ */
+export function mergeTargets(targets: Iterable<SessionTarget>): SessionTarget[] {
+  const all = new Map<string, SessionTarget>();
+  for (const t of targets) {
+    const key = `${t.namespace}/${t.pod}`;
+    const had = all.get(key);
+    const backends = !had
+      ? t.backends
+      : had.backends && t.backends
+        ? [...new Set([...had.backends, ...t.backends])]
+        : undefined;
+    all.set(key, { ...t, socket: t.socket ?? had?.socket, backends });
+  }
+  return [...all.values()];
 }
 
 /** One read of each HAProxy pod (a one-shot answer: why-stalled, doctor), after asking whether exec is allowed. */
@@ -216,12 +260,8 @@ export async function modelsWithSessions(
   models: RolloutModel[],
 ): Promise<RolloutModel[]> {
   if (!models.length) return models;
-  const all = new Map(
-    models
-      .flatMap((m, i) => sessionTargets(m, snapshots[i]!.haptic.pods.items))
-      .map((t) => [`${t.namespace}/${t.pod}`, t]),
-  );
-  const state = await readSessionsOnce(client, [...all.values()]);
+  const targets = mergeTargets(models.flatMap((m, i) => sessionTargets(m, snapshots[i]!.haptic.pods.items)));
+  const state = await readSessionsOnce(client, targets);
   return models.map((m) => withSessions(m, state, new Map()));
 }
 
@@ -272,9 +312,7 @@ export class SessionSampler implements SessionsSource {
   }
 
   private targets(): SessionTarget[] {
-    const all = new Map<string, SessionTarget>();
-    for (const s of this.sources) for (const t of s.targets()) all.set(`${t.namespace}/${t.pod}`, t);
-    return [...all.values()];
+    return mergeTargets([...this.sources].flatMap((s) => s.targets()));
   }
 
   private changed(): void {

@@ -29,6 +29,7 @@ import {
   testPki,
   type Exec,
   type ExecIo,
+  type ExecTalk,
   type HostileServer,
   type Received,
   type Reply,
@@ -237,6 +238,13 @@ const hugeStat = (bytes: number) => {
   const rows = Array.from({ length: Math.ceil(bytes / (filler.length + 1)) }, () => filler);
   return showStat(...rows, statRow(BACKEND, 'web-old-1', '10.0.0.1:8080', 5));
 };
+/** A master CLI that also keeps what the plugin wrote to it, in `asked`. */
+const recording =
+  (asked: string[], cli: ExecTalk): ExecTalk =>
+  (stdin, io) => {
+    asked.push(stdin);
+    cli(stdin, io);
+  };
 /** 10,000 Gateways and 10,000 HTTPRoutes of 32 parentRefs each in namespace `other`, none routing web */
 const manyGateways = (): Obj[] => [
   ...Array.from({ length: 10_000 }, (_, i) => ({
@@ -999,6 +1007,57 @@ const rows: Row[] = [
       expect(r.stdout).not.toMatch(/holds no session/);
     },
   },
+  (() => {
+    const asked: string[] = [];
+    return {
+      name: "HAProxy is asked for the rollout's backends only: 4.2 MiB of other backends' servers stay unsent, the count is whole (#36 item 1)",
+      args: ['status', 'web', '--sessions', '-o', 'json'],
+      route: sessionsCluster(),
+      // a master CLI that answers `show stat -1 4 -1` with every backend, past the 4 MiB an exec keeps
+      exec: () => recording(asked, masterCli({ stat: () => hugeStat(4.2 * 1024 * 1024) })),
+      code: 0,
+      stderr: '',
+      check: (_c, r) => {
+        expect(asked.join('')).toContain(
+          `@!13333 show stat ${BACKEND} 4 -1\n@!13313 show stat ${BACKEND} 4 -1\nquit\n`,
+        );
+        expect(asked.join('')).not.toContain('show stat -1');
+        const out = rolloutOut(r);
+        // web-old-1 holds 5 in each of the two workers: read whole, no cut
+        expect(out.oldPods[0]!.sessions!.sessions).toBe(10);
+        expect(out.sessions!.problems).toEqual([]);
+      },
+    } satisfies Row;
+  })(),
+  (() => {
+    const asked: string[] = [];
+    return {
+      name: 'a backend name HAProxy would not take as one word (a `;` starts a second master CLI command) is never sent: every server is asked for (#36 item 1)',
+      args: ['status', 'web', '--sessions', '-o', 'json'],
+      route: objectCluster([
+        ...gatedRollout(),
+        ...hapticInstallation().map((o) =>
+          o.kind === 'HAProxyCfg'
+            ? {
+                ...o,
+                spec: {
+                  ...(o.spec as Obj),
+                  content: String((o.spec as Obj).content).replace(`backend ${BACKEND}`, 'backend web;shutdown'),
+                },
+              }
+            : o,
+        ),
+      ] as never[]),
+      exec: () => recording(asked, masterCli({ stat: () => webStat(2) })),
+      code: 0,
+      stderr: '',
+      check: (_c, r) => {
+        expect(asked.join('')).toContain('@!13333 show stat -1 4 -1\n@!13313 show stat -1 4 -1\nquit\n');
+        expect(asked.join('')).not.toMatch(/shutdown|;/);
+        expect(rolloutOut(r).oldPods[0]!.sessions!.sessions).toBe(4);
+      },
+    } satisfies Row;
+  })(),
   {
     name: '4,000 KiB, then thousands of one-byte frames, from a master CLI that never ends: within the 5 s deadline (#36 item 3)',
     args: ['status', 'web', '--sessions', '-o', 'json'],

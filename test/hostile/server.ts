@@ -554,10 +554,20 @@ export function statRow(backend: string, server: string, addr: string, scur: str
 /** A whole `show stat` answer: the header, the rows, the blank line HAProxy ends it with. */
 export const showStat = (...rows: string[]) => `${STAT_HEADER}\n${rows.join('\n')}\n\n`;
 
+/** A `show stat` answer cut to one proxy's rows (`-1`: all of it), or HAProxy's answer when it has none. */
+function ofProxy(answer: string, proxy: string): string {
+  if (proxy === '-1') return answer;
+  const lines = answer.split('\n');
+  const rows = lines.filter((l) => l && !l.startsWith('#') && l.split(',')[0] === proxy);
+  return rows.length ? showStat(...rows) : 'No such proxy.\n';
+}
+
 /**
  * A HAProxy master CLI behind `socat stdio unix-connect:…`, in interactive mode: `prompt` + `show proc` answered
- * with `proc`, then the stat commands (one per worker) with `stat(pid)` each followed by the prompt, then the end
- * (Success). `answer` replaces the stat part: it is given the stat commands' text and the io, and does what it will.
+ * with `proc`, then each stat command with `stat(pid)` followed by the prompt, then the end (Success): `show stat -1
+ * 4 -1` with all of it, `show stat <backend> 4 -1` with that backend's rows, or `No such proxy.` when it has none (as
+ * HAProxy's stats.c answers a proxy its worker does not have). `answer` replaces the stat part: it is given the stat
+ * commands' text and the io, and does what it will.
  */
 export function masterCli(
   options: { proc?: string; stat?: (pid: number) => string; answer?: (stdin: string, io: ExecIo) => void } = {},
@@ -565,8 +575,11 @@ export function masterCli(
   return (stdin, io) => {
     if (stdin.startsWith('prompt\n')) return io.send(1, `${PROMPT}${options.proc ?? showProc()}${PROMPT}`);
     if (options.answer) return options.answer(stdin, io);
-    const pids = [...stdin.matchAll(/^@!(\d+) show stat/gm)].map((m) => Number(m[1]));
-    io.send(1, pids.map((pid) => `${options.stat?.(pid) ?? showStat()}${PROMPT}`).join(''));
+    const asked = [...stdin.matchAll(/^@!(\d+) show stat (\S+) 4 -1$/gm)];
+    io.send(
+      1,
+      asked.map(([, pid, proxy]) => `${ofProxy(options.stat?.(Number(pid)) ?? showStat(), proxy!)}${PROMPT}`).join(''),
+    );
     io.end();
   };
 }

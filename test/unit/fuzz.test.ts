@@ -549,7 +549,7 @@ const NOISE = [
   '\u0000\u0001\u0002',
 ];
 
-/** One spoiling of a session: which (0..18), on which HAProxy pod, and where. */
+/** One spoiling of a session: which (0..19), on which HAProxy pod, and where. */
 type Edit = [op: number, pod: number, a: number, b: number, c: number];
 
 interface Session {
@@ -560,6 +560,8 @@ interface Session {
   message?: string;
   /** no reading at all of this pod (not read yet) */
   unread?: boolean;
+  /** the backends each worker was asked for (one answer each), as statBackends gives them; else every server */
+  backends?: string[];
 }
 
 /** The `k`th occurrence of `what` in `text`, or -1. */
@@ -581,7 +583,7 @@ function spoilSession(s: Session, [op, , a, b, c]: Edit): void {
     lines[li] = l;
     s.stdout = lines.join('\n');
   };
-  switch (op % 19) {
+  switch (op % 20) {
     case 0: {
       const cut = a % (s.stdout.length + 1);
       s.stdout = s.stdout.slice(0, cut);
@@ -681,6 +683,14 @@ function spoilSession(s: Session, [op, , a, b, c]: Edit): void {
       said.push(`${more.length} more old workers`);
       return;
     }
+    case 18: {
+      // asked per backend, one or two answers a worker, one of them HAProxy's for a backend its config lacks
+      s.backends = c % 2 ? ['ing_shop_web_web_80'] : ['ing_other_80', 'ing_shop_web_web_80'];
+      const at = nth(s.stdout, 'master> ', 2 + (a % 3));
+      if (at >= 0) s.stdout = `${s.stdout.slice(0, at + 8)}No such proxy.\n\nmaster> ${s.stdout.slice(at + 8)}`;
+      said.push(`asked for ${s.backends.length} backends, No such proxy. after prompt ${2 + (a % 3)}`);
+      return;
+    }
     default:
       s.unread = true;
       said.push('not read');
@@ -701,7 +711,7 @@ function readSession(pod: string, s: Session, sizes: number[]): HAProxyReading {
     if (seen(s.stdout.slice(at - sizes[i % sizes.length]!, at))) shown = s.stdout.slice(0, at);
   }
   const workers = shown === undefined ? undefined : workersShown(shown);
-  return readingOfExec({ namespace: 'haptic', pod }, SOCKET, workers, s, NOW);
+  return readingOfExec({ namespace: 'haptic', pod }, SOCKET, workers, s, NOW, s.backends);
 }
 
 /** The base rollout, its HAProxy config with a hard-stop-after (doctor --sessions compares ttime with it). */

@@ -31,7 +31,8 @@ export interface RenderedServerOf {
   disabled: boolean;
 }
 
-const ipOf = (address: string) =>
+/** The IP of a server's address (`10.0.0.3:8080`, `[fd00::3]:8080`). */
+export const ipOf = (address: string) =>
   address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.replace(/:\d+$/, '');
 
 /** The servers of the installations' live configs that stand for these pods. */

@@ -1,13 +1,15 @@
 import type { Pod } from '../../types/kube.ts';
 import type { HAProxyReading, ServerStat, WorkerReading } from '../../types/sessions.ts';
+import { ipOf } from './rendered.ts';
 
 export type { HAProxyReading, ServerStat, WorkerReading };
 
 // What HAProxy itself says each server carries: the sessions a rollout's old pods still hold and the new ones
 // take. Read through HAProxy's master CLI (the management guide, "9.4. Master CLI"): `show proc` lists the current
 // worker and the leaving ones (a reload keeps old workers alive while their connections drain), and
-// `@!<pid> show stat -1 4 -1` gives one worker's servers (type 4) with `scur` (current sessions), `qcur` (queued
-// requests), `addr` and `status`, columns read by the header's names. Pure: texts in, readings out.
+// `@!<pid> show stat <backend> 4 -1` gives one worker's servers (type 4) of a backend (`-1`: of every backend) with
+// `scur` (current sessions), `qcur` (queued requests), `addr` and `status`, columns read by the header's names. Pure:
+// texts in, readings out.
 
 /** Where HAProxy's master CLI listens in a HAPTIC HAProxy pod: the `-S` argument of the container that runs it. */
 export interface MasterSocket {
@@ -158,34 +160,73 @@ export function parseShowStat(text: string): ServerStat[] | UncountableStat | un
   return rows;
 }
 
-/** The commands one read sends after `show proc` answered: each worker's servers. */
-export const statCommand = (pid: number) => `@!${pid} show stat -1 4 -1`;
+/**
+ * A proxy name HAProxy accepts (cfgparse.c invalid_char: letters, digits, `.`, `-`, `_`, `:`), so a name put in a
+ * command is one word: the master CLI splits a line at `;` into commands and at blanks into words, and a backend
+ * name from a config the plugin did not write must never become a second command.
+ */
+const PROXY_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Past this many backends, one read of every server costs less than a command per backend per worker. */
+export const MAX_STAT_BACKENDS = 32;
 
 /**
- * A HAProxy pod's reading from one interactive master CLI session: `prompt`, `show proc`, then one `show stat` per
- * worker it listed (`answers` as splitAnswers gives them: show proc's first, then one per worker, in order).
+ * The backends a read asks each worker for, or undefined to ask for every server (`-1`): none known, too many, or
+ * a name HAProxy would not have taken as one word. Sorted and each once, so followers asking for the same agree.
+ */
+export function statBackends(backends: readonly string[] | undefined): string[] | undefined {
+  const names = [...new Set(backends ?? [])].sort();
+  if (!names.length || names.length > MAX_STAT_BACKENDS || !names.every((b) => PROXY_NAME.test(b))) return undefined;
+  return names;
+}
+
+/**
+ * The commands one read sends per worker after `show proc` answered: its servers (type 4, every server id) of each
+ * backend of `backends` (as statBackends gives them), or of every backend. Asking only for the backends of the
+ * rollout's Services keeps the answer to their servers: a cluster of a thousand backends answers `-1` with MiBs.
+ */
+export function statCommands(pid: number, backends: readonly string[] | undefined): string[] {
+  return backends ? backends.map((b) => `@!${pid} show stat ${b} 4 -1`) : [`@!${pid} show stat -1 4 -1`];
+}
+
+/** HAProxy's answer to `show stat <proxy> …` naming a proxy its worker does not have (stats.c, cli_parse_show_stat). */
+const NO_SUCH_PROXY = /^\s*No such proxy\.\s*$/;
+
+/**
+ * A HAProxy pod's reading from one interactive master CLI session: `prompt`, `show proc`, then each worker's
+ * statCommands (`answers` as splitAnswers gives them: show proc's first, then the workers' in order, one per backend
+ * of `backends`, or one each when every server was asked for). A worker whose config has no such backend (a leaving
+ * worker from before a Service was routed) has no server in it.
  */
 export function readingOf(
   pod: string,
   at: number,
   workers: { pid: number; leaving: boolean }[],
   statAnswers: string[],
+  backends?: readonly string[] | undefined,
 ): HAProxyReading {
+  const each = backends?.length ?? 1;
   return {
     pod,
     at,
     workers: workers.map((w, i) => {
-      const answer = statAnswers[i];
-      const servers = answer === undefined ? undefined : parseShowStat(answer);
-      if (servers instanceof UncountableStat) return { ...w, problem: `${servers.problem}: its sessions are unknown` };
-      if (servers) return { ...w, servers };
-      const said = answer?.trim().split('\n')[0];
-      return {
-        ...w,
-        problem: said
-          ? `a worker did not answer show stat (${said.replace(/\d+/g, 'N').slice(0, 120)}): not registered with the master yet`
-          : 'a worker did not answer show stat',
-      };
+      const servers: ServerStat[] = [];
+      for (let k = 0; k < each; k++) {
+        const answer = statAnswers[i * each + k];
+        if (backends && answer !== undefined && NO_SUCH_PROXY.test(answer)) continue;
+        const rows = answer === undefined ? undefined : parseShowStat(answer);
+        if (rows instanceof UncountableStat) return { ...w, problem: `${rows.problem}: its sessions are unknown` };
+        if (!rows) {
+          const said = answer?.trim().split('\n')[0];
+          return {
+            ...w,
+            problem: said
+              ? `a worker did not answer show stat (${said.replace(/\d+/g, 'N').slice(0, 120)}): not registered with the master yet`
+              : 'a worker did not answer show stat',
+          };
+        }
+        servers.push(...rows);
+      }
+      return { ...w, servers };
     }),
   };
 }
@@ -235,8 +276,6 @@ export type AddressMemory = Map<string, string>;
 export function rememberAddresses(memory: AddressMemory, pods: { key: string; ip?: string | undefined }[]): void {
   for (const p of pods) if (p.ip) memory.set(p.ip, p.key);
 }
-
-const ipOf = (addr: string) => (addr.startsWith('[') ? addr.slice(1, addr.indexOf(']')) : addr.replace(/:\d+$/, ''));
 
 /**
  * Which pod each server of HAPTIC's configs stands for, by `<backend>/<server>`: the pod (by key) its `# Pod:`

@@ -22,7 +22,7 @@ import type { HapticInputs } from '../../../src/types/snapshot.ts';
 import type { Gateway, GatewayRoute } from '../../../src/types/routes.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import { routingInstallations, withSessions } from '../../../src/model/rollout/sessions.ts';
-import { sessionTargets } from '../../../src/services/sessions.ts';
+import { mergeTargets, sessionTargets } from '../../../src/services/sessions.ts';
 import type { HAProxyReading } from '../../../src/types/sessions.ts';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import { loadScenario, snapshotOf } from '../../fixtures/load.ts';
@@ -1624,6 +1624,23 @@ describe('generic rollout rules (HS2xx)', () => {
     expect(model.oldPods.find((p) => p.name === 'web-old-1')?.sessions).toMatchObject({ sessions: 3, servers: 2 });
     const targets = sessionTargets(built, snap.haptic.pods.items);
     expect(new Set(targets.map((t) => t.namespace))).toEqual(new Set(['haptic']));
+    // each is asked for the backends that hold the rollout's servers in its installation's config, nothing else
+    const own = new Set([...built.newPods, ...built.oldPods].map((p) => p.name));
+    const backends = built.installations
+      .find((i) => i.namespace === 'haptic')!
+      .config!.servers.filter((s) => own.has(s.pod))
+      .map((s) => s.backend);
+    expect(backends.length).toBeGreaterThan(0);
+    for (const t of targets) expect(t.backends).toEqual([...new Set(backends)]);
+    // followers naming the same HAProxy pod: the union of their backends, or every server when one knows none
+    const [a] = targets;
+    expect(mergeTargets([a!, { ...a!, backends: ['be_x'] }])).toEqual([
+      { ...a!, backends: [...new Set(backends), 'be_x'] },
+    ]);
+    expect(mergeTargets([a!, { ...a!, backends: undefined }, { ...a!, backends: ['be_x'] }])).toEqual([
+      { ...a!, backends: undefined },
+    ]);
+    expect(mergeTargets([{ ...a!, backends: undefined }, a!])).toEqual([{ ...a!, backends: undefined }]);
   });
 
   it('HS208 does not fire while an old pod is within its grace period', () => {

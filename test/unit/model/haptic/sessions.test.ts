@@ -10,6 +10,8 @@ import {
   serverNames,
   sessionsByPod,
   splitAnswers,
+  statBackends,
+  statCommands,
   UncountableStat,
 } from '../../../../src/model/haptic/sessions.ts';
 import type { Pod } from '../../../../src/types/kube.ts';
@@ -116,6 +118,48 @@ describe("HAProxy's master CLI, read", () => {
     expect(reading.workers[2]!.problem).toBe(
       "a worker did not answer show stat (Can't find the target PID matching the prefix '@!N'): not registered with the master yet",
     );
+  });
+
+  it("asks each worker for the rollout's backends only, each a word HAProxy takes, or for every server", () => {
+    expect(statCommands(7, statBackends(['ing_ns_web_web_80', 'be-b.x:y', 'ing_ns_web_web_80']))).toEqual([
+      '@!7 show stat be-b.x:y 4 -1',
+      '@!7 show stat ing_ns_web_web_80 4 -1',
+    ]);
+    // none known, too many to ask one by one, or a name that is not one word of the master CLI: every server
+    for (const backends of [
+      undefined,
+      [],
+      Array.from({ length: 33 }, (_, i) => `be${i}`),
+      ['be', 'web;shutdown'],
+      ['be web'],
+      ['be\nshow info'],
+      ['@!1'],
+    ])
+      expect(statCommands(7, statBackends(backends)), JSON.stringify(backends)).toEqual(['@!7 show stat -1 4 -1']);
+  });
+
+  it("reads a worker's answers per backend: a backend its config lacks has no server, a missing answer is unknown", () => {
+    // a real session of Debian's HAProxy 2.6: `show stat be_a 4 -1`, then a backend the worker does not have
+    const answers = splitAnswers(
+      readFileSync(new URL('../../../fixtures/sessions/haproxy-2.6-backends.txt', import.meta.url), 'utf8'),
+    );
+    const workers = parseShowProc(answers[0]!)!;
+    expect(workers).toEqual([{ pid: 4107, leaving: false }]);
+    expect(answers[2]!.trim()).toBe('No such proxy.');
+    const reading = readingOf('haptic/hp-1', 5, workers, answers.slice(1, 3), ['be-gone', 'be_a']);
+    expect(reading.workers[0]!.servers?.map((s) => `${s.backend}/${s.server}`)).toEqual(['be_a/s1', 'be_a/s2']);
+    // asked for every server, `No such proxy.` is no answer to count
+    expect(readingOf('haptic/hp-1', 5, workers, [answers[2]!]).workers[0]!.problem).toMatch(/did not answer show stat/);
+    // two workers asked for two backends each: the second worker's second answer is missing
+    const two = readingOf(
+      'haptic/hp-1',
+      5,
+      [...workers, { pid: 4108, leaving: true }],
+      [answers[1]!, answers[2]!, answers[1]!],
+      ['be-gone', 'be_a'],
+    );
+    expect(two.workers.map((w) => w.servers?.length)).toEqual([2, undefined]);
+    expect(two.workers[1]!.problem).toBe('a worker did not answer show stat');
   });
 
   it("finds the master socket in the container's -S: its own argument, or in a shell script as HAPTIC's chart writes it", () => {
