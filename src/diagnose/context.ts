@@ -3,6 +3,7 @@ import type { Installation } from '../model/haptic/haptic.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import type { RolloutSnapshot } from '../types/snapshot.ts';
+import { kindOf } from '../model/rollout/kinds/index.ts';
 
 /** What the rules read: the model, plus the raw objects behind a few pieces of evidence (probes, selectors). */
 export interface DiagnoseContext {
@@ -24,7 +25,7 @@ export function diagnoseContext(snapshot: RolloutSnapshot, model: RolloutModel, 
  */
 export function blockingPods(ctx: DiagnoseContext): PodView[] {
   const m = ctx.model;
-  const pods = m.workloadKind === 'StatefulSet' ? [...m.newPods, ...m.oldPods] : m.newPods;
+  const pods = kindOf(m.workloadKind).oldPodsHold ? [...m.newPods, ...m.oldPods] : m.newPods;
   return pods.filter((p) => p.ready.status !== 'True' && !p.terminating);
 }
 

@@ -1,5 +1,7 @@
 import { CATALOGUE, severityOf, type FindingId } from './catalogue.ts';
 import type { CatalogueEntry, Finding, FindingArgs } from '../types/finding.ts';
+import { kindOf } from '../model/rollout/kinds/index.ts';
+import type { RolloutTarget } from '../types/kube.ts';
 
 /**
  * Builds a finding whose severity comes from the catalogue (by id, or by id and form where the catalogue says so),
@@ -25,18 +27,18 @@ export function finding(
  * How findings name the workload of a rollout: `target`, the argument a kubectl haptic command takes (NAME for a
  * Deployment, as before StatefulSets were followed too; statefulset/NAME), and `workload`, in words (deployment web).
  */
-export function workloadArgs(m: { workloadKind: 'Deployment' | 'StatefulSet'; name: string; namespace: string }): {
+export function workloadArgs(m: { workloadKind: RolloutTarget['kind']; name: string; namespace: string }): {
   name: string;
   namespace: string;
   target: string;
   workload: string;
   resource: string;
 } {
-  const kind = m.workloadKind.toLowerCase();
+  const { word: kind, bareName } = kindOf(m.workloadKind);
   return {
     name: m.name,
     namespace: m.namespace,
-    target: m.workloadKind === 'Deployment' ? m.name : `${kind}/${m.name}`,
+    target: bareName ? m.name : `${kind}/${m.name}`,
     workload: `${kind} ${m.name}`,
     resource: `${kind}/${m.name}`,
   };

@@ -185,31 +185,38 @@ export function gateFeatureText(inst: Installation): string {
 
 function strategyChecks(workload: RolloutTarget, conditionType: string): Finding[] {
   const findings: Finding[] = [];
-  const replicas = workload.spec.replicas ?? 1;
   const at = { namespace: workload.metadata.namespace ?? '', name: workload.metadata.name };
-  if (workload.kind === 'StatefulSet') findings.push(...statefulSetChecks(workload, at));
-  else {
-    const strategy = resolveStrategy(workload);
-    if (strategy.type === 'Recreate') {
-      findings.push(finding('HG112', {}, ['spec.strategy.type: Recreate']));
-    } else if (replicas === 1 && strategy.maxUnavailable >= 1) {
-      findings.push(
-        finding(
-          'HG111',
-          at,
-          [`spec.replicas: 1, resolved maxSurge: ${strategy.maxSurge}, maxUnavailable: ${strategy.maxUnavailable}`],
-          { variant: 'deployment' },
-        ),
-      );
-    }
-    if (workload.spec.paused) findings.push(finding('HG113', at, ['spec.paused: true']));
-  }
+  findings.push(...(KIND_CHECKS[workload.kind] as (w: RolloutTarget, a: typeof at) => Finding[])(workload, at));
   for (const type of foreignGateTypes([
     conditionType,
     ...(workload.spec.template.spec.readinessGates ?? []).map((g) => g.conditionType),
   ])) {
     findings.push(finding('HG114', { type, gate: GATE_CONDITION }, [`readinessGates conditionType: ${type}`]));
   }
+  return findings;
+}
+
+/** What a Deployment's strategy does to the gate: Recreate stops every pod first, one replica leaves a gap. */
+function deploymentChecks(
+  deployment: Extract<RolloutTarget, { kind: 'Deployment' }>,
+  at: { namespace: string; name: string },
+): Finding[] {
+  const findings: Finding[] = [];
+  const replicas = deployment.spec.replicas ?? 1;
+  const strategy = resolveStrategy(deployment);
+  if (strategy.type === 'Recreate') {
+    findings.push(finding('HG112', {}, ['spec.strategy.type: Recreate']));
+  } else if (replicas === 1 && strategy.maxUnavailable >= 1) {
+    findings.push(
+      finding(
+        'HG111',
+        at,
+        [`spec.replicas: 1, resolved maxSurge: ${strategy.maxSurge}, maxUnavailable: ${strategy.maxUnavailable}`],
+        { variant: 'deployment' },
+      ),
+    );
+  }
+  if (deployment.spec.paused) findings.push(finding('HG113', at, ['spec.paused: true']));
   return findings;
 }
 
@@ -255,3 +262,11 @@ function statefulSetChecks(
   }
   return findings;
 }
+
+/** Each kind's own checks of how it rolls. */
+const KIND_CHECKS: {
+  [K in RolloutTarget['kind']]: (
+    w: Extract<RolloutTarget, { kind: K }>,
+    at: { namespace: string; name: string },
+  ) => Finding[];
+} = { Deployment: deploymentChecks, StatefulSet: statefulSetChecks };

@@ -1,5 +1,5 @@
 // Where each kind lives in the API. The one place that builds REST paths.
-import type { WorkloadKind } from '../types/kube.ts';
+import type { RolloutTarget, WorkloadKind } from '../types/kube.ts';
 
 export interface ResourceType {
   group: string;
@@ -169,9 +169,23 @@ const WORKLOAD_ALIASES: Record<string, WorkloadKind> = {
 };
 
 /** Where a workload whose rollout the plugin follows lives in the API. */
-export function workloadResource(kind: 'Deployment' | 'StatefulSet'): ResourceType {
-  return kind === 'Deployment' ? R.deployments : R.statefulsets;
+export function workloadResource(kind: RolloutTarget['kind']): ResourceType {
+  return WORKLOAD_RESOURCES[kind];
 }
+
+const WORKLOAD_RESOURCES: Record<RolloutTarget['kind'], ResourceType> = {
+  Deployment: R.deployments,
+  StatefulSet: R.statefulsets,
+};
+
+/** The kinds of workload whose rollout the plugin follows, in the order they are listed and looked up. */
+export const WORKLOAD_KINDS = Object.keys(WORKLOAD_RESOURCES) as RolloutTarget['kind'][];
+
+/** The kinds that roll through ReplicaSets they own (the others own their pods). */
+export const WORKLOAD_OWNS_REPLICASETS: Record<RolloutTarget['kind'], boolean> = {
+  Deployment: true,
+  StatefulSet: false,
+};
 
 /** NAME (any workload kind) or KIND/NAME for a workload; undefined kind when the prefix names no workload kind. */
 export function parseWorkloadName(arg: string): { kind?: WorkloadKind | undefined; name: string; prefix?: string } {

@@ -1,7 +1,7 @@
 import type { HapticInputs, RolloutLists } from '../types/snapshot.ts';
 import type { KubeClient } from './client.ts';
 import { loadHaptic } from './haptic-snapshot.ts';
-import { R, type ResourceType } from './resources.ts';
+import { R, WORKLOAD_KINDS, WORKLOAD_OWNS_REPLICASETS, workloadResource } from './resources.ts';
 import { fetchAll, type Fetched, type Query } from './snapshot.ts';
 import type {
   EndpointSlice,
@@ -19,9 +19,8 @@ import { trimEvent, trimObject, trimPod, trimSlice } from './trim.ts';
 
 /** The lists behind the rollouts of some workloads (HAPTIC's are loadHaptic's): one query per kind, whatever their number. */
 export interface RolloutQueries {
-  /** the Deployments and the StatefulSets themselves, for informers (one-shot commands have them already) */
-  deployments?: Query | undefined;
-  statefulSets?: Query | undefined;
+  /** the workloads themselves, by kind, for informers (one-shot commands have them already) */
+  workloads: Partial<Record<RolloutTarget['kind'], Query>>;
   /** the Deployments' ReplicaSets: asked for only when there are Deployments */
   replicaSets?: Query | undefined;
   pods: Query;
@@ -65,22 +64,24 @@ export function rolloutQueries(targets: RolloutTarget[], selector?: string): Rol
   const namespace = namespaces.size === 1 ? [...namespaces][0] : undefined;
   const labelSelector = unionSelector(targets.map((d) => d.spec.selector));
   const one = targets.length === 1 ? targets[0]! : undefined;
-  const own = (resource: ResourceType, kind: RolloutTarget['kind']): Query | undefined =>
-    targets.some((t) => t.kind === kind)
-      ? {
-          resource,
-          namespace,
-          ...(one ? { fieldSelector: `metadata.name=${one.metadata.name}` } : { labelSelector: selector }),
-          trim: trimObject,
-        }
-      : undefined;
-  const deployments = own(R.deployments, 'Deployment');
-  const sets = targets.filter((t) => t.kind === 'StatefulSet');
-  const claimed = sets.filter((t) => t.spec.volumeClaimTemplates?.length);
+  const kinds = new Set(targets.map((t) => t.kind));
+  const workloads = Object.fromEntries(
+    [...kinds].map((kind): [RolloutTarget['kind'], Query] => [
+      kind,
+      {
+        resource: workloadResource(kind),
+        namespace,
+        ...(one ? { fieldSelector: `metadata.name=${one.metadata.name}` } : { labelSelector: selector }),
+        trim: trimObject,
+      },
+    ]),
+  );
+  // only a StatefulSet has claim templates; only a Deployment rolls through ReplicaSets
+  const claimed = targets.filter((t) => 'volumeClaimTemplates' in t.spec && t.spec.volumeClaimTemplates?.length);
+  const replicaSets = targets.some((t) => WORKLOAD_OWNS_REPLICASETS[t.kind]);
   return {
-    deployments,
-    statefulSets: own(R.statefulsets, 'StatefulSet'),
-    replicaSets: deployments && { resource: R.replicasets, namespace, labelSelector, trim: trimObject },
+    workloads,
+    replicaSets: replicaSets ? { resource: R.replicasets, namespace, labelSelector, trim: trimObject } : undefined,
     pods: { resource: R.pods, namespace, labelSelector, trim: trimPod },
     claims: claimed.length
       ? {
@@ -132,9 +133,9 @@ function scopeQueries(
     workloadEvents: [
       ...(one
         ? [events(`involvedObject.name=${name}`)]
-        : (['Deployment', 'StatefulSet'] as const)
-            .filter((k) => kinds.has(k) || kinds.has(undefined))
-            .map((k) => events(`involvedObject.kind=${k}`))),
+        : WORKLOAD_KINDS.filter((k) => kinds.has(k) || kinds.has(undefined)).map((k) =>
+            events(`involvedObject.kind=${k}`),
+          )),
       // the kubelet says a liveness probe restarted a container only in a Normal Killing event
       // (pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer, events.KillingContainer)
       events('reason=Killing'),

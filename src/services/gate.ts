@@ -13,6 +13,7 @@ import { planGate, type DryRun, type GateAction, type GateRecord, type GateResul
 import { resolveTargets, type TargetSelection } from './targets.ts';
 import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
 import { oneLine } from '../lib/errors.ts';
+import { kindOf } from '../model/rollout/kinds/index.ts';
 
 export interface GateOptions extends TargetSelection {
   action: GateAction;
@@ -230,9 +231,7 @@ function guardsFail(patch: Operation[], object: RolloutTarget): boolean {
 
 /** A Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name). */
 function revisionOf(workload: RolloutTarget): string | undefined {
-  return workload.kind === 'StatefulSet'
-    ? workload.status?.updateRevision
-    : workload.metadata.annotations?.['deployment.kubernetes.io/revision'];
+  return kindOf(workload.kind).revision(workload);
 }
 
 /** The controller stamps the new revision once it observes the new generation; wait a little for it. */

@@ -3,7 +3,7 @@ import { diagnoseContext } from '../diagnose/context.ts';
 import { HAPTIC_PODS_SELECTOR } from '../haptic/names.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { Informer, type InformerOptions } from '../kube/informer.ts';
-import { R } from '../kube/resources.ts';
+import { R, WORKLOAD_OWNS_REPLICASETS } from '../kube/resources.ts';
 import { rolloutQueries } from '../kube/rollout-snapshot.ts';
 import type { Query } from '../kube/snapshot.ts';
 import { trimObject } from '../kube/trim.ts';
@@ -223,13 +223,12 @@ export class RolloutStream implements RolloutFollower {
       return store;
     };
     // the scope holds this target, so the queries of its kind are there
-    this.workload = make((target.kind === 'Deployment' ? q.deployments : q.statefulSets)!);
-    this.replicaSets = target.kind === 'Deployment' ? make(q.replicaSets!) : undefined;
-    this.claims = target.kind === 'StatefulSet' && q.claims ? make(q.claims) : undefined;
-    this.workloadEvents = [
-      ...q.workloadEvents,
-      ...(target.kind === 'StatefulSet' && q.claimEvents ? [q.claimEvents] : []),
-    ].map(make);
+    this.workload = make(q.workloads[target.kind]!);
+    this.replicaSets = WORKLOAD_OWNS_REPLICASETS[target.kind] ? make(q.replicaSets!) : undefined;
+    // claims are asked for when a StatefulSet of the scope has claim templates: this one's or another's
+    const claimed = 'volumeClaimTemplates' in target.spec && !!target.spec.volumeClaimTemplates?.length;
+    this.claims = claimed && q.claims ? make(q.claims) : undefined;
+    this.workloadEvents = [...q.workloadEvents, ...(claimed && q.claimEvents ? [q.claimEvents] : [])].map(make);
     this.parts = {
       pods: make(q.pods),
       services: make(q.services),

@@ -5,6 +5,7 @@ import { objectNameProblem, parseWorkloadName, R, workloadResource } from '../ku
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
 import type { KubeObject, RolloutTarget, TargetName, WorkloadKind } from '../types/kube.ts';
 import { compareText } from '../lib/order.ts';
+import { kindOf, ROLLOUT_KINDS } from '../model/rollout/kinds/index.ts';
 
 export interface TargetSelection {
   /** undefined: every namespace (-A) */
@@ -30,7 +31,7 @@ export function targetNames(args: string[]): TargetName[] {
     const { kind, name, prefix } = parseWorkloadName(arg);
     if (!name)
       throw new UserError(`invalid target "${shownInput(arg)}": use NAME, deployment/NAME or statefulset/NAME`);
-    if (prefix !== undefined && kind !== 'Deployment' && kind !== 'StatefulSet')
+    if (prefix !== undefined && !ROLLOUT_KINDS.includes(kind as RolloutTarget['kind']))
       throw new UserError(
         `${shownInput(prefix)} "${shownInput(name)}": only Deployments and StatefulSets are supported (DaemonSets, Argo Rollouts and Pods are not)`,
       );
@@ -53,9 +54,15 @@ export function workloadName(arg: string): { kind?: WorkloadKind | undefined; na
 }
 
 const tagged =
-  <K extends RolloutTarget['kind']>(kind: K) =>
-  (o: KubeObject) =>
-    ({ ...o, kind }) as Extract<RolloutTarget, { kind: K }>;
+  (kind: RolloutTarget['kind']) =>
+  (o: KubeObject): RolloutTarget =>
+    ({ ...o, kind }) as RolloutTarget;
+
+/** `Deployments or StatefulSets`, `deployments.apps or statefulsets.apps`: kinds in a message, the last after "or". */
+const either = (words: string[]) =>
+  words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+const plural = (kind: RolloutTarget['kind']) => `${kind}s`;
+const PRIMARY = ROLLOUT_KINDS.find((k) => kindOf(k).bareName)!;
 
 export interface ResolveOptions {
   /** applied to each object as it arrives (read-only commands drop what they never read) */
@@ -68,9 +75,10 @@ export interface ResolveOptions {
 }
 
 /**
- * Resolves the Deployments and StatefulSets a command acts on, all before any write: named ones must all exist (a
- * bare NAME that both kinds have is ambiguous, as kubectl would need the kind too), a selector or --all must match
- * at least one. An unknown namespace is named as such. Sorted by namespace, name, then kind.
+ * Resolves the workloads of every kind followed (Deployments, StatefulSets) a command acts on, all before any
+ * write: named ones must all exist (a bare NAME that two kinds have is ambiguous, as kubectl would need the kind
+ * too), a selector or --all must match at least one. An unknown namespace is named as such. Sorted by namespace,
+ * name, then kind.
  */
 export async function resolveTargets(
   client: KubeClient,
@@ -88,69 +96,68 @@ export async function resolveTargets(
   if (namespace === undefined && sel.names.length)
     throw new UserError('a workload cannot be named across all namespaces (-A); use -n NAMESPACE, or -l with -A');
   const where = namespace === undefined ? 'any namespace' : `namespace "${namespace}"`;
-  // a bare NAME may still be a Deployment when StatefulSets may not be read: the refusal is kept, and is the error
+  // a bare NAME may still be a Deployment when another kind may not be read: the refusal is kept, and is the error
   // only if no Deployment has the name; over -l or the namespace it is a note when the caller takes notes
-  let setsRefused: unknown;
-  const readSets = async (query: { name?: string; labelSelector?: string | undefined }, bare: boolean) => {
+  let refused: unknown;
+  const read = async (
+    kind: RolloutTarget['kind'],
+    query: { name?: string; labelSelector?: string | undefined },
+    bare: boolean,
+  ): Promise<RolloutTarget[]> => {
     try {
-      return (await fetchQuery(client, { resource: R.statefulsets, namespace, trim, ...query })).map(
-        tagged('StatefulSet'),
+      return (await fetchQuery(client, { resource: workloadResource(kind), namespace, trim, ...query })).map(
+        tagged(kind),
       );
     } catch (err) {
-      if (!isApiError(err, 'Forbidden') || !bare || (!query.name && !notes)) throw err;
-      setsRefused = err;
-      // a name that turns out a Deployment needs no warning about StatefulSets (a report still says what it could not
+      if (kind === PRIMARY || !isApiError(err, 'Forbidden') || !bare || (!query.name && !notes)) throw err;
+      refused = err;
+      // a name that turns out another kind needs no warning about this one (a report still says what it could not
       // look at); a list left them out
       if (query.name && !options.notes) return [];
-      const note = `cannot read statefulsets${namespace === undefined ? '' : ` in namespace ${namespace}`}: ${oneLine(err)}; only Deployments are checked`;
+      const others = ROLLOUT_KINDS.filter((k) => k !== kind).map(plural);
+      const note = `cannot read ${workloadResource(kind).plural}${namespace === undefined ? '' : ` in namespace ${namespace}`}: ${oneLine(err)}; only ${either(others)} are checked`;
       if (notes && !notes.includes(note)) notes.push(note);
       return [];
     }
   };
-  const readDeployments = async (query: { name?: string; labelSelector?: string | undefined }) =>
-    (await fetchQuery(client, { resource: R.deployments, namespace, trim, ...query })).map(tagged('Deployment'));
   let found: RolloutTarget[];
   if (sel.names.length) {
     const each = await Promise.all(
       sel.names.map(async ({ kind, name }) => {
-        const [deployments, sets] = await Promise.all([
-          kind === 'StatefulSet' ? [] : readDeployments({ name }),
-          kind === 'Deployment' ? [] : readSets({ name }, kind === undefined),
-        ]);
-        if (deployments[0] && sets[0])
+        const items = (
+          await Promise.all(
+            ROLLOUT_KINDS.map((k) => (kind === undefined || kind === k ? read(k, { name }, kind === undefined) : [])),
+          )
+        ).flatMap((list) => list.slice(0, 1));
+        if (items.length > 1)
           throw new UserError(
-            `"${name}" is both a Deployment and a StatefulSet in namespace "${namespace}": name one, deployment/${name} or statefulset/${name}`,
+            `"${name}" is both ${items.map((i) => `a ${i.kind}`).join(' and ')} in namespace "${namespace}": name one, ${either(items.map((i) => `${kindOf(i.kind).word}/${name}`))}`,
           );
-        return { kind, name, item: deployments[0] ?? sets[0] };
+        return { kind, name, item: items[0] };
       }),
     );
     const missing = each.filter((f) => !f.item);
-    if (missing.length && setsRefused) throw setsRefused;
+    if (missing.length && refused) throw refused;
     if (missing.length) {
       await assertNamespaceExists(client, namespace!);
       const kinds = new Set(missing.map((m) => m.kind));
       const what =
         kinds.size === 1 && !kinds.has(undefined)
           ? workloadResource([...kinds][0]!).display
-          : 'deployments.apps or statefulsets.apps';
+          : either(ROLLOUT_KINDS.map((k) => workloadResource(k).display));
       throw new UserError(
         `${what} ${missing.map((m) => `"${m.name}"`).join(', ')} not found in namespace "${namespace}"`,
       );
     }
     found = each.map((f) => f.item!);
   } else {
-    const [deployments, sets] = await Promise.all([
-      readDeployments({ labelSelector: sel.selector }),
-      readSets({ labelSelector: sel.selector }, true),
-    ]);
-    found = [...deployments, ...sets];
+    found = (await Promise.all(ROLLOUT_KINDS.map((k) => read(k, { labelSelector: sel.selector }, true)))).flat();
     if (namespace !== undefined && found.length === 0) await assertNamespaceExists(client, namespace);
     if (found.length === 0 && sel.allowNone) return [];
+    const kinds = either(ROLLOUT_KINDS.map(plural));
     if (found.length === 0)
       throw new UserError(
-        sel.selector
-          ? `no Deployments or StatefulSets in ${where} match -l ${sel.selector}`
-          : `no Deployments or StatefulSets in ${where}`,
+        sel.selector ? `no ${kinds} in ${where} match -l ${sel.selector}` : `no ${kinds} in ${where}`,
       );
   }
   if (!options.notes) for (const note of notes ?? []) sel.onNote?.(note);
@@ -160,7 +167,7 @@ export async function resolveTargets(
 
 /** How messages name a target: deployment/web, statefulset/db. */
 export function targetRef(t: { kind: RolloutTarget['kind']; metadata: { name: string } }): string {
-  return `${t.kind.toLowerCase()}/${t.metadata.name}`;
+  return `${kindOf(t.kind).word}/${t.metadata.name}`;
 }
 
 async function assertNamespaceExists(client: KubeClient, namespace: string): Promise<void> {
@@ -170,7 +177,7 @@ async function assertNamespaceExists(client: KubeClient, namespace: string): Pro
 }
 
 /** kubectl's words for an empty answer, on stderr so that stdout stays parseable. */
-export function noneFound(sel: TargetSelection, what = 'Deployments or StatefulSets'): string {
+export function noneFound(sel: TargetSelection, what = either(ROLLOUT_KINDS.map(plural))): string {
   const where = sel.namespace === undefined ? 'any namespace' : `namespace "${sel.namespace}"`;
   return `No ${what} found in ${where}${sel.selector ? ` matching -l ${sel.selector}` : ''}.`;
 }

@@ -5,6 +5,7 @@ import { findingLines, findingsOutput } from './findings.ts';
 import { toYaml } from './output.ts';
 import type { Painter } from './style.ts';
 import { workloadRef } from './status-rows.ts';
+import { workloadArgs } from '../diagnose/make.ts';
 
 const verb = { enable: 'added', disable: 'removed' } as const;
 
@@ -42,7 +43,7 @@ export function gateText(records: GateRecord[], paint: Painter): string {
 
 function recordLines(r: GateRecord, paint: Painter): string[] {
   const head = workloadRef(r);
-  const target = r.workloadKind === 'StatefulSet' ? `statefulset/${r.name}` : r.name;
+  const { target } = workloadArgs({ ...r, namespace: '' });
   const lines: string[] = [];
   const dry =
     r.dryRun === 'none'

@@ -2,6 +2,7 @@ import { formatAge } from '../model/time.ts';
 import type { HAProxyPodInfo, Installation } from '../model/haptic/haptic.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
+import { kindOf } from '../model/rollout/kinds/index.ts';
 
 /** How a cell should look; the text and Ink views map tones to colours. */
 export type Tone = 'good' | 'wait' | 'bad' | 'muted' | 'plain';
@@ -130,7 +131,7 @@ export function strategyText(m: RolloutModel, short = false): string {
 
 /** The workload as kubectl names it in output: deployment.apps/web, statefulset.apps/db. */
 export function workloadRef(w: { workloadKind: RolloutModel['workloadKind']; name: string }): string {
-  return `${w.workloadKind === 'StatefulSet' ? 'statefulset.apps' : 'deployment.apps'}/${w.name}`;
+  return `${kindOf(w.workloadKind).noun}/${w.name}`;
 }
 
 /** A Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name). */

@@ -1,6 +1,7 @@
 import type { RolloutTarget, Service } from '../../types/kube.ts';
 import type { DrillTarget } from './probe-log.ts';
 import { mapSelects } from '../selectors.ts';
+import { kindOf } from '../rollout/kinds/index.ts';
 
 // What `kubectl haptic drill` creates and needs, decided before anything is sent: the probe pod, the restart patch
 // and the permissions to check. Pure.
@@ -126,16 +127,15 @@ export interface Permission {
  * (a Deployment with its ReplicaSets; a StatefulSet, whose pods carry their revision).
  */
 export function drillPermissions(restart: boolean, kind: RolloutTarget['kind'] = 'Deployment'): Permission[] {
-  const resource = kind === 'Deployment' ? 'deployments' : 'statefulsets';
+  const [workload, ...between] = kindOf(kind).followed;
   const follow = (resource: string, group = ''): Permission[] =>
     ['list', 'watch'].map((verb) => ({ verb, group, resource, for: 'following the rollout' }));
   return [
     { verb: 'create', group: '', resource: 'pods', for: 'creating the probe pod' },
     { verb: 'get', group: '', resource: 'pods', subresource: 'log', for: "reading the probe's results" },
     { verb: 'delete', group: '', resource: 'pods', for: 'deleting the probe pod' },
-    ...(restart ? [{ verb: 'patch', group: 'apps', resource, for: 'restarting the rollout' }] : []),
-    ...follow(resource, 'apps'),
-    ...(kind === 'Deployment' ? follow('replicasets', 'apps') : []),
+    ...(restart ? [{ verb: 'patch', ...workload!, for: 'restarting the rollout' }] : []),
+    ...[workload!, ...between].flatMap((f) => follow(f.resource, f.group)),
     ...follow('pods'),
     ...follow('services'),
     ...follow('endpointslices', 'discovery.k8s.io'),

@@ -2,6 +2,7 @@ import type { FindingText } from '../../types/finding.ts';
 import type { RolloutHistory } from '../rollout/history.ts';
 import type { RolloutReport } from '../rollout/report.ts';
 import { MODEL_VERSION } from '../rollout/rollout.ts';
+import type { RolloutTarget } from '../../types/kube.ts';
 
 // `kubectl haptic drill`: what the probe pod's requests say about a rollout. The probe writes one line per request,
 // `<sequence> <curl exit code> <HTTP status> <seconds>`, and the kubelet timestamps each line as it is written
@@ -162,7 +163,7 @@ export interface DrillReport {
   apiVersion: typeof MODEL_VERSION;
   kind: 'DrillReport';
   /** the drilled workload: a Deployment or a StatefulSet */
-  workloadKind: 'Deployment' | 'StatefulSet';
+  workloadKind: RolloutTarget['kind'];
   name: string;
   namespace: string;
   target: DrillTarget;

@@ -32,11 +32,10 @@ export function splitRollouts(targets: RolloutTarget[], lists: RolloutLists): Ro
       (items ?? []).filter((o) => selectorMatches(selector, o.metadata.labels));
     return {
       workload,
-      replicaSets: workload.kind === 'Deployment' ? selected(replicaSets.get(ns)) : [],
-      claims:
-        workload.kind === 'StatefulSet'
-          ? selected(claims.get(ns), { matchLabels: workload.spec.selector.matchLabels ?? {} })
-          : [],
+      // the ReplicaSets and claims of its selector: its kind's module takes those it owns (a Deployment's
+      // ReplicaSets, a StatefulSet's claims, named after its claim templates)
+      replicaSets: selected(replicaSets.get(ns)),
+      claims: selected(claims.get(ns), { matchLabels: workload.spec.selector.matchLabels ?? {} }),
       pods: selected(pods.get(ns)),
       services: services.get(ns) ?? [],
       slices: slices.get(ns) ?? [],

@@ -1,24 +1,18 @@
 import type { SessionsView } from '../haptic/sessions.ts';
-import type { Deployment, Pod, ReplicaSet, RolloutTarget } from '../../types/kube.ts';
+import type { Pod, ReplicaSet, RolloutTarget } from '../../types/kube.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import { findCondition } from '../conditions.ts';
 import type { RolloutSnapshot } from '../../types/snapshot.ts';
 import { buildHaptic, type ConfigMemory, type HapticModel, type Installation } from '../haptic/haptic.ts';
 import { buildPodView, type PodView } from './pod.ts';
 import type { RenderedServer } from '../haptic/haptic-config.ts';
-import { resolveStrategy, type ResolvedStrategy } from './strategy.ts';
+import type { ResolvedStrategy } from './strategy.ts';
 import { compareText } from '../../lib/order.ts';
 import { routeInstallations, routingFor, type Routing } from '../haptic/routes.ts';
 import { renderedFor } from '../haptic/rendered.ts';
-import {
-  byOrdinal,
-  splitByRevision,
-  statefulSetPhase,
-  statefulSetStrategy,
-  statefulSetView,
-  type Phase,
-  type StatefulSetView,
-} from './statefulset.ts';
+import type { Phase, StatefulSetView } from './statefulset.ts';
+import { kindOf } from './kinds/index.ts';
+import { revisionOf } from './kinds/deployment.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
 
@@ -96,39 +90,6 @@ export interface RolloutModel {
   sessions?: SessionsView | undefined;
 }
 
-const TEMPLATE_HASH = 'pod-template-hash';
-
-function ownedBy(
-  obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } },
-  uid: string | undefined,
-): boolean {
-  return !!uid && (obj.metadata.ownerReferences ?? []).some((o) => o.uid === uid && o.controller !== false);
-}
-
-function revisionOf(obj: { metadata: { annotations?: Record<string, string> } }): string | undefined {
-  return obj.metadata.annotations?.['deployment.kubernetes.io/revision'];
-}
-
-/** The ReplicaSet whose template equals the Deployment's: same pod-template-hash, else the newest revision. */
-function findNewReplicaSet(deployment: Deployment, owned: ReplicaSet[]): ReplicaSet | undefined {
-  const revision = revisionOf(deployment);
-  const byRevision = revision ? owned.find((rs) => revisionOf(rs) === revision) : undefined;
-  if (
-    byRevision &&
-    JSON.stringify(stripHash(byRevision.spec.template)) === JSON.stringify(stripHash(deployment.spec.template))
-  )
-    return byRevision;
-  return owned.find(
-    (rs) => JSON.stringify(stripHash(rs.spec.template)) === JSON.stringify(stripHash(deployment.spec.template)),
-  );
-}
-
-function stripHash(template: ReplicaSet['spec']['template']): unknown {
-  const labels = { ...(template.metadata?.labels ?? {}) };
-  delete labels[TEMPLATE_HASH];
-  return { labels, annotations: template.metadata?.annotations ?? {}, spec: template.spec };
-}
-
 function rsView(rs: ReplicaSet): ReplicaSetView {
   const failure = findCondition(rs.status?.conditions, 'ReplicaFailure');
   return {
@@ -139,37 +100,6 @@ function rsView(rs: ReplicaSet): ReplicaSetView {
     available: rs.status?.availableReplicas ?? 0,
     failure: failure?.status === 'True' ? { reason: failure.reason, message: failure.message } : undefined,
   };
-}
-
-/** kubectl rollout status's rules, in its order, plus paused. */
-function phaseOf(d: Deployment, desired: number): { phase: Phase; message: string } {
-  const s = d.status ?? {};
-  const name = `deployment "${d.metadata.name}"`;
-  if ((d.metadata.generation ?? 0) > (s.observedGeneration ?? 0))
-    return { phase: 'progressing', message: `Waiting for ${name} spec update to be observed...` };
-  const progressing = findCondition(s.conditions, 'Progressing');
-  if (progressing?.reason === 'ProgressDeadlineExceeded')
-    return { phase: 'failed', message: `${name} exceeded its progress deadline` };
-  const updated = s.updatedReplicas ?? 0;
-  const current = s.replicas ?? 0;
-  const available = s.availableReplicas ?? 0;
-  const waiting = (m: string) => ({
-    phase: (d.spec.paused ? 'paused' : 'progressing') as Phase,
-    message: d.spec.paused ? `${name} is paused: ${m}` : m,
-  });
-  if (updated < desired)
-    return waiting(
-      `Waiting for ${name} rollout to finish: ${updated} out of ${desired} new replicas have been updated...`,
-    );
-  if (current > updated)
-    return waiting(
-      `Waiting for ${name} rollout to finish: ${current - updated} old replicas are pending termination...`,
-    );
-  if (available < updated)
-    return waiting(
-      `Waiting for ${name} rollout to finish: ${available} of ${updated} updated replicas are available...`,
-    );
-  return { phase: 'complete', message: `${name} successfully rolled out` };
 }
 
 /**
@@ -227,21 +157,12 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const gateType = options.gateType ?? GATE_CONDITION;
   const haptic = options.haptic ?? buildHaptic(snap.haptic, now, options.memory);
   const w = snap.workload;
-  const uid = w.metadata.uid;
-  const owned = w.kind === 'Deployment' ? snap.replicaSets.filter((rs) => ownedBy(rs, uid)) : [];
-  const newRS = w.kind === 'Deployment' ? findNewReplicaSet(w, owned) : undefined;
-  const oldRSs = owned.filter((rs) => rs !== newRS);
+  const kind = kindOf(w.kind);
+  const split = kind.pods(w, snap);
+  const { newReplicaSet: newRS, oldReplicaSets: oldRSs } = split;
   const desired = w.spec.replicas ?? 1;
   const gated = (w.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
-  const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
-  const split =
-    w.kind === 'StatefulSet'
-      ? splitByRevision(
-          w,
-          snap.pods.filter((p) => ownedBy(p, uid)),
-        )
-      : { newPods: newRS ? podsOf([newRS]) : [], oldPods: podsOf(oldRSs) };
   const routing: Routing = {
     ...routingFor(w.spec.template.metadata?.labels, snap.services, snap.haptic, routeInstallations(installations)),
     rendered: renderedFor(
@@ -265,26 +186,19 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) });
   const newPods = split.newPods.map(view);
   const oldPods = split.oldPods.map(view);
-  const { phase, message } = w.kind === 'StatefulSet' ? statefulSetPhase(w) : phaseOf(w, desired);
-  const set =
-    w.kind === 'StatefulSet'
-      ? statefulSetView(
-          w,
-          oldPods.map((p) => p.name),
-          snap.claims,
-          snap.events,
-        )
-      : undefined;
+  const { phase, message } = kind.phase(w);
+  const set = kind.statefulSet?.(
+    w,
+    oldPods.map((p) => p.name),
+    snap,
+  );
   const s = w.status ?? {};
-  const conditions = w.kind === 'Deployment' ? w.status?.conditions : undefined;
+  const conditions = kind.conditions(w);
   const progressing = findCondition(conditions, 'Progressing');
   const available = findCondition(conditions, 'Available');
   const replicaFailure = findCondition(conditions, 'ReplicaFailure');
-  const rsNames = new Set(owned.map((rs) => rs.metadata.name));
-  const order =
-    w.kind === 'StatefulSet'
-      ? byOrdinal(w.metadata.name)
-      : (a: { name: string }, b: { name: string }) => compareText(a.name, b.name);
+  const rsNames = new Set([...(newRS ? [newRS] : []), ...oldRSs].map((rs) => rs.metadata.name));
+  const order = kind.order(w);
   const byName = (a: { name: string }, b: { name: string }) => compareText(a.name, b.name);
   const held = new Set(set?.heldByPartition ?? []);
   return {
@@ -293,13 +207,13 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     workloadKind: w.kind,
     name: w.metadata.name,
     namespace: w.metadata.namespace ?? '',
-    revision: w.kind === 'Deployment' ? revisionOf(w) : undefined,
+    revision: kind.revision(w),
     generation: w.metadata.generation ?? 0,
     observedGeneration: s.observedGeneration ?? 0,
-    strategy: w.kind === 'StatefulSet' ? statefulSetStrategy(w) : resolveStrategy(w),
-    progressDeadlineSeconds: w.kind === 'Deployment' ? (w.spec.progressDeadlineSeconds ?? 600) : 0,
+    strategy: kind.strategy(w),
+    progressDeadlineSeconds: kind.progressDeadlineSeconds(w),
     minReadySeconds: w.spec.minReadySeconds ?? 0,
-    paused: w.kind === 'Deployment' && !!w.spec.paused,
+    paused: kind.paused(w),
     gateType,
     gated,
     phase,

@@ -136,11 +136,13 @@ describe('unionSelector', () => {
 /** Each query as [resource, namespace, labelSelector, fieldSelector, optional]; a list of queries as a list of those. */
 function queriesView(q: RolloutQueries): Record<string, unknown> {
   const one = (v: Query) => [v.resource.plural, v.namespace, v.labelSelector, v.fieldSelector, !!v.optional];
-  return Object.fromEntries(
-    Object.entries(q)
+  const { workloads, ...rest } = q;
+  return Object.fromEntries([
+    ...Object.entries(workloads).map(([kind, v]) => [kind, one(v)]),
+    ...Object.entries(rest)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => [k, Array.isArray(v) ? v.map(one) : one(v as Query)]),
-  );
+  ]);
 }
 
 describe('rolloutQueries', () => {
@@ -152,7 +154,7 @@ describe('rolloutQueries', () => {
     const q = rolloutQueries([d]);
     const view = queriesView(q);
     expect(view).toEqual({
-      deployments: ['deployments', 'shop', undefined, 'metadata.name=web', false],
+      Deployment: ['deployments', 'shop', undefined, 'metadata.name=web', false],
       replicaSets: ['replicasets', 'shop', 'app=web,track in (stable,canary)', undefined, false],
       pods: ['pods', 'shop', 'app=web,track in (stable,canary)', undefined, false],
       services: ['services', 'shop', undefined, undefined, false],
@@ -164,7 +166,7 @@ describe('rolloutQueries', () => {
       ],
     });
     expect([
-      q.deployments?.trim,
+      q.workloads.Deployment?.trim,
       q.replicaSets?.trim,
       q.pods.trim,
       q.services.trim,
@@ -181,7 +183,7 @@ describe('rolloutQueries', () => {
     };
     const q = rolloutQueries([{ ...s, spec: { ...s.spec, volumeClaimTemplates: [{ metadata: { name: 'data' } }] } }]);
     expect(queriesView(q)).toEqual({
-      statefulSets: ['statefulsets', 'shop', undefined, 'metadata.name=db', false],
+      StatefulSet: ['statefulsets', 'shop', undefined, 'metadata.name=db', false],
       pods: ['pods', 'shop', 'app=db,tier', undefined, false],
       claims: ['persistentvolumeclaims', 'shop', 'app=db', undefined, true],
       claimEvents: ['events', 'shop', undefined, 'type=Normal,involvedObject.kind=PersistentVolumeClaim', true],
@@ -198,8 +200,8 @@ describe('rolloutQueries', () => {
     // Deployments and StatefulSets together: one list of each, one events query per kind (a field selector has no "or")
     const both = rolloutQueries([deploy('web', 'shop', { matchLabels: { app: 'web' } }), s], 'tier=front');
     expect([
-      both.deployments?.labelSelector,
-      both.statefulSets?.labelSelector,
+      both.workloads.Deployment?.labelSelector,
+      both.workloads.StatefulSet?.labelSelector,
       both.replicaSets?.resource.plural,
     ]).toEqual(['tier=front', 'tier=front', 'replicasets']);
     expect(both.workloadEvents.map((e) => e.fieldSelector)).toEqual([
@@ -218,8 +220,8 @@ describe('rolloutQueries', () => {
     expect([
       one.pods.namespace,
       one.pods.labelSelector,
-      one.deployments?.labelSelector,
-      one.deployments?.fieldSelector,
+      one.workloads.Deployment?.labelSelector,
+      one.workloads.Deployment?.fieldSelector,
       one.workloadEvents.map((e) => e.fieldSelector).join(),
     ]).toEqual([
       'shop',

@@ -44,7 +44,7 @@ function trimmed(s: RolloutSnapshot): RolloutSnapshot {
   ) as unknown as HapticInputs;
   return {
     workload: {
-      ...(q.deployments ?? q.statefulSets)!.trim!(structuredClone(s.workload)),
+      ...(q.workloads.Deployment ?? q.workloads.StatefulSet)!.trim!(structuredClone(s.workload)),
       kind: s.workload.kind,
     } as RolloutSnapshot['workload'],
     claims: q.claims ? each(q.claims, s.claims) : [],

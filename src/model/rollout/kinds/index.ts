@@ -1,0 +1,24 @@
+import type { RolloutTarget } from '../../../types/kube.ts';
+import { deploymentKind } from './deployment.ts';
+import type { KindModule } from './kind.ts';
+import { statefulSetKind } from './statefulset.ts';
+
+// The registry: each kind of rollout the plugin follows, and its module. Adding a kind is adding its module here.
+
+const MODULES: { [K in RolloutTarget['kind']]: KindModule<Extract<RolloutTarget, { kind: K }>> } = {
+  Deployment: deploymentKind,
+  StatefulSet: statefulSetKind,
+};
+
+/** The kinds followed, in the order a bare NAME is looked up and listed. */
+export const ROLLOUT_KINDS = Object.keys(MODULES) as RolloutTarget['kind'][];
+
+/**
+ * The module of a workload's kind, or of a kind by name. One cast, here: each module takes only its own kind, and a
+ * workload tagged with a kind is of that kind.
+ */
+export function kindOf(kind: RolloutTarget['kind']): KindModule {
+  return MODULES[kind] as unknown as KindModule;
+}
+
+export type { KindModule, RolloutPods } from './kind.ts';

@@ -1,0 +1,53 @@
+import type { Condition, Pod, ReplicaSet, RolloutTarget } from '../../../types/kube.ts';
+import type { RolloutSnapshot } from '../../../types/snapshot.ts';
+import type { StatefulSetView, Phase } from '../statefulset.ts';
+import type { ResolvedStrategy } from '../strategy.ts';
+
+// What a kind of workload means to a rollout, in one place per kind: which pods are new and which old, its phase in
+// the words of its own tooling (`kubectl rollout status`), how it rolls, what it holds beside its pods. The model,
+// rules and views ask a kind's module (kindOf, in index.ts), never compare kind names.
+
+/** The pods of a rollout, split as the kind's controller tells new from old, and the objects in between. */
+export interface RolloutPods {
+  newPods: Pod[];
+  oldPods: Pod[];
+  /** a Deployment's ReplicaSet of the current template, and the others it owns */
+  newReplicaSet?: ReplicaSet | undefined;
+  oldReplicaSets: ReplicaSet[];
+}
+
+export interface KindModule<W extends RolloutTarget = RolloutTarget> {
+  kind: W['kind'];
+  /** the kind in kubectl's words: the argument's prefix (`statefulset/db`) and the finding's words (`statefulset db`) */
+  word: string;
+  /** as kubectl's output names an object of the kind: `deployment.apps/web` */
+  noun: string;
+  /** a bare NAME means this kind in a command's argument (a Deployment's, as before other kinds were followed) */
+  bareName: boolean;
+  /** the controller's new and old pods (those the workload owns, of its selector) */
+  pods(w: W, snap: Pick<RolloutSnapshot, 'pods' | 'replicaSets'>): RolloutPods;
+  /** `kubectl rollout status`'s verdict and words */
+  phase(w: W): { phase: Phase; message: string };
+  strategy(w: W): ResolvedStrategy;
+  /** a Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name) */
+  revision(w: W): string | undefined;
+  /** the progress deadline a controller reports against (0: the kind has none) */
+  progressDeadlineSeconds(w: W): number;
+  /** paused by its spec (kubectl rollout pause) */
+  paused(w: W): boolean;
+  /** the workload's own status conditions the model reads (Progressing, Available, ReplicaFailure) */
+  conditions(w: W): Condition[] | undefined;
+  /** the order its pods are shown in: a StatefulSet's by ordinal, others by name */
+  order(w: W): (a: { name: string }, b: { name: string }) => number;
+  /** a StatefulSet's revisions, partition and claims */
+  statefulSet?(w: W, oldPods: string[], snap: Pick<RolloutSnapshot, 'claims' | 'events'>): StatefulSetView;
+  /**
+   * Whether a pod of an older revision that is not Ready holds the rollout: a StatefulSet's controller waits on any
+   * pod that is not Ready before it goes on (an older revision's too, after a rollback); a Deployment's new pods only.
+   */
+  oldPodsHold: boolean;
+  /** the API resources drill follows the rollout through, beside pods, Services and EndpointSlices */
+  followed: { group: string; resource: string }[];
+}
+
+export type { Phase };
