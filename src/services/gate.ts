@@ -80,7 +80,7 @@ export function planRecord(
     result: 'unchanged',
     dryRun: options.dryRun,
     conditionType: options.conditionType,
-    revision: revisionOf(deployment),
+    revision: kindOf(deployment.kind).revision(deployment),
     gatesBefore: plan.gatesBefore,
     gatesAfter: plan.gatesAfter,
     patch: plan.patch,
@@ -229,11 +229,6 @@ function guardsFail(patch: Operation[], object: RolloutTarget): boolean {
   }
 }
 
-/** A Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name). */
-function revisionOf(workload: RolloutTarget): string | undefined {
-  return kindOf(workload.kind).revision(workload);
-}
-
 /** The controller stamps the new revision once it observes the new generation; wait a little for it. */
 async function observedRevision(
   client: KubeClient,
@@ -247,5 +242,5 @@ async function observedRevision(
     await new Promise((r) => setTimeout(r, 200));
     latest = (await readBack(client, written.kind, namespace, name)) ?? latest;
   }
-  return revisionOf(latest);
+  return kindOf(latest.kind).revision(latest);
 }

@@ -208,8 +208,9 @@ export function templateConfig(inst: Installation, settings: ChartSettings): Obj
         ...(settings.statusShape === 'dataplane'
           ? {}
           : {
-              // HAPTIC watches each kind at the apiVersion its watchedResources name; this cluster serves these
-              // kinds at v1 only (gateway-api-crds.ts), so the template config names v1
+              // HAPTIC watches each kind at the apiVersion its watchedResources name (pkg/controller/resourcewatcher/
+              // watcher.go parses it into the group and version it lists); this cluster serves these kinds at v1
+              // only (gateway-api-crds.ts), so the template config names v1
               tlsroutes: { apiVersion: GATEWAY_API_VERSION, resources: 'tlsroutes' },
               tcproutes: { apiVersion: GATEWAY_API_VERSION, resources: 'tcproutes' },
               referencegrants: { apiVersion: GATEWAY_API_VERSION, resources: 'referencegrants' },

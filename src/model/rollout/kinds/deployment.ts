@@ -11,7 +11,8 @@ type Tagged = Deployment & { kind: 'Deployment' };
 
 const TEMPLATE_HASH = 'pod-template-hash';
 
-function ownedBy(
+/** Whether an object's controller is the object of this uid. */
+export function ownedBy(
   obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } },
   uid: string | undefined,
 ): boolean {
@@ -104,5 +105,3 @@ export const deploymentKind: KindModule<Tagged> = {
     { group: 'apps', resource: 'replicasets' },
   ],
 };
-
-export { ownedBy };
