@@ -62,15 +62,15 @@ export const GATE_EXIT_CODES_HELP = exitCodesHelp({
 export const rolloutArgs = {
   // never read from standard input (oclif's default for a missing argument when stdin is not a terminal)
   name: Args.string({
-    description: 'A Deployment or StatefulSet: NAME, deployment/NAME or statefulset/NAME (sts/NAME).',
+    description: 'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
     required: false,
     ignoreStdin: true,
   }),
 };
 
 export const rolloutFlags = {
-  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments and StatefulSets to look at.' }),
-  'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments and StatefulSets of every namespace.' }),
+  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments, StatefulSets and DaemonSets to look at.' }),
+  'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments, StatefulSets and DaemonSets of every namespace.' }),
   output: outputFlag,
   'condition-type': conditionTypeFlag,
 };
@@ -93,7 +93,7 @@ export const failFastFlags = {
 /** Workloads to act on: several NAME, deployment/NAME or statefulset/NAME, or -l, or --all. */
 export const gateArgs = {
   targets: Args.string({
-    description: 'Deployments and StatefulSets: NAME, deployment/NAME or statefulset/NAME (several allowed).',
+    description: 'Deployments, StatefulSets and DaemonSets: NAME, deployment/NAME, statefulset/NAME or daemonset/NAME (several allowed).',
     required: false,
     ignoreStdin: true,
   }),
@@ -102,7 +102,7 @@ export const gateArgs = {
 export const gateFlags = {
   selector: Flags.string({
     char: 'l',
-    summary: 'Label selector for the Deployments and StatefulSets to act on (e.g. app=web,tier!=db).',
+    summary: 'Label selector for the Deployments, StatefulSets and DaemonSets to act on (e.g. app=web,tier!=db).',
   }),
   all: Flags.boolean({ summary: 'Act on every Deployment and StatefulSet in the namespace.' }),
   'condition-type': conditionTypeFlag,

@@ -14,13 +14,13 @@ import { waitLines } from '../ui/wait-text.ts';
 
 export default class Drill extends KubeCommand {
   static override summary =
-    'Count the requests a rollout drops: a probe pod sends requests while the Deployment or StatefulSet rolls.';
+    'Count the requests a rollout drops: a probe pod sends requests while the Deployment, StatefulSet or DaemonSet rolls.';
   static override description = `\
 Creates a short-lived probe pod in the workload's namespace that sends a GET to the Service of its pods (or, \
 with --host, through HAPTIC's HAProxy with that Host header) every --interval, each on a new connection.
 
 Then it restarts the rollout (as kubectl rollout restart; --no-restart waits for one instead) and follows it as \
-status --wait --drained: a Deployment's new pods beside its old ones, a StatefulSet's one ordinal at a time.
+status --wait --drained: a Deployment's new pods beside its old ones, a StatefulSet's one ordinal at a time, a DaemonSet's node by node.
 
 Then it reads the probe's log and reports the requests sent and the failures by class — connection refused, \
 connection reset, timeout, HTTP 5xx, other — each group set against the rollout change closest before it (the \
@@ -64,7 +64,7 @@ ${exitCodesHelp({
   ];
   static override args = {
     name: Args.string({
-      description: 'A Deployment or StatefulSet: NAME, deployment/NAME or statefulset/NAME (sts/NAME).',
+      description: 'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
       required: true,
       ignoreStdin: true,
     }),

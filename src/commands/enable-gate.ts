@@ -4,10 +4,10 @@ import { GateCommand } from '../cli/gate-command.ts';
 
 export default class EnableGate extends GateCommand {
   static override summary =
-    "Add HAPTIC's readiness gate to Deployments and StatefulSets, after checking their pods could become Ready.";
+    "Add HAPTIC's readiness gate to Deployments, StatefulSets and DaemonSets, after checking their pods could become Ready.";
   static override description = `\
 Adds {conditionType: haproxy-haptic.org/load-balancer-ready} to spec.template.spec.readinessGates, keeping every \
-other gate and field, of Deployments and StatefulSets alike. One that already has the gate is left alone (no write).
+other gate and field, of Deployments, StatefulSets and DaemonSets alike. One that already has the gate is left alone (no write).
 
 Before writing, preflight checks must pass (--force overrides the blocking ones): a Service selects the pod \
 template (HAPTIC only gates pods listed in an EndpointSlice), a HAPTIC installation exists with a controller \
@@ -29,7 +29,7 @@ ${GATE_EXIT_CODES_HELP}`;
     { description: 'Add the gate to one Deployment', command: 'kubectl haptic enable-gate deployment/web -n shop' },
     { description: 'Add the gate to a StatefulSet', command: 'kubectl haptic enable-gate statefulset/db -n shop' },
     {
-      description: 'Every Deployment and StatefulSet labelled tier=frontend, as JSON',
+      description: 'Every Deployment, StatefulSet and DaemonSet labelled tier=frontend, as JSON',
       command: 'kubectl haptic enable-gate -l tier=frontend -o json',
     },
     {

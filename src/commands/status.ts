@@ -13,16 +13,18 @@ import { rolloutOutput, statusText } from '../ui/status-text.ts';
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
   static override description = `\
-Shows, for the rollout of a Deployment or a StatefulSet, each new pod's containers, HAPTIC gate condition, Ready \
-condition, endpoint in each selecting Service and whether HAProxy routes to it on every HAProxy pod; each old \
-pod's termination and drain; and HAPTIC's leader and fleet. A StatefulSet's new pods are those of its update \
-revision (controller-revision-hash), shown in ordinal order.
+Shows, for the rollout of a Deployment, a StatefulSet or a DaemonSet, each new pod's containers, HAPTIC gate \
+condition, Ready condition, endpoint in each selecting Service and whether HAProxy routes to it on every HAProxy \
+pod; each old pod's termination and drain; and HAPTIC's leader and fleet. A StatefulSet's new pods are those of its \
+update revision (controller-revision-hash), shown in ordinal order; a DaemonSet's those of its template generation \
+(pod-template-generation), one per node.
 
-The rollout's words and phase are kubectl rollout status's, for either kind ("partitioned roll out complete" for a \
-StatefulSet; one with updateStrategy OnDelete has none: its pods are replaced only when deleted).
+The rollout's words and phase are kubectl rollout status's, for each kind ("partitioned roll out complete" for a \
+StatefulSet, "daemon set … successfully rolled out"; one with updateStrategy OnDelete has none: its pods are \
+replaced only when deleted).
 
-Without a name, every Deployment and StatefulSet in the namespace (or matching -l; -A for all namespaces); a NAME \
-both kinds have is ambiguous: name the kind (deployment/NAME, statefulset/NAME).
+Without a name, every Deployment, StatefulSet and DaemonSet in the namespace (or matching -l; -A for all \
+namespaces); a NAME two kinds have is ambiguous: name the kind (deployment/NAME, statefulset/NAME, daemonset/NAME).
 
 One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout).
 
@@ -62,7 +64,7 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       command: 'kubectl haptic status statefulset/db -n shop --wait',
     },
     {
-      description: 'Every Deployment and StatefulSet labelled tier=frontend in all namespaces, as JSON',
+      description: 'Every Deployment, StatefulSet and DaemonSet labelled tier=frontend in all namespaces, as JSON',
       command: 'kubectl haptic status -A -l tier=frontend -o json',
     },
   ];

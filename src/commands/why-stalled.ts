@@ -38,7 +38,7 @@ ${exitCodesHelp({ 1: 'a stall cause was found' })}`;
       command: 'kubectl haptic why-stalled web -n shop --sessions',
     },
     {
-      description: 'Every Deployment and StatefulSet in every namespace, as JSON',
+      description: 'Every Deployment, StatefulSet and DaemonSet in every namespace, as JSON',
       command: 'kubectl haptic why-stalled -A -o json',
     },
   ];

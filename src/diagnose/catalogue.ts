@@ -114,12 +114,19 @@ export const CATALOGUE = {
   HG111: {
     severity: 'warning',
     summary: 'The rollout takes the only pod down before its replacement is Ready.',
-    title: 'replicas: 1 with a strategy that takes the only pod down before its replacement is Ready',
+    title: {
+      deployment: 'replicas: 1 with a strategy that takes the only pod down before its replacement is Ready',
+      statefulSet: 'replicas: 1 with a strategy that takes the only pod down before its replacement is Ready',
+      daemonSet: 'one node runs the pod, and the strategy takes it down before its replacement is Ready',
+    },
     fix: {
       deployment: `kubectl -n {namespace} patch deployment {name} -p '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
       // a StatefulSet never surges: its controller deletes a pod and creates the replacement once it is gone
       statefulSet:
         'run at least 2 replicas (kubectl -n {namespace} scale statefulset {name} --replicas=2), or accept the gap',
+      // a DaemonSet surges only when maxSurge is set (kubernetes/pkg/controller/daemon/util, SurgeCount); with it set,
+      // maxUnavailable may be 0 (the API server refuses both 0)
+      daemonSet: `kubectl -n {namespace} patch daemonset {name} -p '{"spec":{"updateStrategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
     },
   },
   HG112: {
@@ -174,10 +181,20 @@ export const CATALOGUE = {
   HG119: {
     severity: 'warning',
     summary:
-      'A StatefulSet with updateStrategy OnDelete: its controller replaces a pod only when it is deleted, so the gate reaches no pod until they are deleted by hand.',
-    title:
-      'statefulset {name} updates on delete (OnDelete): no pod gets the gate until it is deleted by hand, and then each replacement waits for HAProxy',
-    fix: 'delete the pods one at a time from the highest ordinal, each once the one before is Ready (kubectl -n {namespace} delete pod {lastPod}), or roll them by themselves: kubectl -n {namespace} patch statefulset {name} -p \'{"spec":{"updateStrategy":{"type":"RollingUpdate"}}}\'',
+      'A StatefulSet or DaemonSet with updateStrategy OnDelete: its controller replaces a pod only when it is deleted, so the gate reaches no pod until they are deleted by hand.',
+    title: {
+      statefulSet:
+        'statefulset {name} updates on delete (OnDelete): no pod gets the gate until it is deleted by hand, and then each replacement waits for HAProxy',
+      daemonSet:
+        'daemonset {name} updates on delete (OnDelete): no pod gets the gate until it is deleted by hand, and then each replacement waits for HAProxy',
+    },
+    fix: {
+      statefulSet:
+        'delete the pods one at a time from the highest ordinal, each once the one before is Ready (kubectl -n {namespace} delete pod {lastPod}), or roll them by themselves: kubectl -n {namespace} patch statefulset {name} -p \'{"spec":{"updateStrategy":{"type":"RollingUpdate"}}}\'',
+      // the DaemonSet controller then replaces maxUnavailable nodes' pods at a time (kubernetes/pkg/controller/daemon/update.go)
+      daemonSet:
+        'delete the pods one node at a time, each once the one before is Ready, or roll them by themselves: kubectl -n {namespace} patch daemonset {name} -p \'{"spec":{"updateStrategy":{"type":"RollingUpdate"}}}\'',
+    },
   },
   HG120: {
     severity: 'warning',

@@ -5,6 +5,7 @@ import { formatSelector, selectorMatches } from '../model/selectors.ts';
 import { renderedFor } from '../model/haptic/rendered.ts';
 import { resolveStrategy } from '../model/rollout/strategy.ts';
 import { statefulSetStrategy } from '../model/rollout/statefulset.ts';
+import { daemonSetStrategy } from '../model/rollout/kinds/daemonset.ts';
 import {
   foreignGateTypes,
   gateFeatureOff,
@@ -235,9 +236,12 @@ function statefulSetChecks(
   const strategy = statefulSetStrategy(set);
   if (strategy.type === 'OnDelete')
     findings.push(
-      finding('HG119', { ...at, lastPod: `${at.name}-${start + replicas - 1}` }, [
-        `spec.updateStrategy.type: ${set.spec.updateStrategy?.type}`,
-      ]),
+      finding(
+        'HG119',
+        { ...at, lastPod: `${at.name}-${start + replicas - 1}` },
+        [`spec.updateStrategy.type: ${set.spec.updateStrategy?.type}`],
+        { variant: 'statefulSet' },
+      ),
     );
   else if (replicas === 1)
     findings.push(
@@ -263,10 +267,39 @@ function statefulSetChecks(
   return findings;
 }
 
+/**
+ * What a DaemonSet's way of rolling does to the gate (kubernetes/pkg/controller/daemon/update.go): on each node the
+ * old pod goes before the new one starts unless maxSurge is set, which leaves a node without a pod, and the
+ * workload without any when one node runs it; OnDelete rolls nothing by itself.
+ */
+function daemonSetChecks(
+  set: Extract<RolloutTarget, { kind: 'DaemonSet' }>,
+  at: { namespace: string; name: string },
+): Finding[] {
+  const strategy = daemonSetStrategy(set);
+  if (strategy.type === 'OnDelete')
+    return [
+      finding('HG119', at, [`spec.updateStrategy.type: ${set.spec.updateStrategy?.type}`], { variant: 'daemonSet' }),
+    ];
+  const nodes = set.status?.desiredNumberScheduled;
+  if (nodes === 1 && strategy.maxSurge === 0)
+    return [
+      finding(
+        'HG111',
+        at,
+        [
+          `status.desiredNumberScheduled: 1, resolved maxSurge: ${strategy.maxSurge}, maxUnavailable: ${strategy.maxUnavailable}`,
+        ],
+        { variant: 'daemonSet' },
+      ),
+    ];
+  return [];
+}
+
 /** Each kind's own checks of how it rolls. */
 const KIND_CHECKS: {
   [K in RolloutTarget['kind']]: (
     w: Extract<RolloutTarget, { kind: K }>,
     at: { namespace: string; name: string },
   ) => Finding[];
-} = { Deployment: deploymentChecks, StatefulSet: statefulSetChecks };
+} = { Deployment: deploymentChecks, StatefulSet: statefulSetChecks, DaemonSet: daemonSetChecks };

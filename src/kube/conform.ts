@@ -252,6 +252,28 @@ export const KIND_SHAPES: Record<string, Shape> = {
       conditions,
     }),
   }),
+  DaemonSet: obj({
+    spec: withDefault(
+      obj({
+        selector: selectorOrEmpty,
+        template: templateOrEmpty,
+        minReadySeconds: num,
+        updateStrategy: obj({ type: str, rollingUpdate: obj({ maxUnavailable: intOrStr, maxSurge: intOrStr }) }),
+      }),
+      () => ({ selector: {}, template: { spec: { containers: [] } } }),
+    ),
+    status: obj({
+      observedGeneration: num,
+      desiredNumberScheduled: num,
+      currentNumberScheduled: num,
+      updatedNumberScheduled: num,
+      numberReady: num,
+      numberAvailable: num,
+      numberUnavailable: num,
+      numberMisscheduled: num,
+      conditions,
+    }),
+  }),
   PersistentVolumeClaim: obj({ spec: obj({ storageClassName: str, volumeName: str }), status: obj({ phase: str }) }),
   ReplicaSet: obj({
     spec: withDefault(obj({ replicas: num, selector: selectorOrEmpty, template: templateOrEmpty }), () => ({

@@ -49,6 +49,7 @@ export const R = {
   deployments: resourceType('apps', 'v1', 'deployments', 'Deployment'),
   replicasets: resourceType('apps', 'v1', 'replicasets', 'ReplicaSet'),
   statefulsets: resourceType('apps', 'v1', 'statefulsets', 'StatefulSet'),
+  daemonsets: resourceType('apps', 'v1', 'daemonsets', 'DaemonSet'),
   persistentvolumeclaims: resourceType('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
   configmaps: resourceType('', 'v1', 'configmaps', 'ConfigMap'),
   secrets: resourceType('', 'v1', 'secrets', 'Secret'),
@@ -176,6 +177,7 @@ export function workloadResource(kind: RolloutTarget['kind']): ResourceType {
 const WORKLOAD_RESOURCES: Record<RolloutTarget['kind'], ResourceType> = {
   Deployment: R.deployments,
   StatefulSet: R.statefulsets,
+  DaemonSet: R.daemonsets,
 };
 
 /** The kinds of workload whose rollout the plugin follows, in the order they are listed and looked up. */
@@ -185,6 +187,7 @@ export const WORKLOAD_KINDS = Object.keys(WORKLOAD_RESOURCES) as RolloutTarget['
 export const WORKLOAD_OWNS_REPLICASETS: Record<RolloutTarget['kind'], boolean> = {
   Deployment: true,
   StatefulSet: false,
+  DaemonSet: false,
 };
 
 /** NAME (any workload kind) or KIND/NAME for a workload; undefined kind when the prefix names no workload kind. */

@@ -22,18 +22,20 @@ export interface TargetSelection {
   onNote?: ((note: string) => void) | undefined;
 }
 
+/** `NAME, deployment/NAME, statefulset/NAME or daemonset/NAME`: the forms of a target, for messages. */
+const FORMS = () => either(['NAME', ...ROLLOUT_KINDS.map((k) => `${kindOf(k).word}/NAME`)]);
+
 /**
- * Checks the shape of NAME / KIND/NAME arguments before any request: Deployments and StatefulSets (deployment/NAME,
- * deploy/NAME, statefulset/NAME, sts/NAME, as kubectl spells them); a bare NAME is whichever of the two has it.
+ * Checks the shape of NAME / KIND/NAME arguments before any request: the kinds followed, as kubectl spells them
+ * (deployment/NAME, deploy/NAME, sts/NAME, ds/NAME…); a bare NAME is whichever kind has it.
  */
 export function targetNames(args: string[]): TargetName[] {
   return args.map((arg) => {
     const { kind, name, prefix } = parseWorkloadName(arg);
-    if (!name)
-      throw new UserError(`invalid target "${shownInput(arg)}": use NAME, deployment/NAME or statefulset/NAME`);
+    if (!name) throw new UserError(`invalid target "${shownInput(arg)}": use ${FORMS()}`);
     if (prefix !== undefined && !ROLLOUT_KINDS.includes(kind as RolloutTarget['kind']))
       throw new UserError(
-        `${shownInput(prefix)} "${shownInput(name)}": only Deployments and StatefulSets are supported (DaemonSets, Argo Rollouts and Pods are not)`,
+        `${shownInput(prefix)} "${shownInput(name)}": only ${both(ROLLOUT_KINDS.map(plural))} are supported`,
       );
     const problem = objectNameProblem(name);
     if (problem) throw new UserError(`invalid ${kind ? `${kind} ` : ''}name "${shownInput(name)}": ${problem}`);
@@ -59,8 +61,9 @@ const tagged =
     ({ ...o, kind }) as RolloutTarget;
 
 /** `Deployments or StatefulSets`, `deployments.apps or statefulsets.apps`: kinds in a message, the last after "or". */
-const either = (words: string[]) =>
-  words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+const either = (words: string[], last = 'or') =>
+  words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} ${last} ${words[words.length - 1]}`;
+const both = (words: string[]) => either(words, 'and');
 const plural = (kind: RolloutTarget['kind']) => `${kind}s`;
 const PRIMARY = ROLLOUT_KINDS.find((k) => kindOf(k).bareName)!;
 
@@ -75,7 +78,7 @@ export interface ResolveOptions {
 }
 
 /**
- * Resolves the workloads of every kind followed (Deployments, StatefulSets) a command acts on, all before any
+ * Resolves the workloads of every kind followed (Deployments, StatefulSets, DaemonSets) a command acts on, all before any
  * write: named ones must all exist (a bare NAME that two kinds have is ambiguous, as kubectl would need the kind
  * too), a selector or --all must match at least one. An unknown namespace is named as such. Sorted by namespace,
  * name, then kind.
@@ -87,9 +90,7 @@ export async function resolveTargets(
 ): Promise<RolloutTarget[]> {
   if (sel.names.length && (sel.selector || sel.all)) throw new UserError('name workloads or use -l/--all, not both');
   if (!sel.names.length && !sel.selector && !sel.all)
-    throw new UserError(
-      'no workloads given: name them (NAME, deployment/NAME or statefulset/NAME), or use -l SELECTOR or --all',
-    );
+    throw new UserError(`no workloads given: name them (${FORMS()}), or use -l SELECTOR or --all`);
   const { namespace } = sel;
   const { trim } = options;
   const notes = options.notes ?? (sel.onNote ? [] : undefined);
@@ -99,6 +100,8 @@ export async function resolveTargets(
   // a bare NAME may still be a Deployment when another kind may not be read: the refusal is kept, and is the error
   // only if no Deployment has the name; over -l or the namespace it is a note when the caller takes notes
   let refused: unknown;
+  /** the kinds that could not be read, and why: noted once every read is done, with the kinds that were */
+  const unread = new Map<RolloutTarget['kind'], unknown>();
   const read = async (
     kind: RolloutTarget['kind'],
     query: { name?: string; labelSelector?: string | undefined },
@@ -113,11 +116,15 @@ export async function resolveTargets(
       refused = err;
       // a name that turns out another kind needs no warning about this one (a report still says what it could not
       // look at); a list left them out
-      if (query.name && !options.notes) return [];
-      const others = ROLLOUT_KINDS.filter((k) => k !== kind).map(plural);
-      const note = `cannot read ${workloadResource(kind).plural}${namespace === undefined ? '' : ` in namespace ${namespace}`}: ${oneLine(err)}; only ${either(others)} are checked`;
-      if (notes && !notes.includes(note)) notes.push(note);
+      if (!query.name || options.notes) unread.set(kind, err);
       return [];
+    }
+  };
+  const noteUnread = () => {
+    const checked = ROLLOUT_KINDS.filter((k) => !unread.has(k)).map(plural);
+    for (const [kind, err] of unread) {
+      const note = `cannot read ${workloadResource(kind).plural}${namespace === undefined ? '' : ` in namespace ${namespace}`}: ${oneLine(err)}; only ${either(checked)} are checked`;
+      if (notes && !notes.includes(note)) notes.push(note);
     }
   };
   let found: RolloutTarget[];
@@ -160,6 +167,7 @@ export async function resolveTargets(
         sel.selector ? `no ${kinds} in ${where} match -l ${sel.selector}` : `no ${kinds} in ${where}`,
       );
   }
+  noteUnread();
   if (!options.notes) for (const note of notes ?? []) sel.onNote?.(note);
   const key = (t: RolloutTarget) => `${t.metadata.namespace}/${t.metadata.name}/${t.kind}`;
   return found.sort((a, b) => compareText(key(a), key(b)));

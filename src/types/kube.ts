@@ -275,8 +275,39 @@ export interface StatefulSet extends KubeObject {
   };
 }
 
+export interface DaemonSet extends KubeObject {
+  spec: {
+    selector: LabelSelector;
+    template: PodTemplate;
+    minReadySeconds?: number;
+    /** RollingUpdate (the default) or OnDelete; the API server defaults maxUnavailable to 1 and maxSurge to 0 */
+    updateStrategy?: {
+      type?: string;
+      rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string };
+    };
+  };
+  status?: {
+    observedGeneration?: number;
+    /** the nodes that should run a pod */
+    desiredNumberScheduled?: number;
+    /** the nodes that run one */
+    currentNumberScheduled?: number;
+    /** the nodes that run one of the current template */
+    updatedNumberScheduled?: number;
+    numberReady?: number;
+    numberAvailable?: number;
+    numberUnavailable?: number;
+    /** the nodes that run one but should not */
+    numberMisscheduled?: number;
+    conditions?: Condition[];
+  };
+}
+
 /** A workload whose rollout the plugin follows, tagged with its kind (the items of a list carry none). */
-export type RolloutTarget = (Deployment & { kind: 'Deployment' }) | (StatefulSet & { kind: 'StatefulSet' });
+export type RolloutTarget =
+  | (Deployment & { kind: 'Deployment' })
+  | (StatefulSet & { kind: 'StatefulSet' })
+  | (DaemonSet & { kind: 'DaemonSet' });
 
 /** A workload named on the command line: NAME (either kind) or KIND/NAME. */
 export interface TargetName {

@@ -201,7 +201,7 @@ function oldPodsDoing(pods: PodView[]): string {
 
 /** The rollout in one short line: the table view has no room for status's long summary. */
 function liveSummary(m: RolloutModel): string {
-  return `${workloadRef(m)} -n ${m.namespace} · revision ${revisionText(m)} · ${strategyText(m, true)} · ${m.gated ? 'gated' : 'not gated'}`;
+  return `${workloadRef(m)} -n ${m.namespace} · ${revisionText(m)} · ${strategyText(m, true)} · ${m.gated ? 'gated' : 'not gated'}`;
 }
 
 function headerLines(s: LiveState): Line[] {

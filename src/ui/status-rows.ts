@@ -134,20 +134,31 @@ export function workloadRef(w: { workloadKind: RolloutModel['workloadKind']; nam
   return `${kindOf(w.workloadKind).noun}/${w.name}`;
 }
 
-/** A Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name). */
+/**
+ * Where the workload's template stands, with its word: a Deployment's revision number, a StatefulSet's update
+ * revision (a ControllerRevision's name), a DaemonSet's template generation (its ControllerRevisions' numbers are
+ * not on the DaemonSet).
+ */
 export function revisionText(m: RolloutModel): string {
-  return m.statefulSet ? (m.statefulSet.updateRevision ?? '?') : (m.revision ?? '?');
+  if (m.daemonSet) return `template generation ${m.daemonSet.templateGeneration ?? '?'}`;
+  return `revision ${m.statefulSet ? (m.statefulSet.updateRevision ?? '?') : (m.revision ?? '?')}`;
 }
 
-/** What the new pods belong to: the new ReplicaSet, or the StatefulSet's update revision; undefined when none yet. */
+/**
+ * What the new pods belong to: the new ReplicaSet, the StatefulSet's update revision, the DaemonSet's template
+ * generation; undefined when none yet.
+ */
 export function newSetText(m: RolloutModel): string | undefined {
   if (m.newReplicaSet) return `replicaset/${m.newReplicaSet.name} (revision ${m.newReplicaSet.revision ?? '?'})`;
   if (m.statefulSet?.updateRevision) return `revision ${m.statefulSet.updateRevision} (update revision)`;
+  if (m.daemonSet?.templateGeneration) return `template generation ${m.daemonSet.templateGeneration}`;
   return undefined;
 }
 
-/** What the old pods belong to: the old ReplicaSets, or the revisions of a StatefulSet's other pods. */
+/** What the old pods belong to: the old ReplicaSets, the revisions of a StatefulSet's other pods, a DaemonSet's older template generations. */
 export function oldSetText(m: RolloutModel): string {
+  if (m.daemonSet)
+    return m.daemonSet.oldGenerations.length ? `template generation ${m.daemonSet.oldGenerations.join(', ')}` : '';
   const set = m.statefulSet;
   if (!set) {
     // an old ReplicaSet scaled to 0 with no pod left is history (kubectl keeps revisionHistoryLimit of them): only
@@ -165,7 +176,7 @@ export function oldSetText(m: RolloutModel): string {
 
 export function summaryLine(m: RolloutModel): string {
   const gate = m.gated ? `gate ${m.gateType}` : `not gated (no ${m.gateType} in readinessGates)`;
-  return `${workloadRef(m)} -n ${m.namespace} · revision ${revisionText(m)} · ${strategyText(m)} · ${gate}`;
+  return `${workloadRef(m)} -n ${m.namespace} · ${revisionText(m)} · ${strategyText(m)} · ${gate}`;
 }
 
 export function countsLine(m: RolloutModel): string {

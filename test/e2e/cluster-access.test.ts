@@ -128,7 +128,8 @@ describe('cluster access like kubectl', () => {
     });
     expect(switched).toMatchObject({
       code: 3,
-      stderr: 'error: deployments.apps or statefulsets.apps "web" not found in namespace "kube-system"\n',
+      stderr:
+        'error: deployments.apps, statefulsets.apps or daemonsets.apps "web" not found in namespace "kube-system"\n',
     });
     const unknown = await runPlugin(['status', 'web', '--context', 'nope'], {
       env: { KUBECONFIG: `${first}:${second}` },
@@ -159,13 +160,13 @@ describe('cluster access like kubectl', () => {
     expect(await runPlugin(['status', '-n', empty])).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No Deployments or StatefulSets found in namespace "${empty}".\n`,
+      stderr: `No Deployments, StatefulSets or DaemonSets found in namespace "${empty}".\n`,
     });
     // nothing to explain is an input error: exit 0 would read as "not stalled"
     expect(await runPlugin(['why-stalled', '-n', empty, '-l', 'app=x'])).toEqual({
       code: 3,
       stdout: '',
-      stderr: `error: no Deployments or StatefulSets in namespace "${empty}" match -l app=x\n`,
+      stderr: `error: no Deployments, StatefulSets or DaemonSets in namespace "${empty}" match -l app=x\n`,
     });
     // a bound on a wait that was not asked for is refused, not ignored
     expect(await runPlugin(['status', '-n', empty, '--timeout', '5s'])).toEqual({
@@ -177,7 +178,10 @@ describe('cluster access like kubectl', () => {
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ apiVersion: 'kubectl-haptic/v1', kind: 'RolloutList', items: [] });
     const wait = await runPlugin(['status', '-n', empty, '--wait']);
-    expect(wait).toMatchObject({ code: 3, stderr: `error: no Deployments or StatefulSets in namespace "${empty}"\n` });
+    expect(wait).toMatchObject({
+      code: 3,
+      stderr: `error: no Deployments, StatefulSets or DaemonSets in namespace "${empty}"\n`,
+    });
   });
 
   it('rejects unknown flags and commands as usage errors (exit 3)', async () => {

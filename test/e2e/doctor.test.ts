@@ -478,7 +478,8 @@ describe('kubectl haptic doctor on the real control plane', () => {
         new RegExp(`^cannot list poddisruptionbudgets in namespace ${ns}: forbidden: .*: DR401–DR403 not run$`),
       ),
     );
-    // nor StatefulSets: the Deployment named is checked all the same, and the report says what it could not look at
+    // nor StatefulSets (nor DaemonSets): the Deployment named is checked all the same, and the report says what it
+    // could not look at
     expect(report.notes).toContainEqual(
       expect.stringMatching(
         new RegExp(`^cannot read statefulsets in namespace ${ns}: .*; only Deployments are checked$`),
@@ -490,9 +491,10 @@ describe('kubectl haptic doctor on the real control plane', () => {
     const all = await runPlugin(['why-stalled', '-n', ns], limited);
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/^deployment\.apps\/web -n /);
+    // one warning per kind it may not read (the read-only role has neither StatefulSets nor DaemonSets)
     expect(all.stderr).toMatch(
       new RegExp(
-        `^Warning: cannot read statefulsets in namespace ${ns}: forbidden: .*; only Deployments are checked\n$`,
+        `^Warning: cannot read statefulsets in namespace ${ns}: forbidden: .*; only Deployments are checked\nWarning: cannot read daemonsets in namespace ${ns}: forbidden: .*; only Deployments are checked\n$`,
       ),
     );
   });
@@ -571,7 +573,7 @@ describe('kubectl haptic doctor on the real control plane', () => {
     expect({ code: empty.code, stdout: empty.stdout, stderr: empty.stderr }).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No Deployments or StatefulSets found in namespace "${ns}".\n`,
+      stderr: `No Deployments, StatefulSets or DaemonSets found in namespace "${ns}".\n`,
     });
   });
 });

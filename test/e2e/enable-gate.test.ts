@@ -344,24 +344,24 @@ describe('enable-gate / disable-gate on the real control plane', () => {
       [
         ['enable-gate', 'nope', '-n', ns],
         3,
-        `error: deployments.apps or statefulsets.apps "nope" not found in namespace "${ns}"\n`,
+        `error: deployments.apps, statefulsets.apps or daemonsets.apps "nope" not found in namespace "${ns}"\n`,
       ],
       [['enable-gate', 'sts/nope', '-n', ns], 3, `error: statefulsets.apps "nope" not found in namespace "${ns}"\n`],
       [['enable-gate', 'web', '-n', 'no-such-namespace'], 3, 'error: namespace "no-such-namespace" not found\n'],
       [
         ['enable-gate', '-l', 'app=nothing', '-n', ns],
         3,
-        `error: no Deployments or StatefulSets in namespace "${ns}" match -l app=nothing\n`,
+        `error: no Deployments, StatefulSets or DaemonSets in namespace "${ns}" match -l app=nothing\n`,
       ],
       [
-        ['enable-gate', 'daemonset/db', '-n', ns],
+        ['enable-gate', 'pod/db', '-n', ns],
         3,
-        'error: daemonset "db": only Deployments and StatefulSets are supported (DaemonSets, Argo Rollouts and Pods are not)\n',
+        'error: pod "db": only Deployments, StatefulSets and DaemonSets are supported\n',
       ],
       [
         ['enable-gate', '-n', ns],
         3,
-        'error: no workloads given: name them (NAME, deployment/NAME or statefulset/NAME), or use -l SELECTOR or --all\n',
+        'error: no workloads given: name them (NAME, deployment/NAME, statefulset/NAME or daemonset/NAME), or use -l SELECTOR or --all\n',
       ],
       [
         ['enable-gate', 'web', '--kubeconfig', '/nonexistent'],

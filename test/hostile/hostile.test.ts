@@ -504,10 +504,7 @@ const rows: Row[] = [
       [['status', '..'], 'error: invalid name "..": may not be \'..\''],
       [['status', 'deployment/a/b'], 'error: invalid Deployment name "a/b": may not contain \'/\''],
       [['status', 'sts/a/b'], 'error: invalid StatefulSet name "a/b": may not contain \'/\''],
-      [
-        ['status', 'daemonset/web'],
-        'error: daemonset "web": only Deployments and StatefulSets are supported (DaemonSets, Argo Rollouts and Pods are not)',
-      ],
+      [['status', 'rollout/web'], 'error: rollout "web": only Deployments, StatefulSets and DaemonSets are supported'],
       [
         ['why-stalled', 'Web'],
         /^error: invalid name "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/,

@@ -11,7 +11,7 @@ import { compareText } from '../../lib/order.ts';
 import { routeInstallations, routingFor, type Routing } from '../haptic/routes.ts';
 import { renderedFor } from '../haptic/rendered.ts';
 import type { Phase, StatefulSetView } from './statefulset.ts';
-import { kindOf } from './kinds/index.ts';
+import { type DaemonSetView, kindOf, type RolloutCounts } from './kinds/index.ts';
 import { revisionOf } from './kinds/deployment.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
@@ -42,7 +42,7 @@ export interface ReplicaSetView {
 export interface RolloutModel {
   apiVersion: typeof MODEL_VERSION;
   kind: 'Rollout';
-  /** what rolls out: a Deployment (ReplicaSets) or a StatefulSet (revisions, one ordinal at a time) */
+  /** what rolls out: a Deployment (ReplicaSets), a StatefulSet (revisions, one ordinal at a time), a DaemonSet (a pod per node) */
   workloadKind: RolloutTarget['kind'];
   name: string;
   namespace: string;
@@ -63,7 +63,8 @@ export interface RolloutModel {
   message: string;
   /** complete, and no pod of an old ReplicaSet (of a StatefulSet: of an older revision, but those its partition holds) is left, not even terminating */
   drained: boolean;
-  counts: { desired: number; current: number; updated: number; ready: number; available: number; terminating: number };
+  /** a DaemonSet's count nodes: those that should run its pod, run one, run one of the current template… */
+  counts: RolloutCounts;
   conditions: {
     progressing?:
       | { status: string; reason?: string | undefined; message?: string | undefined; since?: string | undefined }
@@ -76,6 +77,8 @@ export interface RolloutModel {
   oldReplicaSets: ReplicaSetView[];
   /** a StatefulSet's revisions, partition and claims */
   statefulSet?: StatefulSetView | undefined;
+  /** a DaemonSet's template generations */
+  daemonSet?: DaemonSetView | undefined;
   /** pods of the new ReplicaSet or the update revision; a StatefulSet's in ordinal order */
   newPods: PodView[];
   oldPods: PodView[];
@@ -160,7 +163,6 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const kind = kindOf(w.kind);
   const split = kind.pods(w, snap);
   const { newReplicaSet: newRS, oldReplicaSets: oldRSs } = split;
-  const desired = w.spec.replicas ?? 1;
   const gated = (w.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
   const routing: Routing = {
@@ -223,11 +225,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
       oldPods.every((p) => held.has(p.name) && !p.terminating) &&
       newPods.every((p) => !p.terminating),
     counts: {
-      desired,
-      current: s.replicas ?? 0,
-      updated: s.updatedReplicas ?? 0,
-      ready: s.readyReplicas ?? 0,
-      available: s.availableReplicas ?? 0,
+      ...kind.counts(w),
       terminating: [...newPods, ...oldPods].filter((p) => p.terminating).length,
     },
     conditions: {
@@ -246,6 +244,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     newReplicaSet: newRS && rsView(newRS),
     oldReplicaSets: oldRSs.map(rsView).sort(byName),
     statefulSet: set,
+    daemonSet: kind.daemonSet?.(w, split.oldPods),
     newPods: newPods.sort(order),
     oldPods: oldPods.sort(order),
     installations,

@@ -2,7 +2,7 @@ import { complete, typedFlag, type CommandSpec, type Completion } from './protoc
 import { KubeClient } from '../../kube/client.ts';
 import { connect } from '../../kube/config.ts';
 import { listPaged } from '../../kube/pager.ts';
-import { R, resourcePath } from '../../kube/resources.ts';
+import { R, resourcePath, WORKLOAD_KINDS, workloadResource } from '../../kube/resources.ts';
 
 /**
  * Answers a completion request, looking names up in the cluster of the kubeconfig and context typed so far.
@@ -37,11 +37,8 @@ export async function completeWords(words: string[], specs: CommandSpec[]): Prom
     namespaces: () => names(resourcePath(R.namespaces)),
     workloads: async (namespace) => {
       const at = { namespace: namespace ?? currentNamespace() };
-      const [deployments, statefulSets] = await Promise.all([
-        names(resourcePath(R.deployments, at)),
-        names(resourcePath(R.statefulsets, at)),
-      ]);
-      return { deployments, statefulSets };
+      const lists = await Promise.all(WORKLOAD_KINDS.map((k) => names(resourcePath(workloadResource(k), at))));
+      return Object.fromEntries(WORKLOAD_KINDS.map((k, i) => [k, lists[i]!]));
     },
     contexts: () => {
       try {

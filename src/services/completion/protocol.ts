@@ -1,5 +1,10 @@
 // Completion in Cobra's `__complete` protocol, which kubectl uses for plugins: one candidate per line
 // (`value\tdescription`), then `:<directive>`. Pure: cluster look-ups are passed in.
+import { parseWorkloadName, WORKLOAD_KINDS } from '../../kube/resources.ts';
+import type { RolloutTarget } from '../../types/kube.ts';
+
+/** The names of a namespace's workloads of each kind followed, each list sorted. */
+export type WorkloadNames = Partial<Record<RolloutTarget['kind'], string[]>>;
 
 export const Directive = { default: 0, noSpace: 2, noFileComp: 4 } as const;
 
@@ -15,26 +20,16 @@ export interface CommandSpec {
   id: string;
   summary?: string | undefined;
   flags: FlagSpec[];
-  /** whether positional arguments name workloads (Deployments and StatefulSets) */
+  /** whether positional arguments name workloads (of the kinds followed) */
   takesWorkloads: boolean;
 }
 
 export interface Lookups {
   namespaces(): Promise<string[]>;
-  /** the names of the namespace's Deployments and StatefulSets, each list sorted */
-  workloads(namespace: string | undefined): Promise<{ deployments: string[]; statefulSets: string[] }>;
+  /** the names of the namespace's workloads of each kind */
+  workloads(namespace: string | undefined): Promise<WorkloadNames>;
   contexts(): string[];
 }
-
-/** The spellings before a slash that completion keeps, as kubectl accepts them (kube/resources.ts has them all). */
-const KIND_PREFIXES: Record<string, 'deployments' | 'statefulSets'> = {
-  deployment: 'deployments',
-  deploy: 'deployments',
-  deployments: 'deployments',
-  statefulset: 'statefulSets',
-  sts: 'statefulSets',
-  statefulsets: 'statefulSets',
-};
 
 export interface Completion {
   candidates: string[];
@@ -87,22 +82,29 @@ export async function complete(words: string[], commands: CommandSpec[], lookups
 }
 
 /**
- * Workload names as arguments: KIND/NAME when the word typed has a kind before a slash (kept as typed), else bare
- * names of both kinds; a name that both kinds have is offered as deployment/NAME and statefulset/NAME, as a bare one
- * would be ambiguous.
+ * Workload names as arguments: KIND/NAME when the word typed has a kind before a slash (kept as typed, in any
+ * spelling kubectl accepts), else bare names of every kind; a name that two kinds have is offered as KIND/NAME of
+ * each, as a bare one would be ambiguous.
  */
-function workloadCandidates(found: { deployments: string[]; statefulSets: string[] }, current: string): string[] {
+function workloadCandidates(found: WorkloadNames, current: string): string[] {
   const slash = current.indexOf('/');
-  const deployments = found.deployments.filter(offerable);
-  const sets = found.statefulSets.filter(offerable);
+  const of = (kind: RolloutTarget['kind']) => (found[kind] ?? []).filter(offerable);
   if (slash >= 0) {
     const prefix = current.slice(0, slash);
-    const kind = KIND_PREFIXES[prefix.toLowerCase()];
-    return kind ? (kind === 'deployments' ? deployments : sets).map((n) => `${prefix}/${n}`) : [];
+    const { kind } = parseWorkloadName(`${prefix}/`);
+    return kind && (WORKLOAD_KINDS as string[]).includes(kind)
+      ? of(kind as RolloutTarget['kind']).map((n) => `${prefix}/${n}`)
+      : [];
   }
-  const both = new Set(deployments.filter((n) => sets.includes(n)));
-  const bare = [...new Set([...deployments, ...sets])].filter((n) => !both.has(n)).sort();
-  return [...bare, ...[...both].flatMap((n) => [`deployment/${n}`, `statefulset/${n}`])];
+  const kindsOf = new Map<string, RolloutTarget['kind'][]>();
+  for (const kind of WORKLOAD_KINDS) for (const n of of(kind)) kindsOf.set(n, [...(kindsOf.get(n) ?? []), kind]);
+  const names = [...kindsOf.keys()].sort();
+  return [
+    ...names.filter((n) => kindsOf.get(n)!.length === 1),
+    ...names
+      .filter((n) => kindsOf.get(n)!.length > 1)
+      .flatMap((n) => kindsOf.get(n)!.map((k) => `${k.toLowerCase()}/${n}`)),
+  ];
 }
 
 /**

@@ -30,7 +30,8 @@ const request = (r: Received) =>
     .map(([k, v]) => `${k}=${v}`)
     .sort()
     .join('&')}`;
-const isDeploymentRead = (r: Received) => /^\/apis\/apps\/v1\/namespaces\/ns\/(deployments|statefulsets)/.test(r.path);
+const isDeploymentRead = (r: Received) =>
+  /^\/apis\/apps\/v1\/namespaces\/ns\/(deployments|statefulsets|daemonsets)/.test(r.path);
 
 describe('rolloutSnapshots', () => {
   it('sends the lists that need no selector beside the GET of a named Deployment, and no other requests than a selection by label', async () => {
@@ -47,6 +48,8 @@ describe('rolloutSnapshots', () => {
       if (r.path === '/apis/apps/v1/namespaces/ns/deployments/web') held.push(res);
       else if (r.path === '/apis/apps/v1/namespaces/ns/statefulsets/web')
         answer(res, statusBody(404, 'NotFound', 'statefulsets.apps "web" not found'), 404);
+      else if (r.path === '/apis/apps/v1/namespaces/ns/daemonsets/web')
+        answer(res, statusBody(404, 'NotFound', 'daemonsets.apps "web" not found'), 404);
       else if (r.path === '/apis/apps/v1/namespaces/ns/deployments') answer(res, { ...emptyList, items: [web] });
       else answer(res, emptyList);
       if (early.every((path) => api!.received.some((x) => x.path === path)))
@@ -79,11 +82,13 @@ describe('rolloutSnapshots', () => {
         return answer(res, statusBody(404, 'NotFound', 'deployments.apps "gone" not found'), 404);
       if (r.path === '/apis/apps/v1/namespaces/ns/statefulsets/gone')
         return answer(res, statusBody(404, 'NotFound', 'statefulsets.apps "gone" not found'), 404);
+      if (r.path === '/apis/apps/v1/namespaces/ns/daemonsets/gone')
+        return answer(res, statusBody(404, 'NotFound', 'daemonsets.apps "gone" not found'), 404);
       if (r.path === '/api/v1/namespaces/ns') return answer(res, { kind: 'Namespace', metadata: { name: 'ns' } });
       answer(res, statusBody(403, 'Forbidden', 'services is forbidden'), 403);
     });
     await expect(rolloutSnapshots(api.client, { namespace: 'ns', names: [{ name: 'gone' }] })).rejects.toThrow(
-      'deployments.apps or statefulsets.apps "gone" not found in namespace "ns"',
+      'deployments.apps, statefulsets.apps or daemonsets.apps "gone" not found in namespace "ns"',
     );
     await expect(
       rolloutSnapshots(api.client, { namespace: 'ns', names: [{ kind: 'Deployment', name: 'gone' }] }),

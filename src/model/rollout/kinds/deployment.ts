@@ -75,6 +75,21 @@ function phaseOf(d: Deployment): { phase: Phase; message: string } {
   return { phase: 'complete', message: `${name} successfully rolled out` };
 }
 
+/** A Deployment's or a StatefulSet's counts: replicas. */
+export function replicaCounts(w: {
+  spec: { replicas?: number };
+  status?: { replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number };
+}) {
+  const s = w.status ?? {};
+  return {
+    desired: w.spec.replicas ?? 1,
+    current: s.replicas ?? 0,
+    updated: s.updatedReplicas ?? 0,
+    ready: s.readyReplicas ?? 0,
+    available: s.availableReplicas ?? 0,
+  };
+}
+
 export const deploymentKind: KindModule<Tagged> = {
   kind: 'Deployment',
   word: 'deployment',
@@ -95,6 +110,7 @@ export const deploymentKind: KindModule<Tagged> = {
   phase: phaseOf,
   strategy: resolveStrategy,
   revision: revisionOf,
+  counts: replicaCounts,
   progressDeadlineSeconds: (w) => w.spec.progressDeadlineSeconds ?? 600,
   paused: (w) => !!w.spec.paused,
   conditions: (w) => w.status?.conditions,

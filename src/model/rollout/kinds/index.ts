@@ -1,4 +1,5 @@
 import type { RolloutTarget } from '../../../types/kube.ts';
+import { daemonSetKind } from './daemonset.ts';
 import { deploymentKind } from './deployment.ts';
 import type { KindModule } from './kind.ts';
 import { statefulSetKind } from './statefulset.ts';
@@ -8,6 +9,7 @@ import { statefulSetKind } from './statefulset.ts';
 const MODULES: { [K in RolloutTarget['kind']]: KindModule<Extract<RolloutTarget, { kind: K }>> } = {
   Deployment: deploymentKind,
   StatefulSet: statefulSetKind,
+  DaemonSet: daemonSetKind,
 };
 
 /** The kinds followed, in the order a bare NAME is looked up and listed. */
@@ -21,4 +23,4 @@ export function kindOf(kind: RolloutTarget['kind']): KindModule {
   return MODULES[kind] as unknown as KindModule;
 }
 
-export type { KindModule, RolloutPods } from './kind.ts';
+export type { DaemonSetView, KindModule, RolloutCounts, RolloutPods } from './kind.ts';

@@ -16,6 +16,26 @@ export interface RolloutPods {
   oldReplicaSets: ReplicaSet[];
 }
 
+/** The counts of the model: pods wanted, running, of the current template, Ready, available, terminating. */
+export interface RolloutCounts {
+  desired: number;
+  current: number;
+  updated: number;
+  ready: number;
+  available: number;
+  terminating: number;
+}
+
+/** What the model says of a DaemonSet beside its pods. */
+export interface DaemonSetView {
+  /** the template generation its new pods carry (label pod-template-generation) */
+  templateGeneration?: string | undefined;
+  /** the generations its old pods carry */
+  oldGenerations: string[];
+  /** nodes that run its pod but should not (a node selector, taint or affinity it no longer meets) */
+  misscheduled: number;
+}
+
 export interface KindModule<W extends RolloutTarget = RolloutTarget> {
   kind: W['kind'];
   /** the kind in kubectl's words: the argument's prefix (`statefulset/db`) and the finding's words (`statefulset db`) */
@@ -29,8 +49,10 @@ export interface KindModule<W extends RolloutTarget = RolloutTarget> {
   /** `kubectl rollout status`'s verdict and words */
   phase(w: W): { phase: Phase; message: string };
   strategy(w: W): ResolvedStrategy;
-  /** a Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name) */
+  /** a Deployment's revision number; a StatefulSet's update revision (a ControllerRevision's name); a DaemonSet's template generation */
   revision(w: W): string | undefined;
+  /** the workload's status counts, in the model's terms (a DaemonSet counts nodes, the others replicas) */
+  counts(w: W): Omit<RolloutCounts, 'terminating'>;
   /** the progress deadline a controller reports against (0: the kind has none) */
   progressDeadlineSeconds(w: W): number;
   /** paused by its spec (kubectl rollout pause) */
@@ -41,6 +63,8 @@ export interface KindModule<W extends RolloutTarget = RolloutTarget> {
   order(w: W): (a: { name: string }, b: { name: string }) => number;
   /** a StatefulSet's revisions, partition and claims */
   statefulSet?(w: W, oldPods: string[], snap: Pick<RolloutSnapshot, 'claims' | 'events'>): StatefulSetView;
+  /** a DaemonSet's template generations and the nodes it runs on but should not */
+  daemonSet?(w: W, oldPods: Pod[]): DaemonSetView;
   /**
    * Whether a pod of an older revision that is not Ready holds the rollout: a StatefulSet's controller waits on any
    * pod that is not Ready before it goes on (an older revision's too, after a rollback); a Deployment's new pods only.

@@ -1,6 +1,6 @@
 import type { StatefulSet } from '../../../types/kube.ts';
 import { byOrdinal, splitByRevision, statefulSetPhase, statefulSetStrategy, statefulSetView } from '../statefulset.ts';
-import { ownedBy } from './deployment.ts';
+import { ownedBy, replicaCounts } from './deployment.ts';
 import type { KindModule } from './kind.ts';
 
 // A StatefulSet rolls its own pods, one ordinal at a time: new pods carry its update revision
@@ -23,6 +23,7 @@ export const statefulSetKind: KindModule<Tagged> = {
   phase: statefulSetPhase,
   strategy: statefulSetStrategy,
   revision: (w) => w.status?.updateRevision,
+  counts: replicaCounts,
   progressDeadlineSeconds: () => 0,
   paused: () => false,
   conditions: () => undefined,

@@ -31,8 +31,8 @@ const lookups: Lookups = {
   workloads: async (ns) => {
     seen.push(ns);
     return ns === 'shop'
-      ? { deployments: ['cart', 'web'], statefulSets: ['db', 'web'] }
-      : { deployments: ['other'], statefulSets: [] };
+      ? { Deployment: ['cart', 'web'], StatefulSet: ['db', 'web'], DaemonSet: ['edge'] }
+      : { Deployment: ['other'], StatefulSet: [] };
   },
   contexts: () => ['dev', 'prod'],
 };
@@ -55,9 +55,10 @@ describe('complete', () => {
       directive: Directive.noFileComp,
     });
   });
-  it('offers Deployments and StatefulSets of the namespace typed with -n, skipping ones already given', async () => {
+  it('offers the workloads of every kind of the namespace typed with -n, skipping ones already given', async () => {
     expect((await complete(['status', '-n', 'shop', 'cart', ''], commands, lookups)).candidates).toEqual([
       'db',
+      'edge',
       'deployment/web',
       'statefulset/web',
     ]);
@@ -72,6 +73,9 @@ describe('complete', () => {
     expect((await complete(['status', '-n', 'shop', 'deployment/c'], commands, lookups)).candidates).toEqual([
       'deployment/cart',
     ]);
+    expect((await complete(['status', '-n', 'shop', 'ds/'], commands, lookups)).candidates).toEqual(['ds/edge']);
+    // a kind kubectl knows but the plugin does not follow (yet): nothing
+    expect((await complete(['status', '-n', 'shop', 'rollout/'], commands, lookups)).candidates).toEqual([]);
     expect((await complete(['status', '-n', 'shop', 'pod/'], commands, lookups)).candidates).toEqual([]);
   });
   it('completes flag values: namespaces, contexts, -o options', async () => {
@@ -86,8 +90,8 @@ describe('complete', () => {
     const hostile: Lookups = {
       ...lookups,
       workloads: async () => ({
-        deployments: ['web', 'web\tforged description', 'evil\nsecond-candidate', 'we\u202Ebb'],
-        statefulSets: ['zero\u200Bwidth'],
+        Deployment: ['web', 'web\tforged description', 'evil\nsecond-candidate', 'we\u202Ebb'],
+        StatefulSet: ['zero\u200Bwidth'],
       }),
       contexts: () => ['dev', 'prod\n:4'],
     };
