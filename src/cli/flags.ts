@@ -62,15 +62,22 @@ export const GATE_EXIT_CODES_HELP = exitCodesHelp({
 export const rolloutArgs = {
   // never read from standard input (oclif's default for a missing argument when stdin is not a terminal)
   name: Args.string({
-    description: 'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
+    description:
+      'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
     required: false,
     ignoreStdin: true,
   }),
 };
 
 export const rolloutFlags = {
-  selector: Flags.string({ char: 'l', summary: 'Label selector for the Deployments, StatefulSets and DaemonSets to look at.' }),
-  'all-namespaces': Flags.boolean({ char: 'A', summary: 'Deployments, StatefulSets and DaemonSets of every namespace.' }),
+  selector: Flags.string({
+    char: 'l',
+    summary: 'Label selector for the Deployments, StatefulSets and DaemonSets to look at.',
+  }),
+  'all-namespaces': Flags.boolean({
+    char: 'A',
+    summary: 'Deployments, StatefulSets and DaemonSets of every namespace.',
+  }),
   output: outputFlag,
   'condition-type': conditionTypeFlag,
 };
@@ -93,7 +100,8 @@ export const failFastFlags = {
 /** Workloads to act on: several NAME, deployment/NAME or statefulset/NAME, or -l, or --all. */
 export const gateArgs = {
   targets: Args.string({
-    description: 'Deployments, StatefulSets and DaemonSets: NAME, deployment/NAME, statefulset/NAME or daemonset/NAME (several allowed).',
+    description:
+      'Deployments, StatefulSets and DaemonSets: NAME, deployment/NAME, statefulset/NAME or daemonset/NAME (several allowed).',
     required: false,
     ignoreStdin: true,
   }),

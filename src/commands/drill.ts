@@ -64,7 +64,8 @@ ${exitCodesHelp({
   ];
   static override args = {
     name: Args.string({
-      description: 'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
+      description:
+        'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
       required: true,
       ignoreStdin: true,
     }),

@@ -220,8 +220,9 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
       ...qps,
       `--kubeconfig=${state.adminKubeconfig}`,
       // statefulset and persistentvolume-binder: StatefulSets roll as in a cluster, and their claims bind to a
-      // PersistentVolume that fits or stay Pending with the binder's own event (no StorageClass is installed)
-      '--controllers=deployment,replicaset,statefulset,endpointslice,garbagecollector,namespace,podgc,resourcequota,disruption,persistentvolume-binder',
+      // PersistentVolume that fits or stay Pending with the binder's own event (no StorageClass is installed);
+      // daemonset: a DaemonSet runs a pod on each node stand-in and replaces them node by node
+      '--controllers=deployment,replicaset,statefulset,daemonset,endpointslice,garbagecollector,namespace,podgc,resourcequota,disruption,persistentvolume-binder',
       '--leader-elect=false',
       '--use-service-account-credentials=false',
       '--bind-address=127.0.0.1',

@@ -266,6 +266,37 @@ export function gatedStatefulSet(options: StatefulSetOptions): KubeObject {
   };
 }
 
+export type DaemonSetOptions = Omit<
+  DeploymentOptions,
+  'replicas' | 'progressDeadlineSeconds' | 'minReadySeconds' | 'maxSurge' | 'maxUnavailable'
+> & {
+  /** RollingUpdate (default) or OnDelete */
+  updateStrategy?: 'RollingUpdate' | 'OnDelete';
+  maxSurge?: number | string;
+  maxUnavailable?: number | string;
+};
+
+/** A DaemonSet whose pods carry the HAPTIC readiness gate: one pod on each node of the cluster. */
+export function gatedDaemonSet(options: DaemonSetOptions): KubeObject {
+  const labels = options.labels ?? { app: options.name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: options.name, namespace: options.namespace, labels },
+    spec: {
+      selector: { matchLabels: labels },
+      updateStrategy:
+        options.updateStrategy === 'OnDelete'
+          ? { type: 'OnDelete' }
+          : {
+              type: 'RollingUpdate',
+              rollingUpdate: { maxSurge: options.maxSurge ?? 0, maxUnavailable: options.maxUnavailable ?? 1 },
+            },
+      template: gatedTemplate(options, labels, 2),
+    },
+  };
+}
+
 /**
  * An Ingress of HAPTIC's class `haproxy` (the chart's IngressClass) to a Service port: the route a user creates so
  * that HAPTIC renders the Service's pods (it renders only Services a route of its class references).
