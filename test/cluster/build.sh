@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler from Go modules into a cache folder
 # outside the repo, once, and kubectl of the same version, which the end-to-end tests run beside the plugin to
-# compare their answers (kubectl rollout status), and helm, which runs docs/ci.md's recipes as written. Later runs
+# compare their answers (kubectl rollout status), helm, which runs docs/ci.md's recipes as written, and the real Argo
+# Rollouts controller with its CRDs (argo-crds/), which decides a Rollout's steps, pauses and promotion. Later runs
 # find the binaries there and return at once.
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.36.3}"
 ETCD_VERSION="${ETCD_VERSION:-3.6.16}"
 HELM_VERSION="${HELM_VERSION:-4.3.2}"
+# v1.10.2 needs go >= 1.26.10; this machine's Go is 1.26.8
+ARGO_ROLLOUTS_VERSION="${ARGO_ROLLOUTS_VERSION:-1.10.1}"
 CACHE="${KUBECTL_HAPTIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-haptic}"
 BIN="$CACHE/testbin/v$K8S_VERSION"
 export GOFLAGS="${GOFLAGS:--mod=mod}" CGO_ENABLED=0
 
-want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl helm)
+want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl helm rollouts-controller)
 missing=0
 for b in "${want[@]}"; do [ -x "$BIN/$b" ] || missing=1; done
+[ -f "$BIN/argo-crds/rollout-crd.yaml" ] || missing=1
 if [ "$missing" = 0 ]; then echo "$BIN"; exit 0; fi
 
 command -v go >/dev/null || { echo "build.sh: Go is needed to build the test control plane (apt-get install golang or use /usr/local/go)" >&2; exit 3; }
@@ -33,6 +37,28 @@ if [ ! -x "$BIN/helm" ]; then
   rm -rf "$BIN/.helm"
   GOFLAGS= GOBIN="$BIN/.helm" go install -trimpath -ldflags "-s -w" "helm.sh/helm/v4/cmd/helm@v$HELM_VERSION" >&2 \
     && mv "$BIN/.helm/helm" "$BIN/helm" && rmdir "$BIN/.helm"
+fi
+
+if [ ! -x "$BIN/rollouts-controller" ] || [ ! -f "$BIN/argo-crds/rollout-crd.yaml" ]; then
+  log "building the Argo Rollouts controller v$ARGO_ROLLOUTS_VERSION from Go modules (first run only, ~10 minutes)..."
+  work="$CACHE/build/argo-rollouts"; rm -rf "$work"; mkdir -p "$work"
+  (
+    cd "$work"
+    go mod init argotools >/dev/null 2>&1
+    mod="github.com/argoproj/argo-rollouts"
+    GOMOD=$(go mod download -json "$mod@v$ARGO_ROLLOUTS_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+    DIR=$(go mod download -json "$mod@v$ARGO_ROLLOUTS_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+    [ -f "$GOMOD" ] && [ -d "$DIR" ] || { echo "build.sh: could not download $mod@v$ARGO_ROLLOUTS_VERSION" >&2; exit 4; }
+    # a module's replace lines hold only in its own build: the wrapper copies them (k8s.io/* pinned to its versions)
+    sed -n 's|^[[:space:]]*\([^[:space:]/]*\.[^[:space:]]*\)[[:space:]]*=>[[:space:]]*\([^[:space:]]*\)[[:space:]]\{1,\}\(v[^[:space:]]*\)$|\1=\2@\3|p' "$GOMOD" \
+      | while read -r r; do go mod edit "-replace=$r"; done
+    go mod edit "-require=$mod@v$ARGO_ROLLOUTS_VERSION"
+    printf '//go:build tools\n\npackage tools\n\nimport _ "%s/cmd/rollouts-controller"\n' "$mod" > tools.go
+    go mod tidy >&2
+    go build -trimpath -ldflags "-s -w" -o "$BIN/rollouts-controller.tmp" "$mod/cmd/rollouts-controller"
+    mkdir -p "$BIN/argo-crds.tmp" && cp "$DIR"/manifests/crds/*.yaml "$BIN/argo-crds.tmp/" && chmod u+w "$BIN"/argo-crds.tmp/*
+    rm -rf "$BIN/argo-crds" && mv "$BIN/argo-crds.tmp" "$BIN/argo-crds" && mv "$BIN/rollouts-controller.tmp" "$BIN/rollouts-controller"
+  )
 fi
 
 k8s=()

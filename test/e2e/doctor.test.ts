@@ -17,6 +17,7 @@ import {
   cluster,
   type DeploymentOptions,
   GATE,
+  gatedDaemonSet,
   gatedDeployment,
   grantReadOnly,
   type KubeObject,
@@ -558,9 +559,19 @@ describe('kubectl haptic doctor on the real control plane', () => {
       code: 3,
       stderr: `error: "db" is both a Deployment and a StatefulSet in namespace "${ns}": name one, deployment/db or statefulset/db\n`,
     });
-    expect((await doctor(['ds/db', '-n', ns])).stderr).toBe(
-      'error: live mode checks Deployments and StatefulSets; check DaemonSets in manifests with -f\n',
+    expect((await doctor(['rollout/db', '-n', ns])).stderr).toBe(
+      'error: live mode checks Deployments, StatefulSets and DaemonSets; check Rollouts in manifests with -f\n',
     );
+    // a DaemonSet live, checked as the others are: gated, and no Service selects its pods (DR601, exit 1)
+    await api().apply([gatedDaemonSet({ name: 'edge', namespace: ns })]);
+    const edge = await waitFor(() => doctor(['ds/edge', '-n', ns, '-o', 'json']), {
+      what: 'doctor to find the DaemonSet',
+      until: (r) => r.code === 1,
+    });
+    expect(edge.stderr).toBe('');
+    const edgeReport = json(edge);
+    expect(edgeReport.items.map((i) => `${i.object.kind}/${i.object.name}`)).toContain('DaemonSet/edge');
+    expect(findings(edgeReport, 'DaemonSet').map((f) => f.id)).toContain('DR601');
   });
 
   it('usage errors exit 3; no Deployments in the namespace is an empty answer', async () => {

@@ -12,7 +12,7 @@ import { readManifestFiles } from './manifest-files.ts';
 import { resolveTargets, type TargetSelection } from '../targets.ts';
 
 export interface LiveDoctorOptions extends Omit<TargetSelection, 'names'> {
-  /** the workloads named: NAME (a Deployment or a StatefulSet) or KIND/NAME */
+  /** the workloads named: NAME (of any kind followed) or KIND/NAME */
   names: { kind?: WorkloadKind | undefined; name: string }[];
   /** read the workloads' Helm release Secrets for DR404 */
   helmHistory: boolean;
@@ -21,17 +21,19 @@ export interface LiveDoctorOptions extends Omit<TargetSelection, 'names'> {
 }
 
 /**
- * The workloads live mode checks: Deployments and StatefulSets, as every command resolves them (resolveTargets: a
- * bare NAME is whichever of the two has it, ambiguous when both do; -l and the whole namespace take both kinds). A
- * user who may read Deployments but not StatefulSets gets the Deployments checked, and is told.
+ * The workloads live mode checks: Deployments, StatefulSets and DaemonSets, as every command resolves them
+ * (resolveTargets: a bare NAME is whichever kind has it, ambiguous when two do; -l and the whole namespace take every
+ * kind). A user who may read Deployments but not another kind gets the Deployments checked, and is told.
  */
 async function resolveWorkloads(
   client: KubeClient,
   options: LiveDoctorOptions,
 ): Promise<{ targets: Workload[]; notes: string[] }> {
   const names = options.names.map(({ kind, name }) => {
-    if (kind === 'DaemonSet' || kind === 'Rollout')
-      throw new UserError(`live mode checks Deployments and StatefulSets; check ${kind}s in manifests with -f`);
+    if (kind === 'Rollout')
+      throw new UserError(
+        `live mode checks Deployments, StatefulSets and DaemonSets; check ${kind}s in manifests with -f`,
+      );
     return { kind, name };
   });
   const notes: string[] = [];
@@ -39,7 +41,7 @@ async function resolveWorkloads(
   return { targets: targets as unknown as Workload[], notes };
 }
 
-/** Live mode: the Deployments and StatefulSets (named, -l, or all), what is around them in one parallel round, the checks. */
+/** Live mode: the Deployments, StatefulSets and DaemonSets (named, -l, or all), what is around them in one parallel round, the checks. */
 export async function doctorLive(
   client: KubeClient,
   options: LiveDoctorOptions,
