@@ -19,7 +19,8 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kube } from './kube.ts';
+import { load } from 'js-yaml';
+import { Kube, type KubeObject } from './kube.ts';
 import { deletePodNetns, insideNetns } from './lab/netns.ts';
 import { FAKE_NODES } from './standins/fake-nodes.ts';
 
@@ -118,7 +119,13 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
   const pki = join(stateDir, 'pki');
   for (const dir of [stateDir, pki, logDir, join(stateDir, 'apiserver-certs')]) mkdirSync(dir, { recursive: true });
 
-  const [etcdPort, etcdPeerPort, apiPort] = (await freePorts(3)) as [number, number, number];
+  const [etcdPort, etcdPeerPort, apiPort, argoMetricsPort, argoHealthzPort] = (await freePorts(5)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const server = `https://127.0.0.1:${apiPort}`;
   const state: ClusterState = {
     name: options.name,
@@ -236,6 +243,31 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
       '--secure-port=0',
     ]);
 
+    // the real Argo Rollouts controller (build.sh), on its own CRDs: it decides a Rollout's steps, pauses and
+    // promotion. Its informers need every CRD it watches to be served before it starts.
+    log('starting the Argo Rollouts controller');
+    const crdDir = join(bin, 'argo-crds');
+    const crds = readdirSync(crdDir)
+      .filter((f) => f.endsWith('-crd.yaml'))
+      .sort()
+      .map((f) => load(readFileSync(join(crdDir, f), 'utf8')) as KubeObject);
+    await admin.apply(crds);
+    await waitUntil('the Argo Rollouts CRDs to be served', 30_000, async () => {
+      const answer = await admin.request('GET', '/apis/argoproj.io/v1alpha1');
+      const served = (typeof answer === 'string' ? JSON.parse(answer) : answer) as { resources?: { name: string }[] };
+      const names = new Set((served.resources ?? []).map((r) => r.name));
+      return ['rollouts', 'analysisruns', 'analysistemplates', 'clusteranalysistemplates', 'experiments'].every((n) =>
+        names.has(n),
+      );
+    });
+    launch('rollouts-controller', join(bin, 'rollouts-controller'), [
+      `--kubeconfig=${state.adminKubeconfig}`,
+      '--leader-elect=false',
+      `--metricsPort=${argoMetricsPort}`,
+      `--healthzPort=${argoHealthzPort}`,
+      ...(options.apiQps ? [`--qps=${options.apiQps}`, `--burst=${options.apiQps * 2}`] : []),
+    ]);
+
     log('starting the node and HAPTIC stand-ins');
     const labArgs = options.lab
       ? [
@@ -252,6 +284,11 @@ export async function startCluster(options: StartOptions): Promise<ClusterState>
     launch('standins', nodeBinary(), [standinsMain, '--kubeconfig', state.adminKubeconfig, ...labArgs]);
     const standinsLog = join(logDir, 'standins.log');
     await waitUntil('the stand-ins to print READY', 90_000, () => /^READY$/m.test(readFileSync(standinsLog, 'utf8')));
+    // its caches synced: it then acts on every Rollout event
+    const argoLog = join(logDir, 'rollouts-controller.log');
+    await waitUntil('the Argo Rollouts controller to start', 60_000, () =>
+      /Started controller/.test(readFileSync(argoLog, 'utf8')),
+    );
   } catch (error) {
     await killAll(state);
     const message = error instanceof Error ? error.message : String(error);
