@@ -140,6 +140,13 @@ describe('a gated DaemonSet on the real control plane', () => {
     );
     const completed = await runPlugin(['__complete', 'status', '-n', ns, 'ds/']);
     expect(completed.stdout).toBe('ds/web\n:4\n');
+
+    // drill plans a DaemonSet's restart as kubectl rollout restart does (a template annotation), and follows it
+    const planned = await runPlugin(['drill', 'ds/web', '-n', ns, '--dry-run']);
+    expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+    expect(planned.stdout).toContain('kubectl.kubernetes.io/restartedAt');
+    expect(planned.stdout).toContain('# then patch daemonset/web (strategic merge):');
+    expect(planned.stdout).toContain('  generateName: haptic-drill-web-');
   });
 
   it('a broken revision (the image cannot be pulled): why-stalled names it first, and status --wait fails fast', async () => {
