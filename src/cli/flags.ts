@@ -97,7 +97,7 @@ export const failFastFlags = {
   }),
 };
 
-/** Workloads to act on: several NAME, deployment/NAME or statefulset/NAME, or -l, or --all. */
+/** Workloads to act on: several NAME or KIND/NAME, or -l, or --all. */
 export const gateArgs = {
   targets: Args.string({
     description:
@@ -112,7 +112,7 @@ export const gateFlags = {
     char: 'l',
     summary: 'Label selector for the Deployments, StatefulSets and DaemonSets to act on (e.g. app=web,tier!=db).',
   }),
-  all: Flags.boolean({ summary: 'Act on every Deployment and StatefulSet in the namespace.' }),
+  all: Flags.boolean({ summary: 'Act on every Deployment, StatefulSet and DaemonSet in the namespace.' }),
   'condition-type': conditionTypeFlag,
   'dry-run': Flags.option({
     summary:
