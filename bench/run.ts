@@ -1,4 +1,5 @@
 // npm run bench [-- startup requests redraw memory all-namespaces verdict] [--keep] [--reuse] [--compare PATH] [--runs N]
+//   [--rtt 0,10,25,50]
 //   [--cluster NAME] [--crowd N] [--target-replicas N] [--namespaces N] [--per-namespace N]
 //
 // Starts a local cluster named "bench" (or --cluster NAME, or $BENCH_CLUSTER: two people benchmarking on one machine
@@ -55,6 +56,7 @@ const { values, positionals } = parseArgs({
     reuse: { type: 'boolean', default: false },
     compare: { type: 'string', multiple: true, default: [] },
     runs: { type: 'string', default: '15' },
+    rtt: { type: 'string', default: '0,10,25,50' },
     command: { type: 'string', multiple: true, default: [] },
     cluster: { type: 'string', default: process.env.BENCH_CLUSTER || 'bench' },
     crowd: { type: 'string', default: '5000' },
@@ -156,10 +158,13 @@ try {
     process.stdout.write(text);
   };
   if (selected.includes('startup')) {
-    const r = await benchStartup(ctx, { runs: Number(values.runs) });
+    const roundTrips = values.rtt.split(',').map(Number);
+    if (!roundTrips.every((n) => Number.isInteger(n) && n >= 0))
+      throw new Error('--rtt is a comma-separated list of whole milliseconds, e.g. 0,10,25,50');
+    const r = await benchStartup(ctx, { runs: Number(values.runs), roundTrips });
     results.startup = r;
     section(
-      `Start-up, one-shot: the single executable and the npm install, directly and through kubectl (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`,
+      `Start-up, one-shot: the single executable and the npm install, directly and through kubectl, at ${roundTrips.join(', ')} ms round trip (median of ${r.runs} runs after ${r.warmups} warm-ups; ${r.replicas}-replica Deployment)`,
       startupTable(r),
     );
   }

@@ -8,10 +8,13 @@
 //   status web              ↔ kubectl get deploy,rs,pods -o json
 //   why-stalled web         ↔ kubectl get deploy,rs,pods,svc,endpointslices,events -o json (what one reads by hand)
 //   --version, --help       ↔ kubectl version --client (no request)
-// Goals: ≤ 1.5× for status and why-stalled, ≤ 1.3× for --version and --help. Wall time from spawn to exit, and to
-// the first byte on stdout.
+// Every row runs at each round trip (--rtt, default 0, 10, 25 and 50 ms): at 0 straight to the local API server, at
+// the others through a delay proxy on 127.0.0.1 (delay-proxy.ts) that the benchmark starts and stops, each command
+// given a kubeconfig whose server is the proxy. Goals (#39): status and why-stalled ≤ 1.3× at 0 ms and ≤ 1.0× from
+// 10 ms, --version ≤ 1.0× kubectl version --client, --help ≤ 1.3× (it is timed at 0 ms only). Wall time from spawn
+// to exit, and to the first byte on stdout.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import {
@@ -27,6 +30,7 @@ import {
   type BenchContext,
   type Summary,
 } from './lib.ts';
+import { startDelayProxy } from './delay-proxy.ts';
 
 export const STARTUP_APP = { name: 'web', replicas: 10 };
 
@@ -38,11 +42,17 @@ interface Row {
   /** direct: the plugin's own executable; kubectl: `kubectl haptic …` (or kubectl's own command) */
   via: 'direct' | 'kubectl';
   argv: string[];
+  /** timed at 0 ms round trip only (it asks no server) */
+  localOnly?: boolean;
   /** the row it is compared with, and the most it may take of that row's time */
   baseline?: string;
-  goal?: number;
+  goal?: Goal;
   env: NodeJS.ProcessEnv;
 }
+
+/** the most a row may take of its baseline's time: at 0 ms round trip, and at 10 ms and above */
+type Goal = readonly [number, number];
+const goalAt = (goal: Goal | undefined, rttMs: number) => goal && (rttMs === 0 ? goal[0] : goal[1]);
 
 export interface StartupResult {
   runs: number;
@@ -50,6 +60,15 @@ export interface StartupResult {
   replicas: number;
   /** the single executable's size */
   executable: { bytes: number };
+  /** one set of interleaved rows per round trip */
+  roundTrips: RoundTripResult[];
+  /** every ratio within its goal, at every round trip */
+  goalsMet: boolean;
+}
+
+export interface RoundTripResult {
+  /** the round trip the delay proxy added (0: straight to the API server) */
+  rttMs: number;
   commands: Record<
     string,
     Summary & {
@@ -77,9 +96,10 @@ const BASELINES = {
 
 export async function benchStartup(
   ctx: BenchContext,
-  options: { runs?: number; warmups?: number } = {},
+  options: { runs?: number; warmups?: number; roundTrips?: number[] } = {},
 ): Promise<StartupResult> {
   const runs = options.runs ?? 15;
+  const roundTrips = options.roundTrips ?? [0, 10, 25, 50];
   const warmups = options.warmups ?? 2;
   const app = STARTUP_APP.name;
   const scratch = mkdtempSync(join(tmpdir(), 'kh-bench-startup-'));
@@ -123,11 +143,12 @@ export async function benchStartup(
       );
     }
     const through = (baseline: string) => `${baseline} (through kubectl's plugin dispatch)`;
-    const pluginCommands = [
-      { args: ['status', app, '-n', NAMESPACE], baseline: BASELINES.get, goal: 1.5 },
-      { args: ['why-stalled', app, '-n', NAMESPACE], baseline: BASELINES.getWide, goal: 1.5 },
-      { args: ['--version'], baseline: BASELINES.version, goal: 1.3 },
-      { args: ['--help'], baseline: BASELINES.version, goal: 1.3 },
+    // goals at 0 ms round trip and at 10 ms and above
+    const pluginCommands: { args: string[]; baseline: string; goal: Goal; localOnly?: boolean }[] = [
+      { args: ['status', app, '-n', NAMESPACE], baseline: BASELINES.get, goal: [1.3, 1.0] },
+      { args: ['why-stalled', app, '-n', NAMESPACE], baseline: BASELINES.getWide, goal: [1.3, 1.0] },
+      { args: ['--version'], baseline: BASELINES.version, goal: [1.0, 1.0] },
+      { args: ['--help'], baseline: BASELINES.version, goal: [1.3, 1.3], localOnly: true },
     ];
     for (const [install, dir] of [
       ['executable', exeDir],
@@ -143,6 +164,7 @@ export async function benchStartup(
             argv: [join(dir, 'kubectl-haptic'), ...c.args],
             baseline: c.baseline,
             goal: c.goal,
+            localOnly: c.localOnly,
             env: ctx.env,
           },
           {
@@ -152,6 +174,7 @@ export async function benchStartup(
             argv: [KUBECTL, 'haptic', ...c.args],
             baseline: through(c.baseline),
             goal: c.goal,
+            localOnly: c.localOnly,
             env: withPath(dir),
           },
         );
@@ -159,7 +182,8 @@ export async function benchStartup(
     }
     // --compare PATH: another build's launcher (e.g. a checkout of the previous commit), run directly
     for (const other of ctx.compare) {
-      const label = basename(dirname(dirname(other)));
+      // a checkout's bin/kubectl-haptic or an executable beside others: named by its two folders
+      const label = `${basename(dirname(dirname(other)))}/${basename(dirname(other))}`;
       rows.push(
         {
           name: `${label}: kubectl-haptic status ${app}`,
@@ -180,68 +204,116 @@ export async function benchStartup(
       );
     }
 
-    ctx.log(`startup: ${warmups} warm-up + ${runs} timed runs of ${rows.length} commands, interleaved`);
-    const times = new Map(rows.map((r) => [r.name, { ms: [] as number[], firstByte: [] as number[] }]));
-    for (let round = 0; round < warmups + runs; round++) {
-      for (const r of rows) {
-        const result = await run(r.argv, r.env, 60_000);
-        if (result.code !== 0)
-          throw new Error(`${r.argv.join(' ')} exited with ${result.code}\n${result.stderr}${result.stdout}`);
-        if (round < warmups) continue;
-        times.get(r.name)!.ms.push(result.ms);
-        times.get(r.name)!.firstByte.push(result.firstByteMs ?? result.ms);
-      }
-    }
-
     const result: StartupResult = {
       runs,
       warmups,
       replicas: STARTUP_APP.replicas,
       executable: { bytes: statSync(executable).size },
-      commands: {},
-      ratios: {},
-      firstByteRatios: {},
+      roundTrips: [],
       goalsMet: true,
     };
-    for (const r of rows) {
-      const t = times.get(r.name)!;
-      const command = r.argv.map((a) => a.replace(scratch, '$TMP').replace(repoRoot, '.')).join(' ');
-      result.commands[r.name] = {
-        command,
-        install: r.install,
-        via: r.via,
-        ...summarize(t.ms),
-        firstByteMs: round(median(t.firstByte)),
-        ...(r.baseline ? { baseline: r.baseline, goal: r.goal } : {}),
-      };
+    const kubeconfig = readFileSync(ctx.cluster.adminKubeconfig, 'utf8');
+    const server = new URL(/^\s*server:\s*(\S+)\s*$/m.exec(kubeconfig)?.[1] ?? '');
+    for (const rttMs of roundTrips) {
+      const timed = rows.filter((r) => rttMs === 0 || !r.localOnly);
+      // 0 ms: straight to the API server; else through a delay proxy, named by a kubeconfig of its own
+      const proxy =
+        rttMs === 0 ? undefined : await startDelayProxy({ host: server.hostname, port: Number(server.port) }, rttMs);
+      const env: NodeJS.ProcessEnv = {};
+      if (proxy) {
+        env.KUBECONFIG = join(scratch, `kubeconfig-${rttMs}ms`);
+        writeFileSync(env.KUBECONFIG, kubeconfig.replace(server.origin, `https://127.0.0.1:${proxy.port}`));
+      }
+      try {
+        ctx.log(
+          `startup at ${rttMs} ms round trip: ${warmups} warm-up + ${runs} timed runs of ${timed.length} commands, interleaved`,
+        );
+        result.roundTrips.push(await timeRows(timed, env, rttMs, runs, warmups, scratch));
+      } finally {
+        await proxy?.close();
+      }
     }
-    for (const r of rows) {
-      if (!r.baseline) continue;
-      const ours = result.commands[r.name]!;
-      const base = result.commands[r.baseline]!;
-      result.ratios[r.name] = round(ours.medianMs / base.medianMs, 2);
-      result.firstByteRatios[r.name] = round(ours.firstByteMs / base.firstByteMs, 2);
-      if (r.goal && result.ratios[r.name]! > r.goal) result.goalsMet = false;
-    }
+    result.goalsMet = result.roundTrips.every((r) => r.goalsMet);
     return result;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
+/** The rows interleaved (A B C A B C …), `env` over each row's own; medians, ratios to the baselines, goals. */
+async function timeRows(
+  rows: Row[],
+  env: NodeJS.ProcessEnv,
+  rttMs: number,
+  runs: number,
+  warmups: number,
+  scratch: string,
+): Promise<RoundTripResult> {
+  const times = new Map(rows.map((r) => [r.name, { ms: [] as number[], firstByte: [] as number[] }]));
+  for (let round = 0; round < warmups + runs; round++) {
+    for (const r of rows) {
+      const result = await run(r.argv, { ...r.env, ...env }, 60_000);
+      if (result.code !== 0)
+        throw new Error(`${r.argv.join(' ')} exited with ${result.code}\n${result.stderr}${result.stdout}`);
+      if (round < warmups) continue;
+      times.get(r.name)!.ms.push(result.ms);
+      times.get(r.name)!.firstByte.push(result.firstByteMs ?? result.ms);
+    }
+  }
+  const result: RoundTripResult = { rttMs, commands: {}, ratios: {}, firstByteRatios: {}, goalsMet: true };
+  for (const r of rows) {
+    const t = times.get(r.name)!;
+    const command = r.argv.map((a) => a.replace(scratch, '$TMP').replace(repoRoot, '.')).join(' ');
+    const goal = goalAt(r.goal, rttMs);
+    result.commands[r.name] = {
+      command,
+      install: r.install,
+      via: r.via,
+      ...summarize(t.ms),
+      firstByteMs: round(median(t.firstByte)),
+      ...(r.baseline ? { baseline: r.baseline, goal } : {}),
+    };
+  }
+  for (const r of rows) {
+    if (!r.baseline) continue;
+    const ours = result.commands[r.name]!;
+    const base = result.commands[r.baseline]!;
+    result.ratios[r.name] = round(ours.medianMs / base.medianMs, 2);
+    result.firstByteRatios[r.name] = round(ours.firstByteMs / base.firstByteMs, 2);
+    if (ours.goal && result.ratios[r.name]! > ours.goal) result.goalsMet = false;
+  }
+  return result;
+}
+
 export function startupTable(r: StartupResult): string {
-  const rows = Object.entries(r.commands).map(([name, s]) => {
-    const ratio = r.ratios[name];
-    return [
-      name,
-      s.medianMs.toFixed(1),
-      s.p90Ms.toFixed(1),
-      s.firstByteMs.toFixed(1),
-      ratio === undefined ? '' : `${ratio.toFixed(2)}×`,
-      s.goal === undefined ? '' : `≤ ${s.goal}× ${ratio! <= s.goal ? 'yes' : 'NO'}`,
-      r.firstByteRatios[name] === undefined ? '' : `${r.firstByteRatios[name]!.toFixed(2)}×`,
-    ];
+  const sections = r.roundTrips.map((trip) => {
+    const rows = Object.entries(trip.commands).map(([name, s]) => {
+      const ratio = trip.ratios[name];
+      return [
+        name,
+        s.medianMs.toFixed(1),
+        s.p90Ms.toFixed(1),
+        s.firstByteMs.toFixed(1),
+        ratio === undefined ? '' : `${ratio.toFixed(2)}×`,
+        s.goal === undefined ? '' : `≤ ${s.goal}× ${ratio! <= s.goal ? 'yes' : 'NO'}`,
+        trip.firstByteRatios[name] === undefined ? '' : `${trip.firstByteRatios[name]!.toFixed(2)}×`,
+      ];
+    });
+    return `### ${trip.rttMs} ms round trip\n${table(['command', 'median ms', 'p90 ms', 'first byte ms', 'vs kubectl', 'goal', 'first byte vs kubectl'], rows)}`;
   });
+  // the ratios side by side, one column per round trip
+  const names = Object.keys(r.roundTrips[0]?.ratios ?? {});
+  const summary = table(
+    ['command', ...r.roundTrips.map((t) => `${t.rttMs} ms`)],
+    names.map((name) => [
+      name,
+      ...r.roundTrips.map((t) => {
+        const ratio = t.ratios[name];
+        const goal = t.commands[name]?.goal;
+        return ratio === undefined ? '' : `${ratio.toFixed(2)}×${goal !== undefined && ratio > goal ? ' NO' : ''}`;
+      }),
+    ]),
+  );
   const mib = (r.executable.bytes / 2 ** 20).toFixed(1);
-  return `${table(['command', 'median ms', 'p90 ms', 'first byte ms', 'vs kubectl', 'goal', 'first byte vs kubectl'], rows)}\n(executable: ${mib} MiB; every goal met: ${r.goalsMet ? 'yes' : 'NO'})`;
+  return `${sections.join('\n\n')}\n\n### vs kubectl, by round trip\n${summary}\n(executable: ${mib} MiB; every goal met: ${r.goalsMet ? 'yes' : 'NO'})`;
 }

@@ -21,6 +21,8 @@ export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * - the bare import "undici" resolves to scripts/undici-lean.js, which loads only fetch, Agent and ProxyAgent (and
  *   only when a request goes over HTTP/1.1: src/kube/h2.ts speaks HTTP/2 to an API server itself).
  * - the bare import "wsl-utils" resolves to scripts/wsl-utils-lean.js: is-wsl alone, which oclif asks on every start.
+ * - oclif's require("debug") resolves to scripts/debug-lean.cjs: the debug package (which loads node:tty and
+ *   node:stream as it loads) only when DEBUG is set, the only time it logs anything.
  * - an `import … from 'node:…'` of a Node built-in becomes a require() where the importing module is initialised.
  *   esbuild hoists the static imports of every bundled ES module to the top of its output file, so a command's
  *   module would otherwise load tls, net, https, zlib, child_process… before any code runs, whatever the command
@@ -82,6 +84,10 @@ const leanDependencies = {
         : Boolean(createRequire(join(args.pluginData.resolveDir, 'x.js'))(args.path).__esModule);
       return { contents: lazyModule(args.path, esModule), loader: 'js', resolveDir: args.pluginData.resolveDir };
     });
+    const debugLean = fileURLToPath(new URL('./debug-lean.cjs', import.meta.url));
+    build.onResolve({ filter: /^debug$/ }, (args) =>
+      args.importer.includes('/node_modules/@oclif/core/') ? { path: debugLean } : undefined,
+    );
     const undiciLean = fileURLToPath(new URL('./undici-lean.js', import.meta.url));
     build.onResolve({ filter: /^undici$/ }, () => ({ path: undiciLean }));
     const wslUtilsLean = fileURLToPath(new URL('./wsl-utils-lean.js', import.meta.url));

@@ -1,4 +1,4 @@
-import { Command, Errors } from '@oclif/core';
+import { Command, Config, Errors, type Interfaces } from '@oclif/core';
 import { KubeClient } from '../kube/client.ts';
 import { connect } from '../kube/config.ts';
 import { namespaceNameProblem } from '../kube/resources.ts';
@@ -32,6 +32,26 @@ const TEMPLATES: ReadonlySet<string> = new Set(['templateBefore', 'templateAfter
 export abstract class KubeCommand extends Command {
   static override baseFlags = kubeFlags;
   private debugErrors = false;
+
+  /**
+   * oclif's Command.run, except that a Config already loaded (src/cli/run.ts loads one; Config#runCommand hands it
+   * over) is the command's as it is. oclif's own run loads a second Config from it: the plugins and every command's
+   * permutations again, and the user's help theme, read with node:fs/promises, which a command never draws in; 4–5
+   * ms of every start. Given anything else (a folder, oclif's load options), oclif's run.
+   */
+  static override async run<T extends Command>(
+    this: new (
+      argv: string[],
+      config: Config,
+    ) => T,
+    argv: string[] = process.argv.slice(2),
+    opts?: Interfaces.LoadOptions,
+  ): Promise<ReturnType<T['run']>> {
+    // biome-ignore lint/complexity/noThisInStatic: oclif's run is that of the class it is called on, as here
+    if (!(opts instanceof Config)) return super.run(argv, opts) as Promise<ReturnType<T['run']>>;
+    const command = new this(argv, opts) as T & { _run(): Promise<ReturnType<T['run']>> };
+    return command._run();
+  }
 
   protected client(flags: KubeFlags): KubeClient {
     this.debugErrors = flags.debug;

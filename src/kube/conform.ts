@@ -85,12 +85,14 @@ const withDefault = (shape: Shape, fallback: () => unknown): Defaulted =>
  * other fields as they are; `required` fields that cannot be repaired make the whole object unusable (undefined).
  */
 export function obj(fields: Record<string, Defaulted>, required: string[] = []): Shape {
+  // the fields listed once, not at every object (this runs for every object of every list)
+  const entries = Object.entries(fields).map(([k, shape]) => [k, shape, required.includes(k)] as const);
   return (v) => {
     if (!isObj(v)) return undefined;
     let out: Record<string, unknown> | undefined;
-    for (const [k, shape] of Object.entries(fields)) {
+    for (const [k, shape, isRequired] of entries) {
       if (!(k in v) || v[k] === undefined) {
-        if (required.includes(k)) return undefined;
+        if (isRequired) return undefined;
         if (shape.fallback) {
           out ??= { ...v };
           out[k] = shape.fallback();
@@ -99,7 +101,7 @@ export function obj(fields: Record<string, Defaulted>, required: string[] = []):
       }
       const before = v[k];
       const after = before === undefined ? undefined : shape(before);
-      if (after === undefined && required.includes(k)) return undefined;
+      if (after === undefined && isRequired) return undefined;
       if (after !== before) {
         out ??= { ...v };
         if (after === undefined) delete out[k];

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Config } from '@oclif/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { KubeCommand } from '../../../src/cli/base-command.ts';
 import { embeddedPlugin, run, userAgent } from '../../../src/cli/run.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
@@ -76,5 +77,34 @@ describe('the embedded oclif start', () => {
     await run(embedded, ['hello', '--help']);
     expect(loadTheme).toHaveBeenCalledTimes(1);
     expect(themes).toHaveLength(1);
+  });
+
+  it('runs a command on the Config it was given, without loading a second one', async () => {
+    const configs: Config[] = [];
+    class Hello extends KubeCommand {
+      async run() {
+        await this.parse(Hello);
+        configs.push(this.config);
+      }
+    }
+    const manifest = {
+      version: pkg.version,
+      commands: { hello: { id: 'hello', aliases: [], args: {}, flags: {}, hidden: false, summary: 'Say hello.' } },
+    };
+    const plugin = await embeddedPlugin({
+      pjson,
+      manifest: manifest as never,
+      root: '/nowhere',
+      load: async () => Hello,
+    });
+    const config = new Config({ root: '/nowhere', pjson, plugins: new Map([[plugin.name, plugin]]) });
+    await config.load();
+    const load = vi.spyOn(Config.prototype, 'load');
+    const loadTheme = vi.spyOn(Config.prototype, 'loadTheme');
+    await config.runCommand('hello', []);
+    expect(configs).toEqual([config]);
+    expect(configs[0]).toBe(config);
+    expect(load).not.toHaveBeenCalled();
+    expect(loadTheme).not.toHaveBeenCalled();
   });
 });
