@@ -363,10 +363,12 @@ spec:
   shortDescription: Rollouts gated by HAPTIC's HAProxy readiness gate
   description: |
     Adds HAPTIC's haproxy-haptic.org/load-balancer-ready readiness gate to
-    Deployments safely (enable-gate, disable-gate), follows gated rollouts live
-    (status --watch, status --wait for CI), explains stalled ones with
-    evidence and a fix (why-stalled), and finds the drain-safety traps that
-    still drop requests, live or on manifests in CI (doctor).
+    Deployments, StatefulSets and DaemonSets safely (enable-gate,
+    disable-gate), follows gated rollouts live (status --watch, status --wait
+    for CI), explains stalled ones with evidence and a fix (why-stalled),
+    finds the drain-safety traps that still drop requests, live or on
+    manifests in CI (doctor), and counts what a real rollout drops (drill).
+    Keys for k9s: plugin-manifest/k9s-plugins.yaml in the repository.
     One executable, no Node.js installation needed.
   caveats: |
     The gate needs HAPTIC with

@@ -2,7 +2,8 @@
 # Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler from Go modules into a cache folder
 # outside the repo, once, and kubectl of the same version, which the end-to-end tests run beside the plugin to
 # compare their answers (kubectl rollout status), helm, which runs docs/ci.md's recipes as written, and the real Argo
-# Rollouts controller with its CRDs (argo-crds/), which decides a Rollout's steps, pauses and promotion. Later runs
+# Rollouts controller with its CRDs (argo-crds/), which decides a Rollout's steps, pauses and promotion, and k9s, in
+# which test/e2e/k9s.test.ts runs the plugin from its plugin file (plugin-manifest/k9s-plugins.yaml). Later runs
 # find the binaries there and return at once.
 set -euo pipefail
 
@@ -11,11 +12,12 @@ ETCD_VERSION="${ETCD_VERSION:-3.6.16}"
 HELM_VERSION="${HELM_VERSION:-4.3.2}"
 # v1.10.2 needs go >= 1.26.10; this machine's Go is 1.26.8
 ARGO_ROLLOUTS_VERSION="${ARGO_ROLLOUTS_VERSION:-1.10.1}"
+K9S_VERSION="${K9S_VERSION:-0.50.16}"
 CACHE="${KUBECTL_HAPTIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-haptic}"
 BIN="$CACHE/testbin/v$K8S_VERSION"
 export GOFLAGS="${GOFLAGS:--mod=mod}" CGO_ENABLED=0
 
-want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl helm rollouts-controller)
+want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl helm rollouts-controller k9s)
 missing=0
 for b in "${want[@]}"; do [ -x "$BIN/$b" ] || missing=1; done
 [ -f "$BIN/argo-crds/rollout-crd.yaml" ] || missing=1
@@ -37,6 +39,13 @@ if [ ! -x "$BIN/helm" ]; then
   rm -rf "$BIN/.helm"
   GOFLAGS= GOBIN="$BIN/.helm" go install -trimpath -ldflags "-s -w" "helm.sh/helm/v4/cmd/helm@v$HELM_VERSION" >&2 \
     && mv "$BIN/.helm/helm" "$BIN/helm" && rmdir "$BIN/.helm"
+fi
+
+if [ ! -x "$BIN/k9s" ]; then
+  log "building k9s v$K9S_VERSION from Go modules (first run only)..."
+  rm -rf "$BIN/.k9s"
+  GOFLAGS= GOBIN="$BIN/.k9s" go install -trimpath -ldflags "-s -w" "github.com/derailed/k9s@v$K9S_VERSION" >&2 \
+    && mv "$BIN/.k9s/k9s" "$BIN/k9s" && rmdir "$BIN/.k9s"
 fi
 
 if [ ! -x "$BIN/rollouts-controller" ] || [ ! -f "$BIN/argo-crds/rollout-crd.yaml" ]; then
