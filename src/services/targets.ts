@@ -122,7 +122,9 @@ export async function resolveTargets(
   };
   const noteUnread = () => {
     const checked = ROLLOUT_KINDS.filter((k) => !unread.has(k)).map(plural);
-    for (const [kind, err] of unread) {
+    // in the registry's order, not the order the refusals came back in
+    for (const kind of ROLLOUT_KINDS.filter((k) => unread.has(k))) {
+      const err = unread.get(kind);
       const note = `cannot read ${workloadResource(kind).plural}${namespace === undefined ? '' : ` in namespace ${namespace}`}: ${oneLine(err)}; only ${either(checked)} are checked`;
       if (notes && !notes.includes(note)) notes.push(note);
     }
