@@ -7,7 +7,8 @@ import { manifestInputs } from '../../model/doctor/manifest-inputs.ts';
 import { selectorMatches } from '../../model/selectors.ts';
 import { masterSocketOf } from '../../model/haptic/sessions.ts';
 import type { HapticInputs } from '../../types/snapshot.ts';
-import type { LabelSelector, Workload, WorkloadKind } from '../../types/kube.ts';
+import type { LabelSelector, RolloutTarget, Workload, WorkloadKind } from '../../types/kube.ts';
+import { ROLLOUT_KINDS } from '../../model/rollout/kinds/index.ts';
 import { readManifestFiles } from './manifest-files.ts';
 import { resolveTargets, type TargetSelection } from '../targets.ts';
 
@@ -30,11 +31,14 @@ async function resolveWorkloads(
   options: LiveDoctorOptions,
 ): Promise<{ targets: Workload[]; notes: string[] }> {
   const names = options.names.map(({ kind, name }) => {
-    if (kind === 'Rollout')
+    // a kind read in manifests that no live command follows yet (the registry says which are)
+    if (kind !== undefined && !ROLLOUT_KINDS.includes(kind as RolloutTarget['kind']))
       throw new UserError(
-        `live mode checks Deployments, StatefulSets and DaemonSets; check ${kind}s in manifests with -f`,
+        `live mode checks ${ROLLOUT_KINDS.map((k) => `${k}s`)
+          .join(', ')
+          .replace(/, ([^,]*)$/, ' and $1')}; check ${kind}s in manifests with -f`,
       );
-    return { kind, name };
+    return { kind: kind as RolloutTarget['kind'] | undefined, name };
   });
   const notes: string[] = [];
   const targets = await resolveTargets(client, { ...options, names, allowNone: !names.length }, { notes });
