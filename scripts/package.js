@@ -363,7 +363,7 @@ spec:
   shortDescription: Rollouts gated by HAPTIC's HAProxy readiness gate
   description: |
     Adds HAPTIC's haproxy-haptic.org/load-balancer-ready readiness gate to
-    Deployments, StatefulSets and DaemonSets safely (enable-gate,
+    Deployments, StatefulSets, DaemonSets and Argo Rollouts safely (enable-gate,
     disable-gate), follows gated rollouts live (status --watch, status --wait
     for CI), explains stalled ones with evidence and a fix (why-stalled),
     finds the drain-safety traps that still drop requests, live or on

@@ -63,7 +63,7 @@ export const rolloutArgs = {
   // never read from standard input (oclif's default for a missing argument when stdin is not a terminal)
   name: Args.string({
     description:
-      'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
+      'A Deployment, StatefulSet, DaemonSet or Argo Rollout: NAME, deployment/NAME, statefulset/NAME (sts/NAME), daemonset/NAME (ds/NAME) or rollout/NAME (ro/NAME).',
     required: false,
     ignoreStdin: true,
   }),

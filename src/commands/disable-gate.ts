@@ -2,7 +2,8 @@ import { GATE_EXIT_CODES_HELP, gateArgs, gateFlags } from '../cli/flags.ts';
 import { GateCommand } from '../cli/gate-command.ts';
 
 export default class DisableGate extends GateCommand {
-  static override summary = "Remove HAPTIC's readiness gate from Deployments, StatefulSets and DaemonSets.";
+  static override summary =
+    "Remove HAPTIC's readiness gate from Deployments, StatefulSets, DaemonSets and Argo Rollouts.";
   static override description = `\
 Removes only the readinessGates entry of the HAPTIC condition type (other gates stay), and the readinessGates \
 field when it becomes empty. A workload without the gate is left alone (no write).

@@ -34,7 +34,7 @@ multi-document YAML or JSON, kind: List, helm template output) and needs no clus
 StatefulSet, DaemonSet and Argo Rollout in them (NAME or KIND/NAME picks one), names the kinds it passes over, and \
 lists the checks that need live state as not run ("needs a cluster") instead of guessing. Input it cannot read (not \
 YAML or JSON, an unrendered template, no kind or name) is never a pass: it is named and the exit code is 3. The \
-live mode checks Deployments, StatefulSets and DaemonSets (a NAME two kinds have is ambiguous: name the kind).
+live mode checks Deployments, StatefulSets, DaemonSets and Argo Rollouts (a NAME two kinds have is ambiguous: name the kind).
 
 Checks (id, severity — a second one for the form that is worse —, what it finds; docs/checks.md has each one's \
 title and fix):
@@ -68,7 +68,7 @@ ${exitCodesHelp({ 1: 'an error was found (with --strict, a warning too)' })}`;
   static override args = {
     name: Args.string({
       description:
-        'A workload: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME); with -f also rollout/NAME.',
+        'A workload: NAME, deployment/NAME, statefulset/NAME (sts/NAME), daemonset/NAME (ds/NAME) or rollout/NAME (ro/NAME).',
       required: false,
       ignoreStdin: true,
     }),

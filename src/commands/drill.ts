@@ -14,13 +14,14 @@ import { waitLines } from '../ui/wait-text.ts';
 
 export default class Drill extends KubeCommand {
   static override summary =
-    'Count the requests a rollout drops: a probe pod sends requests while the Deployment, StatefulSet or DaemonSet rolls.';
+    'Count the requests a rollout drops: a probe pod sends requests while the Deployment, StatefulSet, DaemonSet or Argo Rollout rolls.';
   static override description = `\
 Creates a short-lived probe pod in the workload's namespace that sends a GET to the Service of its pods (or, \
 with --host, through HAPTIC's HAProxy with that Host header) every --interval, each on a new connection.
 
-Then it restarts the rollout (as kubectl rollout restart; --no-restart waits for one instead) and follows it as \
-status --wait --drained: a Deployment's new pods beside its old ones, a StatefulSet's one ordinal at a time, a DaemonSet's node by node.
+Then it restarts the rollout (as kubectl rollout restart, an Argo Rollout as kubectl argo rollouts restart; \
+--no-restart waits for one instead) and follows it as status --wait --drained: a Deployment's new pods beside its \
+old ones, a StatefulSet's one ordinal at a time, a DaemonSet's node by node.
 
 Then it reads the probe's log and reports the requests sent and the failures by class — connection refused, \
 connection reset, timeout, HTTP 5xx, other — each group set against the rollout change closest before it (the \
@@ -65,7 +66,7 @@ ${exitCodesHelp({
   static override args = {
     name: Args.string({
       description:
-        'A Deployment, StatefulSet or DaemonSet: NAME, deployment/NAME, statefulset/NAME (sts/NAME) or daemonset/NAME (ds/NAME).',
+        'A Deployment, StatefulSet, DaemonSet or Argo Rollout: NAME, deployment/NAME, statefulset/NAME (sts/NAME), daemonset/NAME (ds/NAME) or rollout/NAME (ro/NAME).',
       required: true,
       ignoreStdin: true,
     }),
@@ -132,14 +133,14 @@ ${exitCodesHelp({
     if (flags['dry-run']) {
       const shown = {
         pod: plan.pod,
-        restartPatch: plan.restart ?? null,
+        restartPatch: plan.restart?.body ?? null,
         permissions: plan.permissions.map(permissionText),
       };
       process.stdout.write(
         this.safeLines(
           flags.output
             ? formatStructured(shown, flags.output)
-            : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch ${targetRef(plan.workload)} (strategic merge):\n${toYaml(plan.restart)}` : `wait for a rollout of ${targetRef(plan.workload)} (--no-restart)\n`}`,
+            : `# the probe pod drill would create\n${toYaml(plan.pod)}# then ${plan.restart ? `patch ${targetRef(plan.workload)} (${plan.restart.patchType}):\n${toYaml(plan.restart.body)}` : `wait for a rollout of ${targetRef(plan.workload)} (--no-restart)\n`}`,
         ),
       );
       return;

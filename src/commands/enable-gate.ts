@@ -4,14 +4,16 @@ import { GateCommand } from '../cli/gate-command.ts';
 
 export default class EnableGate extends GateCommand {
   static override summary =
-    "Add HAPTIC's readiness gate to Deployments, StatefulSets and DaemonSets, after checking their pods could become Ready.";
+    "Add HAPTIC's readiness gate to Deployments, StatefulSets, DaemonSets and Argo Rollouts, after checking their pods could become Ready.";
   static override description = `\
 Adds {conditionType: haproxy-haptic.org/load-balancer-ready} to spec.template.spec.readinessGates, keeping every \
-other gate and field, of Deployments, StatefulSets and DaemonSets alike. One that already has the gate is left alone (no write).
+other gate and field, of Deployments, StatefulSets, DaemonSets and Argo Rollouts alike (a Rollout whose spec.workloadRef \
+names a Deployment: in that Deployment, where its template is). One that already has the gate is left alone (no write).
 
 Before writing, preflight checks must pass (--force overrides the blocking ones): a Service selects the pod \
 template (HAPTIC only gates pods listed in an EndpointSlice), a HAPTIC installation exists with a controller \
-leader, and its gate feature is on (the controller may patch pods/status).
+leader, and its gate feature is on (the controller may patch pods/status); for an Argo Rollout, a route HAPTIC \
+renders reaches the Service Argo points at the new pods (a blue-green's previewService, a canary's canaryService).
 
 Warnings (single replica taken down first, Recreate strategy, paused Deployment, a gate type that looks like a \
 typo; a StatefulSet with updateStrategy OnDelete, podManagementPolicy Parallel or a partition that holds pods \
@@ -28,6 +30,7 @@ ${GATE_EXIT_CODES_HELP}`;
     },
     { description: 'Add the gate to one Deployment', command: 'kubectl haptic enable-gate deployment/web -n shop' },
     { description: 'Add the gate to a StatefulSet', command: 'kubectl haptic enable-gate statefulset/db -n shop' },
+    { description: 'Add the gate to an Argo Rollout', command: 'kubectl haptic enable-gate rollout/web -n shop' },
     {
       description: 'Every Deployment, StatefulSet and DaemonSet labelled tier=frontend, as JSON',
       command: 'kubectl haptic enable-gate -l tier=frontend -o json',

@@ -13,18 +13,22 @@ import { rolloutOutput, statusText } from '../ui/status-text.ts';
 export default class Status extends KubeCommand {
   static override summary = 'Follow the readiness gate on every new pod and watch old pods drain.';
   static override description = `\
-Shows, for the rollout of a Deployment, a StatefulSet or a DaemonSet, each new pod's containers, HAPTIC gate \
+Shows, for the rollout of a Deployment, a StatefulSet, a DaemonSet or an Argo Rollout, each new pod's containers, HAPTIC gate \
 condition, Ready condition, endpoint in each selecting Service and whether HAProxy routes to it on every HAProxy \
 pod; each old pod's termination and drain; and HAPTIC's leader and fleet. A StatefulSet's new pods are those of its \
 update revision (controller-revision-hash), shown in ordinal order; a DaemonSet's those of its template generation \
-(pod-template-generation), one per node.
+(pod-template-generation), one per node; an Argo Rollout's those of its current pod-template hash (the canary or \
+preview ReplicaSet), its old ones the stable ReplicaSet's.
 
 The rollout's words and phase are kubectl rollout status's, for each kind ("partitioned roll out complete" for a \
 StatefulSet, "daemon set … successfully rolled out"; one with updateStrategy OnDelete has none: its pods are \
-replaced only when deleted).
+replaced only when deleted). An Argo Rollout's are its controller's, as kubectl argo rollouts status prints them \
+("Paused - CanaryPauseStep", "Healthy"), with the canary's step (the steps done, of all, as kubectl argo rollouts \
+get rollout counts them) and the step it is at.
 
-Without a name, every Deployment, StatefulSet and DaemonSet in the namespace (or matching -l; -A for all \
-namespaces); a NAME two kinds have is ambiguous: name the kind (deployment/NAME, statefulset/NAME, daemonset/NAME).
+Without a name, every Deployment, StatefulSet, DaemonSet and Argo Rollout in the namespace (or matching -l; -A for \
+all namespaces; Rollouts where the cluster serves them and you may read them); a NAME two kinds have is ambiguous: \
+name the kind (deployment/NAME, statefulset/NAME, daemonset/NAME, rollout/NAME).
 
 One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout).
 
@@ -32,11 +36,14 @@ One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-hapt
 quits).
 
 --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are \
-gone), 1 when it failed (progress deadline exceeded; a StatefulSet with OnDelete, as kubectl), 2 on --timeout. It \
+gone; an Argo Rollout: Healthy), 1 when it failed (progress deadline exceeded; a StatefulSet with OnDelete, as \
+kubectl; an Argo Rollout Degraded, with Argo's message), 2 on --timeout. It \
 fails fast: a stall cause that does not clear by itself (an image that cannot be pulled, a crash loop, no route \
 HAPTIC renders, no leader…) ends it with exit 1 once the cause has held past its hold (docs/checks.md says which \
 and how long), printing the cause as why-stalled does; --patience 2 doubles every hold, --no-fail-fast waits for \
-the deadline as kubectl does. Under GitHub Actions (GITHUB_ACTIONS=true) a failure is also an ::error annotation \
+the deadline as kubectl does. An Argo Rollout paused until a person promotes it (an indefinite pause step, a \
+blue-green without auto-promotion) ends it too, after 10 s, with the promote command: kubectl argo rollouts status \
+would wait for ever; a timed pause is waited out. Under GitHub Actions (GITHUB_ACTIONS=true) a failure is also an ::error annotation \
 and the report or the failure goes to the step summary (docs/ci.md).
 
 After --watch or --wait, a rollout that made progress is summed up in a report: how long each new pod waited for \
@@ -64,7 +71,12 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       command: 'kubectl haptic status statefulset/db -n shop --wait',
     },
     {
-      description: 'Every Deployment, StatefulSet and DaemonSet labelled tier=frontend in all namespaces, as JSON',
+      description: 'An Argo Rollout through its canary steps, in CI',
+      command: 'kubectl haptic status rollout/web --wait',
+    },
+    {
+      description:
+        'Every Deployment, StatefulSet, DaemonSet and Argo Rollout labelled tier=frontend in all namespaces, as JSON',
       command: 'kubectl haptic status -A -l tier=frontend -o json',
     },
   ];

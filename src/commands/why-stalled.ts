@@ -24,7 +24,10 @@ A rollout that is progressing normally is not a stall: it says what the rollout 
 
 A StatefulSet gets the same checks, and its own first: the pod an OrderedReady controller waits on that cannot \
 become Ready (Kubernetes does not roll a StatefulSet back: the fix names the pod to delete), a claim that is not \
-bound; pods a partition or OnDelete keeps on an older revision are warnings.
+bound; pods a partition or OnDelete keeps on an older revision are warnings. An Argo Rollout gets what its \
+controller adds: the Service it points at the new pods alone (a blue-green's preview, a canary's canary Service) \
+that no route HAPTIC renders reaches, a pause that waits for kubectl argo rollouts promote, and its Degraded verdict \
+(an abort, a failed analysis run) after the cause.
 
 Checks:
 ${catalogue}
@@ -33,12 +36,13 @@ ${exitCodesHelp({ 1: 'a stall cause was found' })}`;
   static override examples = [
     { description: 'Why is this rollout stuck?', command: 'kubectl haptic why-stalled web -n shop' },
     { description: 'A StatefulSet', command: 'kubectl haptic why-stalled sts/db -n shop' },
+    { description: 'An Argo Rollout', command: 'kubectl haptic why-stalled rollout/web -n shop' },
     {
       description: "With what HAProxy still holds to each old pod (needs pods/exec in HAPTIC's namespace)",
       command: 'kubectl haptic why-stalled web -n shop --sessions',
     },
     {
-      description: 'Every Deployment, StatefulSet and DaemonSet in every namespace, as JSON',
+      description: 'Every Deployment, StatefulSet, DaemonSet and Argo Rollout in every namespace, as JSON',
       command: 'kubectl haptic why-stalled -A -o json',
     },
   ];

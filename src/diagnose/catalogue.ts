@@ -137,9 +137,15 @@ export const CATALOGUE = {
   },
   HG113: {
     severity: 'warning',
-    summary: 'The Deployment is paused: the rollout starts when it is resumed.',
-    title: 'The Deployment is paused: the rollout that adds the gate starts only when it is resumed',
-    fix: 'kubectl -n {namespace} rollout resume deployment/{name}',
+    summary: 'The Deployment (or Argo Rollout) is paused: the rollout starts when it is resumed.',
+    title: {
+      deployment: 'The Deployment is paused: the rollout that adds the gate starts only when it is resumed',
+      rollout: 'The Rollout is paused (spec.paused): the rollout that adds the gate starts only when it is resumed',
+    },
+    fix: {
+      deployment: 'kubectl -n {namespace} rollout resume deployment/{name}',
+      rollout: 'kubectl argo rollouts resume {name} -n {namespace}',
+    },
   },
   HG114: {
     severity: 'warning',
@@ -227,6 +233,18 @@ export const CATALOGUE = {
         "HAPTIC {installation}'s new controller pods refuse the configuration: the new pods will wait for the gate until it is fixed (the old pods keep serving)",
     },
     fix: RENDER_FIX,
+  },
+  HG123: {
+    severity: 'blocker',
+    summary:
+      "An Argo Rollout's own Service for the new pods (a blue-green's previewService, a canary's canaryService) is reached by no route HAPTIC renders: Argo points it at the new pods before they take traffic, HAPTIC would never route them and never set the gate, and the Rollout would never promote.",
+    title: {
+      preview:
+        'No route that HAPTIC renders reaches the preview Service service/{service}: Argo selects the new pods with it before promotion, so HAPTIC would never set the gate on them and the Rollout would never promote',
+      canary:
+        'No route that HAPTIC renders reaches the canary Service service/{service}: Argo selects the canary pods with it, so HAPTIC would never set the gate on them and the Rollout would stop at its first step',
+    },
+    fix: "route the {role} Service too: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}'; then run enable-gate again",
   },
   HS101: {
     severity: 'error',
@@ -374,6 +392,19 @@ export const CATALOGUE = {
       none: ROUTE_FIX,
     },
   },
+  HS114: {
+    severity: 'error',
+    endsWait: { holdSeconds: 20 },
+    summary:
+      "An Argo Rollout points a Service of its own at the new pods (a blue-green's previewService, a canary's canaryService), and no route HAPTIC renders reaches that Service: HAPTIC never routes the new pods, so it never sets the gate, and Argo, which waits for them to be Ready, never promotes.",
+    title: {
+      preview:
+        'rollout {name}: Argo points the preview Service service/{service} at the new pods, and no route that HAPTIC renders reaches it, so HAPTIC never sets {gateType} on {pods} and the rollout never promotes',
+      canary:
+        'rollout {name}: Argo points the canary Service service/{service} at the new pods, and no route that HAPTIC renders reaches it, so HAPTIC never sets {gateType} on {pods} and the rollout never goes past its step',
+    },
+    fix: "route the {role} Service too: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}' (HAPTIC sets the gate only on pods its configs route)",
+  },
   HS201: {
     severity: 'error',
     endsWait: { holdSeconds: 10 },
@@ -515,6 +546,52 @@ export const CATALOGUE = {
     title:
       'statefulset {name} updates on delete (OnDelete): {count} {podNoun} of an older revision stay until deleted by hand',
     fix: 'delete them one at a time from the highest ordinal, each once the one before is Ready: kubectl -n {namespace} delete pod {pod}',
+  },
+  HS215: {
+    severity: 'error',
+    endsWait: {
+      step: { holdSeconds: 10 },
+      blueGreen: { holdSeconds: 10 },
+      manual: { holdSeconds: 10 },
+      inconclusive: { holdSeconds: 10 },
+    },
+    summary:
+      "An Argo Rollout is paused until a person acts: an indefinite pause step, a blue-green without auto-promotion, an inconclusive analysis, or spec.paused. Argo's controller moves it on only when promoted (or resumed); a timed pause is not a stall.",
+    title: {
+      step: 'rollout {name} is paused at step {step} ({stepText}) until promoted',
+      blueGreen:
+        'rollout {name} is paused before promotion (autoPromotionEnabled: false): the preview pods wait to be promoted',
+      manual: 'rollout {name} is paused (spec.paused): it does not progress until it is resumed',
+      inconclusive: 'rollout {name} is paused: an analysis was inconclusive ({reason}), and Argo waits for a person',
+    },
+    fix: {
+      step: 'kubectl argo rollouts promote {name} -n {namespace} (or abort it: kubectl argo rollouts abort {name} -n {namespace})',
+      blueGreen: 'kubectl argo rollouts promote {name} -n {namespace}',
+      manual: 'kubectl argo rollouts resume {name} -n {namespace}',
+      inconclusive:
+        'kubectl argo rollouts promote {name} -n {namespace} to go on, or kubectl argo rollouts abort {name} -n {namespace}',
+    },
+  },
+  HS216: {
+    severity: 'error',
+    summary:
+      "Argo says the Rollout is Degraded: aborted (by a person or a failed analysis), past its progress deadline, or an invalid spec (Argo's message named; reported after the cause when one is found).",
+    title: {
+      aborted: 'rollout {name} was aborted: {message}',
+      analysis: 'rollout {name} was aborted by a failed analysis run {run}: {message}',
+      deadline: 'rollout {name} exceeded its progress deadline ({seconds}s): {message}',
+      invalidSpec: 'rollout {name} has an invalid spec: {message}',
+      degraded: 'rollout {name} is Degraded: {message}',
+    },
+    fix: {
+      aborted:
+        'fix what the new revision got wrong and apply it, or retry the same one: kubectl argo rollouts retry rollout {name} -n {namespace}',
+      analysis:
+        'kubectl -n {namespace} get analysisrun {run} -o yaml (which metric failed); then kubectl argo rollouts retry rollout {name} -n {namespace}',
+      deadline: 'the cause is above, when one was found; kubectl argo rollouts get rollout {name} -n {namespace}',
+      invalidSpec: 'fix the Rollout spec as the message says: kubectl -n {namespace} edit rollout {name}',
+      degraded: 'kubectl argo rollouts get rollout {name} -n {namespace}',
+    },
   },
   HS901: {
     severity: 'info',

@@ -3,6 +3,7 @@ import type { DiagnoseContext } from './context.ts';
 import type { Finding } from '../types/finding.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { progressNote } from './progress.ts';
+import { argoDegradedRule, argoPauseRule, argoServiceRule } from './rules/argo.ts';
 import { containerRules } from './rules/containers.ts';
 import { hapticRules } from './rules/haptic.ts';
 import { readinessRules } from './rules/readiness.ts';
@@ -15,7 +16,7 @@ import { statefulSetHolds, statefulSetRules } from './rules/statefulset.ts';
  * claim that is not bound, the pod its ordered controller waits on: each names the pod and the StatefulSet's way
  * out, which the generic cause after it does not), then pods that cannot exist or run (the gate is innocent then),
  * then pods held by something other than HAPTIC (another gate, containers that stay unready), then why HAPTIC never sees the pod, then HAPTIC itself, then drains, then what a StatefulSet holds
- * back on purpose (a partition, OnDelete); the progress deadline last, since it only reports that one of the above
+ * back on purpose (a partition, OnDelete) and an Argo Rollout's pauses; the progress deadline (Argo's Degraded) last, since it only reports that one of the above
  * lasted too long.
  */
 const RULES = [
@@ -23,11 +24,13 @@ const RULES = [
   replicaSetRules,
   containerRules,
   readinessRules,
+  argoServiceRule,
   routingRules,
   hapticRules,
   twoInstallationsRule,
   drainRules,
   statefulSetHolds,
+  argoPauseRule,
 ];
 
 export interface Diagnosis {
@@ -60,7 +63,7 @@ export function groupByPod(findings: Finding[]): Finding[] {
 
 export function diagnose(ctx: DiagnoseContext): Diagnosis {
   const causes = groupByPod(RULES.flatMap((rule) => rule(ctx)));
-  const findings = [...causes, ...deadlineRule(ctx, causes.length)];
+  const findings = [...causes, ...deadlineRule(ctx, causes.length), ...argoDegradedRule(ctx)];
   const stalled = findings.some((f) => f.severity === 'error' || f.severity === 'blocker');
   return { stalled, findings: stalled ? findings : [...findings, progressNote(ctx)] };
 }

@@ -1,11 +1,13 @@
 import type { Pod, RolloutTarget, Service } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
 import type { HapticModel, Installation } from '../model/haptic/haptic.ts';
-import { formatSelector, selectorMatches } from '../model/selectors.ts';
+import { formatSelector, mapSelects, selectorMatches } from '../model/selectors.ts';
 import { renderedFor } from '../model/haptic/rendered.ts';
 import { resolveStrategy } from '../model/rollout/strategy.ts';
 import { statefulSetStrategy } from '../model/rollout/statefulset.ts';
 import { daemonSetStrategy } from '../model/rollout/kinds/daemonset.ts';
+import { kindOf, podLabelsOf } from '../model/rollout/kinds/index.ts';
+import { ROLLOUT_HASH_LABEL } from '../model/rollout/kinds/argo-rollout.ts';
 import {
   foreignGateTypes,
   gateFeatureOff,
@@ -18,7 +20,7 @@ import {
 } from './checks/haptic.ts';
 import { routeCheck } from './checks/routes.ts';
 import { serviceSelection } from './checks/services.ts';
-import { routeInstallations, routingFor, type RouteLists, type Routing } from '../model/haptic/routes.ts';
+import { routeInstallations, routingFor, routingOf, type RouteLists, type Routing } from '../model/haptic/routes.ts';
 import { gateWarnings } from './doctor/gate-warnings.ts';
 import { leaderEvidence } from './evidence.ts';
 import type { Finding } from '../types/finding.ts';
@@ -57,12 +59,7 @@ export function preflight({
       selectorMatches(deployment.spec.selector, p.metadata.labels),
   );
   const routing: Routing = {
-    ...routingFor(
-      deployment.spec.template.metadata?.labels,
-      services,
-      routes,
-      routeInstallations(haptic.installations),
-    ),
+    ...routingFor(podLabelsOf(deployment), services, routes, routeInstallations(haptic.installations)),
     // with no pod to look for, the routes alone decide
     rendered: own?.length
       ? renderedFor(
@@ -76,6 +73,7 @@ export function preflight({
   return [
     selection,
     ...reached,
+    ...(haptic.installations.length ? ownServiceChecks(deployment, services, routes, haptic) : []),
     ...hapticChecks(haptic),
     ...strategyChecks(deployment, conditionType),
     ...gateWarnings(deployment, services),
@@ -100,8 +98,55 @@ function routesCheck(deployment: RolloutTarget, services: Service[], routing: Ro
   return finding('HG117', args, check.evidence);
 }
 
+/**
+ * HG123: the Services a kind's controller points at its new pods alone (an Argo blue-green's preview Service, a
+ * canary's canary Service). During a rollout the new pods are selected by those and by the Services that select no
+ * pod-template hash, not by the stable ones (active, stable), which keep the promoted pods: when no route HAPTIC
+ * renders reaches any of them, HAPTIC never routes the new pods, and Argo, which waits for them to be Ready, never
+ * promotes. The routes decide: the live config's servers are for the promoted pods.
+ */
+function ownServiceChecks(
+  workload: RolloutTarget,
+  services: Service[],
+  routes: RouteLists,
+  haptic: HapticModel,
+): Finding[] {
+  const own = kindOf(workload.kind).ownServices?.(workload);
+  if (!own?.newPods.length) return [];
+  const labels = workload.spec.template?.metadata?.labels ?? {};
+  const withoutHash = (selector: Record<string, string> | undefined) =>
+    Object.fromEntries(Object.entries(selector ?? {}).filter(([k]) => k !== ROLLOUT_HASH_LABEL));
+  const reaching = services.filter(
+    (s) => !own.stable.includes(s.metadata.name) && mapSelects(withoutHash(s.spec.selector), labels),
+  );
+  const mine = own.newPods.filter((o) => reaching.some((s) => s.metadata.name === o.service));
+  if (!mine.length) return [];
+  const routing = routingOf(reaching, routes, routeInstallations(haptic.installations));
+  const check = routeCheck(routing, reaching, haptic.installations);
+  if (!check.unrouted) return [];
+  const first = mine[0]!;
+  const svc = reaching.find((s) => s.metadata.name === first.service);
+  return [
+    finding(
+      'HG123',
+      {
+        ...check.fixArgs,
+        service: first.service,
+        port: String(svc?.spec.ports?.[0]?.port ?? check.fixArgs.port),
+        role: first.role,
+        namespace: workload.metadata.namespace ?? '',
+      },
+      [
+        `spec.strategy.${first.role === 'preview' ? 'blueGreen.previewService' : 'canary.canaryService'}: ${first.service}`,
+        ...check.evidence,
+      ],
+      { variant: first.role },
+    ),
+  ];
+}
+
 function serviceCheck(deployment: RolloutTarget, services: Service[]): Finding {
-  const labels = deployment.spec.template.metadata?.labels ?? {};
+  const labels = podLabelsOf(deployment) ?? {};
   const namespace = deployment.metadata.namespace ?? '';
   const { selecting, misses, evidence } = serviceSelection('template', labels, services, namespace);
   if (selecting.length) {
@@ -217,7 +262,7 @@ function deploymentChecks(
       ),
     );
   }
-  if (deployment.spec.paused) findings.push(finding('HG113', at, ['spec.paused: true']));
+  if (deployment.spec.paused) findings.push(finding('HG113', at, ['spec.paused: true'], { variant: 'deployment' }));
   return findings;
 }
 
@@ -296,10 +341,27 @@ function daemonSetChecks(
   return [];
 }
 
+/**
+ * What an Argo Rollout's way of rolling does to the gate: a canary keeps its stable pods until the canary ones are
+ * Ready, a blue-green switches its active Service only once the preview pods are, so neither leaves a gap by
+ * itself; what can stop it is its own Services (ownServiceChecks) and a pause.
+ */
+function rolloutChecks(
+  rollout: Extract<RolloutTarget, { kind: 'Rollout' }>,
+  at: { namespace: string; name: string },
+): Finding[] {
+  return rollout.spec.paused ? [finding('HG113', at, ['spec.paused: true'], { variant: 'rollout' })] : [];
+}
+
 /** Each kind's own checks of how it rolls. */
 const KIND_CHECKS: {
   [K in RolloutTarget['kind']]: (
     w: Extract<RolloutTarget, { kind: K }>,
     at: { namespace: string; name: string },
   ) => Finding[];
-} = { Deployment: deploymentChecks, StatefulSet: statefulSetChecks, DaemonSet: daemonSetChecks };
+} = {
+  Deployment: deploymentChecks,
+  StatefulSet: statefulSetChecks,
+  DaemonSet: daemonSetChecks,
+  Rollout: rolloutChecks,
+};

@@ -27,7 +27,8 @@ export function progressNote(ctx: DiagnoseContext): Finding {
     lines.push(...leasesGoingStale(ctx));
   const missing = m.counts.desired - m.newPods.filter((p) => !p.terminating).length;
   const plural = missing === 1 ? '' : 's';
-  if (missing > 0 && m.strategy.type === 'OnDelete')
+  if (m.argo) lines.push(...argoProgress(m, ctx.now));
+  else if (missing > 0 && m.strategy.type === 'OnDelete')
     lines.push(`${missing} pod${plural} of an older revision, replaced only when deleted (OnDelete)`);
   else if (missing > 0 && m.statefulSet)
     lines.push(
@@ -101,4 +102,24 @@ function olderConfigs(ctx: DiagnoseContext, p: PodView): string[] {
             `HAProxy pod ${h.name} runs an older config (${h.runs.checksum}), cannot tell whether it routes ${p.name}`,
         );
     });
+}
+
+/** Where an Argo Rollout's controller stands when nothing holds it: its step, a pause that ends by itself, promotion. */
+function argoProgress(m: DiagnoseContext['model'], now: number): string[] {
+  const a = m.argo!;
+  const lines: string[] = [];
+  const endsIn = a.pause?.endsAt ? formatAge(Math.max(0, Date.parse(a.pause.endsAt) - now)) : undefined;
+  if (a.step && a.step.index < a.step.count)
+    lines.push(
+      `step ${a.step.index}/${a.step.count}: ${a.step.text ?? '?'}${endsIn ? `, resumes by itself in ${endsIn}` : ''}`,
+    );
+  else if (a.pause?.reason === 'BlueGreenPause' && endsIn)
+    lines.push(`promotes by itself in ${endsIn} (autoPromotionSeconds)`);
+  if (a.strategy === 'blueGreen' && m.phase !== 'complete') {
+    const ready = m.newPods.filter((p) => p.ready.status === 'True').length;
+    lines.push(
+      `preview pods Ready: ${ready}/${m.newPods.length}; Argo points service/${a.services.active ?? '?'} at them once they all are`,
+    );
+  }
+  return lines;
 }

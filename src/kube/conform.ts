@@ -276,6 +276,72 @@ export const KIND_SHAPES: Record<string, Shape> = {
       conditions,
     }),
   }),
+  // an Argo Rollout (argoproj.io/v1alpha1): observedGeneration is a string there; with spec.workloadRef it has no
+  // template of its own (the targets put the referenced Deployment's in its place)
+  Rollout: obj({
+    spec: withDefault(
+      obj({
+        replicas: num,
+        selector: selectorOrEmpty,
+        template: templateOrEmpty,
+        workloadRef: obj({ apiVersion: str, kind: str, name: str, scaleDown: str }),
+        minReadySeconds: num,
+        progressDeadlineSeconds: num,
+        paused: bool,
+        restartAt: time,
+        strategy: obj({
+          canary: obj({
+            steps: list(
+              obj({
+                setWeight: num,
+                pause: obj({ duration: intOrStr }),
+                setCanaryScale: obj({ replicas: num, weight: num, matchTrafficWeight: bool }),
+                analysis: any,
+                experiment: any,
+                setHeaderRoute: any,
+                setMirrorRoute: any,
+                plugin: obj({ name: str }),
+              }),
+            ),
+            canaryService: str,
+            stableService: str,
+            trafficRouting: any,
+            maxSurge: intOrStr,
+            maxUnavailable: intOrStr,
+          }),
+          blueGreen: obj({
+            activeService: str,
+            previewService: str,
+            autoPromotionEnabled: bool,
+            autoPromotionSeconds: num,
+            previewReplicaCount: num,
+            maxUnavailable: intOrStr,
+          }),
+        }),
+      }),
+      () => ({ selector: {}, template: { spec: { containers: [] } } }),
+    ),
+    status: obj({
+      phase: str,
+      message: str,
+      observedGeneration: str,
+      currentPodHash: str,
+      stableRS: str,
+      currentStepIndex: num,
+      pauseConditions: nullableList(obj({ reason: str, startTime: time })),
+      controllerPause: bool,
+      abort: bool,
+      restartedAt: time,
+      replicas: num,
+      updatedReplicas: num,
+      readyReplicas: num,
+      availableReplicas: num,
+      conditions,
+      blueGreen: obj({ activeSelector: str, previewSelector: str }),
+      canary: obj({ currentStepAnalysisRunStatus: obj({ name: str, status: str, message: str }) }),
+      workloadObservedGeneration: str,
+    }),
+  }),
   PersistentVolumeClaim: obj({ spec: obj({ storageClassName: str, volumeName: str }), status: obj({ phase: str }) }),
   ReplicaSet: obj({
     spec: withDefault(obj({ replicas: num, selector: selectorOrEmpty, template: templateOrEmpty }), () => ({

@@ -50,6 +50,7 @@ export const R = {
   replicasets: resourceType('apps', 'v1', 'replicasets', 'ReplicaSet'),
   statefulsets: resourceType('apps', 'v1', 'statefulsets', 'StatefulSet'),
   daemonsets: resourceType('apps', 'v1', 'daemonsets', 'DaemonSet'),
+  rollouts: resourceType('argoproj.io', 'v1alpha1', 'rollouts', 'Rollout'),
   persistentvolumeclaims: resourceType('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
   configmaps: resourceType('', 'v1', 'configmaps', 'ConfigMap'),
   secrets: resourceType('', 'v1', 'secrets', 'Secret'),
@@ -178,6 +179,7 @@ const WORKLOAD_RESOURCES: Record<RolloutTarget['kind'], ResourceType> = {
   Deployment: R.deployments,
   StatefulSet: R.statefulsets,
   DaemonSet: R.daemonsets,
+  Rollout: R.rollouts,
 };
 
 /** The kinds of workload whose rollout the plugin follows, in the order they are listed and looked up. */
@@ -188,6 +190,7 @@ export const WORKLOAD_OWNS_REPLICASETS: Record<RolloutTarget['kind'], boolean> =
   Deployment: true,
   StatefulSet: false,
   DaemonSet: false,
+  Rollout: true,
 };
 
 /** NAME (any workload kind) or KIND/NAME for a workload; undefined kind when the prefix names no workload kind. */

@@ -57,6 +57,8 @@ export interface GateRecord {
   revision?: string | undefined;
   gatesBefore: string[];
   gatesAfter: string[];
+  /** where the pod template is when not in the workload (an Argo Rollout's spec.workloadRef): deployment/web */
+  templateFrom?: string | undefined;
   patch: Operation[];
   findings: Finding[];
   templateBefore?: PodTemplate | undefined;

@@ -14,7 +14,7 @@ import {
   probePod,
   type ProbePodManifest,
   PROBE_CONTAINER,
-  restartPatch,
+  restartOf,
   servicePort,
   servicesOf,
 } from '../model/drill/plan.ts';
@@ -59,7 +59,7 @@ export interface DrillPlan {
   workload: RolloutTarget;
   target: DrillTarget;
   pod: ProbePodManifest;
-  restart?: ReturnType<typeof restartPatch> | undefined;
+  restart?: ReturnType<typeof restartOf> | undefined;
   permissions: Permission[];
 }
 
@@ -78,7 +78,7 @@ export async function planDrill(client: KubeClient, req: DrillRequest, now = Dat
       timeoutMs: req.probeTimeoutMs,
       deadlineMs,
     }),
-    restart: req.restart ? restartPatch(now) : undefined,
+    restart: req.restart ? restartOf(workload!.kind, now) : undefined,
     permissions: drillPermissions(req.restart, workload!.kind),
   };
 }
@@ -380,17 +380,15 @@ export async function runDrill(
     if (plan.restart) {
       const resource = workloadResource(plan.workload.kind);
       const { name: workloadName } = plan.workload.metadata;
-      hooks.onStep(`restarting ${workload} (as kubectl rollout restart)`);
+      hooks.onStep(`restarting ${workload} (as ${plan.restart.as})`);
       restartedAt = (hooks.now ?? Date.now)();
+      // the kind's own restart (an Argo Rollout's spec.restartAt), else kubectl rollout restart's
+      const { body, contentType } = restartOf(plan.workload.kind, restartedAt);
       const patched = await client.request<RolloutTarget>(
         'PATCH',
         resourcePath(resource, { namespace, name: workloadName }),
         { verb: 'patch', resource: resource.display, namespace, name: workloadName },
-        {
-          body: restartPatch(restartedAt),
-          contentType: 'application/strategic-merge-patch+json',
-          expect: 'object',
-        },
+        { body, contentType, expect: 'object' },
       );
       generation = patched.metadata.generation ?? 0;
     } else {

@@ -13,7 +13,7 @@ import { planGate, type DryRun, type GateAction, type GateRecord, type GateResul
 import { resolveTargets, type TargetSelection } from './targets.ts';
 import { isApiError, mayHaveTakenEffect } from '../kube/errors.ts';
 import { oneLine } from '../lib/errors.ts';
-import { kindOf } from '../model/rollout/kinds/index.ts';
+import { kindOf, observedGenerationOf } from '../model/rollout/kinds/index.ts';
 
 export interface GateOptions extends TargetSelection {
   action: GateAction;
@@ -57,9 +57,40 @@ export async function applyGate(client: KubeClient, options: GateOptions): Promi
             conditionType: options.conditionType,
           })
         : [];
-    records.push(await gateOne(client, workload, findings, options));
+    records.push(await gateWhereTemplateIs(client, workload, findings, options));
   }
   return records;
+}
+
+/**
+ * The gate goes where the pod template is: a workload's own, or the Deployment an Argo Rollout's spec.workloadRef
+ * names (Argo rolls when that template changes, rollout/templateref.go). The record names the workload, and where the
+ * template is.
+ */
+async function gateWhereTemplateIs(
+  client: KubeClient,
+  workload: RolloutTarget,
+  findings: Finding[],
+  options: GateOptions,
+): Promise<GateRecord> {
+  const ref = kindOf(workload.kind).templateRef?.(workload);
+  if (!ref) return gateOne(client, workload, findings, options);
+  const holder = await readBack(client, ref.kind, workload.metadata.namespace, ref.name);
+  if (!holder)
+    return {
+      ...planRecord(workload, findings, options),
+      result: 'failed',
+      error: `spec.workloadRef names deployment/${ref.name}, which is gone`,
+    };
+  const record = await gateOne(client, holder, findings, options);
+  return {
+    ...record,
+    workloadKind: workload.kind,
+    name: workload.metadata.name,
+    templateFrom: `${kindOf(ref.kind).word}/${ref.name}`,
+    // the Deployment's revision is not the Rollout's, which Argo sets when it sees the change
+    revision: record.result === 'unchanged' ? kindOf(workload.kind).revision(workload) : undefined,
+  };
 }
 
 /**
@@ -238,7 +269,7 @@ async function observedRevision(
   const { name, namespace, generation = 0 } = written.metadata;
   const deadline = Date.now() + timeoutMs;
   let latest = written;
-  while ((latest.status?.observedGeneration ?? 0) < generation && Date.now() < deadline) {
+  while (observedGenerationOf(latest) < generation && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
     latest = (await readBack(client, written.kind, namespace, name)) ?? latest;
   }

@@ -8,6 +8,7 @@ import { rolloutQueries } from '../kube/rollout-snapshot.ts';
 import type { Query } from '../kube/snapshot.ts';
 import { trimObject } from '../kube/trim.ts';
 import { splitRollouts } from '../model/rollout/inputs.ts';
+import { kindOf } from '../model/rollout/kinds/index.ts';
 import { rememberConfigs, type ConfigMemory } from '../model/haptic/haptic.ts';
 import { observe, type RolloutHistory } from '../model/rollout/history.ts';
 import { buildReport, type RolloutUpdate } from '../model/rollout/report.ts';
@@ -333,7 +334,16 @@ export class RolloutStream implements RolloutFollower {
     }
     const { name, namespace } = this.target.metadata;
     const found = this.workload.items().find((d) => d.metadata.name === name && d.metadata.namespace === namespace);
-    const workload = found && ({ ...found, kind: this.target.kind } as RolloutTarget);
+    // a template another object holds (an Argo Rollout's workloadRef) is the one read when the follow began
+    const held =
+      !!found && !!kindOf(this.target.kind).templateRef?.({ ...found, kind: this.target.kind } as RolloutTarget);
+    const workload =
+      found &&
+      ({
+        ...found,
+        kind: this.target.kind,
+        ...(held ? { spec: { ...(found as RolloutTarget).spec, template: this.target.spec.template } } : {}),
+      } as RolloutTarget);
     // optional reads (events, HAPTIC's objects, Leases) answer with their error: the model says what is unreadable
     const optional = [...this.stores.filter((s) => !required.includes(s)), ...this.leaseStores.values()];
     if (!workload || !required.every((s) => s.synced) || !optional.every((s) => s.synced || s.error)) return;

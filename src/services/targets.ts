@@ -3,7 +3,7 @@ import { isApiError } from '../kube/errors.ts';
 import { oneLine, shownInput, UserError } from '../lib/errors.ts';
 import { objectNameProblem, parseWorkloadName, R, workloadResource } from '../kube/resources.ts';
 import { fetchAll, fetchQuery } from '../kube/snapshot.ts';
-import type { KubeObject, RolloutTarget, TargetName, WorkloadKind } from '../types/kube.ts';
+import type { Deployment, KubeObject, RolloutTarget, TargetName, WorkloadKind } from '../types/kube.ts';
 import { compareText } from '../lib/order.ts';
 import { kindOf, ROLLOUT_KINDS } from '../model/rollout/kinds/index.ts';
 
@@ -112,6 +112,9 @@ export async function resolveTargets(
         tagged(kind),
       );
     } catch (err) {
+      // a custom resource the cluster does not serve (404), or that the user may not read, has no workloads to
+      // speak of unless its kind was named
+      if (bare && kindOf(kind).optional && (isApiError(err, 'NotFound') || isApiError(err, 'Forbidden'))) return [];
       if (kind === PRIMARY || !isApiError(err, 'Forbidden') || !bare || (!query.name && !notes)) throw err;
       refused = err;
       // a name that turns out another kind needs no warning about this one (a report still says what it could not
@@ -170,9 +173,30 @@ export async function resolveTargets(
       );
   }
   noteUnread();
+  // a workload named is refused; one a list found is noted and left out
+  const unfollowable = found.map((t) => kindOf(t.kind).unfollowable?.(t));
+  if (sel.names.length && unfollowable.some(Boolean)) throw new UserError(unfollowable.find(Boolean)!);
+  for (const why of unfollowable) if (why && notes && !notes.includes(why)) notes.push(why);
+  found = await Promise.all(found.filter((_, i) => !unfollowable[i]).map((t) => withReferencedTemplate(client, t)));
   if (!options.notes) for (const note of notes ?? []) sel.onNote?.(note);
   const key = (t: RolloutTarget) => `${t.metadata.namespace}/${t.metadata.name}/${t.kind}`;
   return found.sort((a, b) => compareText(key(a), key(b)));
+}
+
+/**
+ * A workload whose pod template another object holds (an Argo Rollout's spec.workloadRef), with that template in its
+ * place, as its controller reads it: the model, the preflight and the views then see the pods' template.
+ */
+export async function withReferencedTemplate(client: KubeClient, t: RolloutTarget): Promise<RolloutTarget> {
+  const ref = kindOf(t.kind).templateRef?.(t);
+  if (!ref) return t;
+  const namespace = t.metadata.namespace;
+  const [holder] = await fetchQuery<Deployment>(client, { resource: R.deployments, namespace, name: ref.name });
+  if (!holder)
+    throw new UserError(
+      `${targetRef(t)}: spec.workloadRef names deployment/${ref.name}, which is not in namespace "${namespace}"`,
+    );
+  return { ...t, spec: { ...t.spec, template: holder.spec.template } } as RolloutTarget;
 }
 
 /** How messages name a target: deployment/web, statefulset/db. */

@@ -135,7 +135,8 @@ export async function waitForRollouts(
         if (complete) done.add(k);
         else done.delete(k);
         if (report) reports.set(k, report);
-        if (model.phase === 'failed') failWith(k, { reason: 'deadline', finding });
+        // an Argo Rollout's Degraded is its controller's verdict (an abort, its deadline, an invalid spec)
+        if (model.phase === 'failed') failWith(k, { reason: model.argo ? 'degraded' : 'deadline', finding });
         else if (model.strategy.type === 'OnDelete') failWith(k, { reason: 'onDelete', finding });
         else if (done.size === targets.length) settle('complete');
         else judge(complete ? undefined : finding);

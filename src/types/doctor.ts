@@ -1,3 +1,4 @@
+import type { GatewayRoute, Ingress } from './routes.ts';
 // The raw objects `kubectl haptic doctor` reads, from manifests (static mode) or a cluster (live mode), as src/kube
 // and the manifest reader return them; src/diagnose/doctor builds its checks on them.
 import type {
@@ -50,6 +51,9 @@ export interface DoctorInputs {
   pods: Pod[];
   /** HAPTIC's objects (live) */
   haptic?: HapticInputs | undefined;
+  /** static: the Ingresses and HTTPRoutes of the manifests (live, HAPTIC's objects hold the cluster's) */
+  ingresses?: Ingress[] | undefined;
+  httpRoutes?: GatewayRoute[] | undefined;
   /** live with --sessions: one read of each HAPTIC HAProxy pod's workers (pods/exec), or why there is none */
   sessions?: { readings: HAProxyReading[]; unavailable?: string | undefined } | undefined;
   /** only with --helm-history */

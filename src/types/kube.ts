@@ -303,11 +303,82 @@ export interface DaemonSet extends KubeObject {
   };
 }
 
+/** A step of an Argo Rollout's canary: one of these keys (pkg/apis/rollouts/v1alpha1/types.go, CanaryStep). */
+export interface CanaryStep {
+  setWeight?: number;
+  /** `{}`: until promoted; `{duration: 30s}` (a number is seconds) */
+  pause?: { duration?: string | number };
+  setCanaryScale?: { replicas?: number; weight?: number; matchTrafficWeight?: boolean };
+  analysis?: { templates?: { templateName?: string }[] };
+  experiment?: Record<string, unknown>;
+  setHeaderRoute?: Record<string, unknown>;
+  setMirrorRoute?: Record<string, unknown>;
+  plugin?: { name?: string };
+}
+
+/**
+ * An Argo Rollout (argoproj.io/v1alpha1): the fields the plugin reads, as the controller writes them
+ * (github.com/argoproj/argo-rollouts pkg/apis/rollouts/v1alpha1/types.go). Its template is absent when
+ * `spec.workloadRef` names a Deployment that holds it.
+ */
+export interface ArgoRollout extends KubeObject {
+  spec: {
+    replicas?: number;
+    selector: LabelSelector;
+    template: PodTemplate;
+    workloadRef?: { apiVersion?: string; kind?: string; name?: string; scaleDown?: string };
+    minReadySeconds?: number;
+    progressDeadlineSeconds?: number;
+    paused?: boolean;
+    restartAt?: string;
+    strategy?: {
+      canary?: {
+        steps?: CanaryStep[];
+        canaryService?: string;
+        stableService?: string;
+        trafficRouting?: Record<string, unknown>;
+        maxSurge?: number | string;
+        maxUnavailable?: number | string;
+      };
+      blueGreen?: {
+        activeService?: string;
+        previewService?: string;
+        autoPromotionEnabled?: boolean;
+        autoPromotionSeconds?: number;
+        previewReplicaCount?: number;
+        maxUnavailable?: number | string;
+      };
+    };
+  };
+  status?: {
+    phase?: string;
+    message?: string;
+    /** a string (`"5"`) since v0.10, a hash before */
+    observedGeneration?: string;
+    currentPodHash?: string;
+    stableRS?: string;
+    currentStepIndex?: number;
+    pauseConditions?: { reason?: string; startTime?: string }[] | null;
+    controllerPause?: boolean;
+    abort?: boolean;
+    restartedAt?: string;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    conditions?: Condition[];
+    blueGreen?: { activeSelector?: string; previewSelector?: string };
+    canary?: { currentStepAnalysisRunStatus?: { name?: string; status?: string; message?: string } };
+    workloadObservedGeneration?: string;
+  };
+}
+
 /** A workload whose rollout the plugin follows, tagged with its kind (the items of a list carry none). */
 export type RolloutTarget =
   | (Deployment & { kind: 'Deployment' })
   | (StatefulSet & { kind: 'StatefulSet' })
-  | (DaemonSet & { kind: 'DaemonSet' });
+  | (DaemonSet & { kind: 'DaemonSet' })
+  | (ArgoRollout & { kind: 'Rollout' });
 
 /** A workload named on the command line: NAME (either kind) or KIND/NAME. */
 export interface TargetName {

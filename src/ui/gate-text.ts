@@ -68,6 +68,8 @@ function recordLines(r: GateRecord, paint: Painter): string[] {
     default:
       lines.push(`${head} gate ${paint('green', verb[r.action])}${dry}`);
   }
+  if (r.templateFrom && r.result !== 'unchanged')
+    lines.push(`  its pod template is ${r.templateFrom}'s (spec.workloadRef): the patch goes there`);
   for (const w of r.warnings ?? []) lines.push(`  ${paint('yellow', '!')} warning: ${w}`);
   for (const f of r.findings) lines.push(...findingLines(f, paint));
   if (r.dryRun === 'client' && r.result !== 'unchanged') {

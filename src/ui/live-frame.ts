@@ -20,6 +20,7 @@ import {
   headline,
   installationLine,
   newSetText,
+  noNewPodsText,
   revisionText,
   strategyText,
   type Tone,
@@ -311,7 +312,7 @@ function tableLines(s: LiveState): Line[] {
   const rows = [...full.fresh, ...full.old].every((l) => fits(l, s)) ? full : podLines(shortPod);
   const lines: Line[] = [...headerLines(s), []];
   lines.push([seg('NEW PODS', { bold: true }), seg(`  ${newSetText(m) ?? 'none yet'}`, { dim: true })]);
-  lines.push(...(m.newPods.length ? rows.fresh : [[seg('  no pods yet', { dim: true })]]), ...more(fresh));
+  lines.push(...(m.newPods.length ? rows.fresh : [[seg(`  ${noNewPodsText(m)}`, { dim: true })]]), ...more(fresh));
   if (m.oldPods.length) {
     lines.push([], [seg('OLD PODS', { bold: true }), seg(`  ${oldPodsDoing(m.oldPods)}`, { dim: true })]);
     lines.push(...rows.old, ...more(old));

@@ -122,11 +122,24 @@ export function headline(m: RolloutModel): Cell {
 /** How the rollout replaces pods, in a few words: a Deployment's strategy, a StatefulSet's update strategy. */
 export function strategyText(m: RolloutModel, short = false): string {
   const s = m.strategy;
+  if (m.argo) return argoStrategyText(m.argo, short);
   if (s.type === 'Recreate' || s.type === 'OnDelete') return s.type;
   const set = m.statefulSet;
   if (!set) return `${short ? '' : 'RollingUpdate '}maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable}`;
   const partition = set.partition > 0 ? `, partition ${set.partition}` : '';
   return `${short ? '' : 'RollingUpdate '}maxUnavailable ${s.maxUnavailable}, ${set.podManagementPolicy}${partition}`;
+}
+
+/**
+ * An Argo Rollout's strategy and where it stands, as `kubectl argo rollouts get rollout` says it: a canary's step
+ * (the steps done, of all) and the one it is at; a blue-green's Services.
+ */
+function argoStrategyText(a: NonNullable<RolloutModel['argo']>, short: boolean): string {
+  if (a.strategy === 'blueGreen')
+    return `${short ? '' : 'BlueGreen '}active ${a.services.active ?? '?'}, preview ${a.services.preview ?? 'none'}`;
+  if (!a.step) return 'Canary';
+  const at = a.step.index < a.step.count && a.step.text ? ` · ${a.step.text}` : '';
+  return `Canary step ${a.step.index}/${a.step.count}${at}`;
 }
 
 /** The workload as kubectl names it in output: deployment.apps/web, statefulset.apps/db. */
@@ -153,6 +166,11 @@ export function newSetText(m: RolloutModel): string | undefined {
   if (m.statefulSet?.updateRevision) return `revision ${m.statefulSet.updateRevision} (update revision)`;
   if (m.daemonSet?.templateGeneration) return `template generation ${m.daemonSet.templateGeneration}`;
   return undefined;
+}
+
+/** What stands for the new pods when there are none: not created yet, or scaled to 0 by an Argo abort. */
+export function noNewPodsText(m: RolloutModel): string {
+  return m.argo?.aborted ? 'none: scaled to 0 (aborted)' : 'no pods yet';
 }
 
 /** What the old pods belong to: the old ReplicaSets, the revisions of a StatefulSet's other pods, a DaemonSet's older template generations. */

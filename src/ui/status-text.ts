@@ -10,6 +10,7 @@ import {
   NEW_POD_HEADER,
   newPodRow,
   newSetText,
+  noNewPodsText,
   OLD_POD_HEADER,
   oldPodRow,
   oldSetText,
@@ -65,7 +66,7 @@ export function statusText(m: RolloutModel, now: number, paint: Painter, topFind
     lines.push(
       ...(m.newPods.length
         ? table([fresh.header, ...m.newPods.map((p) => fresh.row(p).map((c) => paintCell(c, paint)))])
-        : ['  no pods yet']),
+        : [`  ${noNewPodsText(m)}`]),
     );
   }
   const oldWithPods = m.oldReplicaSets.filter((rs) => m.oldPods.length || rs.replicas > 0);

@@ -35,7 +35,9 @@ export function failureVerdict(f: WaitFailure): string {
       ? `${f.finding?.id ?? 'a stall'}${held}; it does not clear by itself (--no-fail-fast waits for the progress deadline)`
       : f.reason === 'deadline'
         ? 'progress deadline exceeded'
-        : 'it updates on delete (OnDelete): nothing but deleting its pods moves it';
+        : f.reason === 'degraded'
+          ? `Argo says ${f.workload.message ?? 'Degraded'}`
+          : 'it updates on delete (OnDelete): nothing but deleting its pods moves it';
   return `${workloadRef(f.workload)} -n ${f.workload.namespace}: rollout failed after ${seconds}s of waiting: ${why}`;
 }
 

@@ -129,7 +129,7 @@ describe('cluster access like kubectl', () => {
     expect(switched).toMatchObject({
       code: 3,
       stderr:
-        'error: deployments.apps, statefulsets.apps or daemonsets.apps "web" not found in namespace "kube-system"\n',
+        'error: deployments.apps, statefulsets.apps, daemonsets.apps or rollouts.argoproj.io "web" not found in namespace "kube-system"\n',
     });
     const unknown = await runPlugin(['status', 'web', '--context', 'nope'], {
       env: { KUBECONFIG: `${first}:${second}` },

@@ -559,8 +559,9 @@ describe('kubectl haptic doctor on the real control plane', () => {
       code: 3,
       stderr: `error: "db" is both a Deployment and a StatefulSet in namespace "${ns}": name one, deployment/db or statefulset/db\n`,
     });
+    // Argo Rollouts are checked live too (argo-rollout.test.ts): none of the name here
     expect((await doctor(['rollout/db', '-n', ns])).stderr).toBe(
-      'error: live mode checks Deployments, StatefulSets and DaemonSets; check Rollouts in manifests with -f\n',
+      `error: rollouts.argoproj.io "db" not found in namespace "${ns}"\n`,
     );
     // a DaemonSet live, checked as the others are: gated, and no Service selects its pods (DR601, exit 1)
     await api().apply([gatedDaemonSet({ name: 'edge', namespace: ns })]);

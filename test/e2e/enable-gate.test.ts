@@ -344,7 +344,7 @@ describe('enable-gate / disable-gate on the real control plane', () => {
       [
         ['enable-gate', 'nope', '-n', ns],
         3,
-        `error: deployments.apps, statefulsets.apps or daemonsets.apps "nope" not found in namespace "${ns}"\n`,
+        `error: deployments.apps, statefulsets.apps, daemonsets.apps or rollouts.argoproj.io "nope" not found in namespace "${ns}"\n`,
       ],
       [['enable-gate', 'sts/nope', '-n', ns], 3, `error: statefulsets.apps "nope" not found in namespace "${ns}"\n`],
       [['enable-gate', 'web', '-n', 'no-such-namespace'], 3, 'error: namespace "no-such-namespace" not found\n'],
@@ -356,12 +356,12 @@ describe('enable-gate / disable-gate on the real control plane', () => {
       [
         ['enable-gate', 'pod/db', '-n', ns],
         3,
-        'error: pod "db": only Deployments, StatefulSets and DaemonSets are supported\n',
+        'error: pod "db": only Deployments, StatefulSets, DaemonSets and Rollouts are supported\n',
       ],
       [
         ['enable-gate', '-n', ns],
         3,
-        'error: no workloads given: name them (NAME, deployment/NAME, statefulset/NAME or daemonset/NAME), or use -l SELECTOR or --all\n',
+        'error: no workloads given: name them (NAME, deployment/NAME, statefulset/NAME, daemonset/NAME or rollout/NAME), or use -l SELECTOR or --all\n',
       ],
       [
         ['enable-gate', 'web', '--kubeconfig', '/nonexistent'],

@@ -33,7 +33,7 @@ describe('the k9s plugin in a real k9s', () => {
       'haptic-enable-gate',
     ]);
     for (const p of Object.values(file.plugins)) {
-      expect(p.scopes).toEqual(['deployments', 'statefulsets', 'daemonsets']);
+      expect(p.scopes).toEqual(['deployments', 'statefulsets', 'daemonsets', 'rollouts']);
       expect(p.command).toBe('bash');
       // the script is the argument after -c and names no k9s variable; k9s's values come after it, as $1…$5
       expect(p.args[1]).not.toMatch(/\$[A-Z]/);

@@ -483,7 +483,7 @@ describe('kubectl haptic status', () => {
     const cases: [string[], string][] = [
       [
         ['status', 'nope', '-n', ns],
-        `error: deployments.apps, statefulsets.apps or daemonsets.apps "nope" not found in namespace "${ns}"\n`,
+        `error: deployments.apps, statefulsets.apps, daemonsets.apps or rollouts.argoproj.io "nope" not found in namespace "${ns}"\n`,
       ],
       [['status', 'web', '-n', 'no-such-namespace'], 'error: namespace "no-such-namespace" not found\n'],
       [

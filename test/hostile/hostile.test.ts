@@ -504,7 +504,10 @@ const rows: Row[] = [
       [['status', '..'], 'error: invalid name "..": may not be \'..\''],
       [['status', 'deployment/a/b'], 'error: invalid Deployment name "a/b": may not contain \'/\''],
       [['status', 'sts/a/b'], 'error: invalid StatefulSet name "a/b": may not contain \'/\''],
-      [['status', 'rollout/web'], 'error: rollout "web": only Deployments, StatefulSets and DaemonSets are supported'],
+      [
+        ['status', 'job/web'],
+        'error: job "web": only Deployments, StatefulSets, DaemonSets and Rollouts are supported',
+      ],
       [
         ['why-stalled', 'Web'],
         /^error: invalid name "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/,

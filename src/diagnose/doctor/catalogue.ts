@@ -297,4 +297,12 @@ export const DOCTOR_CATALOGUE = {
       "{workload} rolls with maxSurge 0 (maxUnavailable {maxUnavailable}): each node's pod stops before its replacement is Ready, and the node serves nothing in between",
     fix: `kubectl -n {namespace} patch daemonset {name} -p '{"spec":{"updateStrategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}'`,
   },
+  DR607: {
+    severity: 'error',
+    summary:
+      "A gated Argo Rollout whose own Service for the new pods (a blue-green's previewService, a canary's canaryService) no Ingress or HTTPRoute names, while its active or stable Service is routed: Argo points that Service at the new pods alone, HAPTIC routes only Services its routes name, so the new pods never get the gate and the Rollout never promotes (enable-gate's HG123 and why-stalled's HS114 judge the routes as HAPTIC renders them).",
+    title:
+      '{workload}: no Ingress or HTTPRoute names its {role} Service {service}, which Argo points at the new pods, while {stable} is routed: HAPTIC would never set the gate on them and the Rollout would never promote',
+    fix: "route the {role} Service too (an Ingress of HAPTIC's class to service {service}), or remove the gate: kubectl haptic disable-gate rollout/{name} -n {namespace}",
+  },
 } as const satisfies Record<string, CatalogueEntry>;

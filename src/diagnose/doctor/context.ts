@@ -2,7 +2,15 @@
 // DaemonSet or Argo Rollout —, or the pods of HAPTIC's HAProxy fleet), with the Services, PodDisruptionBudgets, autoscaler and HAProxy configuration around it, built
 // once from DoctorInputs. Rules never look at raw inputs for what is decided here.
 import type { DoctorInputs } from '../../types/doctor.ts';
-import type { HorizontalPodAutoscaler, PodSpec, Service, Workload, WorkloadKind } from '../../types/kube.ts';
+import type {
+  HorizontalPodAutoscaler,
+  PodSpec,
+  RolloutTarget,
+  Service,
+  Workload,
+  WorkloadKind,
+} from '../../types/kube.ts';
+import { podLabelsOf } from '../../model/rollout/kinds/index.ts';
 import { GATE_CONDITION } from '../../haptic/names.ts';
 import { parseHAProxyConfig } from '../../model/doctor/haproxy-cfg.ts';
 import { haproxyFacts, type HAProxyFacts } from '../../model/doctor/haproxy-servers.ts';
@@ -167,7 +175,8 @@ export function workloadFacts(d: Workload, env: DoctorEnv): WorkloadFacts {
   const { inputs } = env;
   const namespace = ns(d);
   const spec = d.spec.template.spec;
-  const labels = d.spec.template.metadata?.labels ?? {};
+  // with the labels its controller adds that Services select (an Argo Rollout's pod-template hash, live)
+  const labels = podLabelsOf(d as RolloutTarget) ?? {};
   const services = inNamespace(inputs.services, namespace);
   const selecting = selectingServices(services, labels);
   const containers = containerViews(spec, labels, selecting);

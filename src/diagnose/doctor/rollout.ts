@@ -162,8 +162,86 @@ function daemonSetNoSurge(d: WorkloadFacts): Finding[] {
   ];
 }
 
+/**
+ * The Services that the routes of the namespace name: an Ingress's backends (its default one too) and an HTTPRoute's
+ * backendRefs to a Service of the namespace. From the manifests, or live from the cluster's routes.
+ */
+function routedServices(env: DoctorEnv, namespace: string): Map<string, string> {
+  const i = env.inputs;
+  const ingresses = (i.mode === 'static' ? i.ingresses : i.haptic?.ingresses.items) ?? [];
+  const httpRoutes = (i.mode === 'static' ? i.httpRoutes : i.haptic?.httpRoutes.items) ?? [];
+  const named = new Map<string, string>();
+  for (const ing of ingresses) {
+    if ((ing.metadata.namespace ?? '') !== namespace) continue;
+    const backends = [
+      ing.spec?.defaultBackend,
+      ...(ing.spec?.rules ?? []).flatMap((r) => (r.http?.paths ?? []).map((p) => p.backend)),
+    ];
+    for (const b of backends)
+      if (b?.service?.name && !named.has(b.service.name)) named.set(b.service.name, `ingress/${ing.metadata.name}`);
+  }
+  for (const route of httpRoutes)
+    for (const ref of (route.spec?.rules ?? []).flatMap((r) => r.backendRefs ?? [])) {
+      const service = (ref.group ?? '') === '' && (ref.kind ?? 'Service') === 'Service';
+      const where = ref.namespace ?? route.metadata.namespace ?? '';
+      if (service && where === namespace && !named.has(ref.name))
+        named.set(ref.name, `httproute/${route.metadata.name}`);
+    }
+  return named;
+}
+
+/**
+ * DR607: a gated Argo Rollout's own Service for the new pods (preview, canary) is named by no route while its
+ * stable one (active, stable) is: Argo points the former at the new pods alone (rollout/service.go), so they are
+ * never routed, never gated, and never promoted. Without a route to either, the routes are elsewhere: not judged.
+ */
+function argoServiceUnrouted(d: WorkloadFacts, env: DoctorEnv): Finding[] {
+  if (d.kind !== 'Rollout' || !d.gated) return [];
+  const strategy = d.workload.spec.strategy as
+    | {
+        canary?: { canaryService?: string; stableService?: string };
+        blueGreen?: { activeService?: string; previewService?: string };
+      }
+    | undefined;
+  const own = strategy?.blueGreen?.previewService
+    ? { role: 'preview', service: strategy.blueGreen.previewService, field: 'spec.strategy.blueGreen.previewService' }
+    : strategy?.canary?.canaryService
+      ? { role: 'canary', service: strategy.canary.canaryService, field: 'spec.strategy.canary.canaryService' }
+      : undefined;
+  const stable = strategy?.blueGreen?.activeService ?? strategy?.canary?.stableService;
+  if (!own || !stable) return [];
+  const named = routedServices(env, d.namespace);
+  const stableRoute = named.get(stable);
+  if (named.has(own.service) || !stableRoute) return [];
+  const where = env.inputs.mode === 'static' ? 'in the manifests' : `in namespace ${d.namespace}`;
+  return [
+    finding(
+      'DR607',
+      {
+        workload: d.label,
+        name: d.name,
+        namespace: d.namespace,
+        role: own.role,
+        service: own.service,
+        stable: `service ${stable}`,
+      },
+      [
+        `${own.field}: ${own.service}`,
+        `${stableRoute} routes service ${stable}`,
+        `no Ingress or HTTPRoute ${where} names service ${own.service}`,
+      ],
+    ),
+  ];
+}
+
 export function rolloutRules(d: WorkloadFacts, env: DoctorEnv): Located[] {
-  const found = [...unserved(d), ...nobodyGates(d, env), ...singleReplicaDown(d), ...daemonSetNoSurge(d)];
+  const found = [
+    ...unserved(d),
+    ...nobodyGates(d, env),
+    ...singleReplicaDown(d),
+    ...daemonSetNoSurge(d),
+    ...argoServiceUnrouted(d, env),
+  ];
   if (d.gated && !(d.workload.spec.minReadySeconds ?? 0)) {
     found.push(
       finding('DR604', { name: d.name, workload: d.label }, [

@@ -24,7 +24,8 @@ export function replicaSetRules(ctx: DiagnoseContext): Finding[] {
       ),
     );
   }
-  if (m.paused && m.phase !== 'complete') {
+  // an Argo Rollout's pause is its own rule's (argo.ts), with Argo's command
+  if (m.paused && m.phase !== 'complete' && !m.argo) {
     findings.push(finding('HS206', { name: m.name, namespace: m.namespace }, ['spec.paused: true']));
   }
   return findings;
@@ -73,7 +74,8 @@ export function drainRules(ctx: DiagnoseContext): Finding[] {
 /** Reported with the underlying cause, never instead of it: the rules' order puts it last. */
 export function deadlineRule(ctx: DiagnoseContext, causes: number): Finding[] {
   const m = ctx.model;
-  if (m.phase !== 'failed') return [];
+  // Argo's Degraded says more than its Progressing condition: argoDegradedRule
+  if (m.phase !== 'failed' || m.argo) return [];
   const p = m.conditions.progressing;
   return [
     finding(

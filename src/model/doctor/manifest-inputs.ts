@@ -13,6 +13,7 @@ import type {
   Workload,
   WorkloadKind,
 } from '../../types/kube.ts';
+import type { GatewayRoute, Ingress } from '../../types/routes.ts';
 import type { ManifestObject, ParsedManifests } from './manifests.ts';
 import { sourceText } from './source.ts';
 import { DOCTOR_KINDS, shapeProblem } from './manifest-shapes.ts';
@@ -81,6 +82,8 @@ export function manifestInputs(files: ParsedManifests[], defaultNamespace: strin
     pdbs: of<PodDisruptionBudget>('PodDisruptionBudget'),
     hpas: of<HorizontalPodAutoscaler>('HorizontalPodAutoscaler'),
     configMaps: of<ConfigMap>('ConfigMap'),
+    ingresses: of<Ingress>('Ingress'),
+    httpRoutes: of<GatewayRoute>('HTTPRoute'),
     events: [],
     pods: [],
     sources,

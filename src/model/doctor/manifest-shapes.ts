@@ -177,7 +177,12 @@ const SHAPES: Record<string, Check> = {
         selector: optional(selector),
         template: optional(template),
         minReadySeconds: optional(num),
-        strategy: optional(object({ canary: optional(object({})), blueGreen: optional(object({})) })),
+        strategy: optional(
+          object({
+            canary: optional(object({ canaryService: optional(str), stableService: optional(str) })),
+            blueGreen: optional(object({ activeService: optional(str), previewService: optional(str) })),
+          }),
+        ),
       }),
     ),
   }),
@@ -212,6 +217,44 @@ const SHAPES: Record<string, Check> = {
     ),
   }),
   ConfigMap: object({ data: optional(stringMap) }),
+  // the Services routes name (an Argo Rollout's preview or canary Service must be one, DR607)
+  Ingress: object({
+    spec: optional(
+      object({
+        defaultBackend: optional(object({ service: optional(object({ name: optional(str) })) })),
+        rules: optional(
+          list(
+            object({
+              http: optional(
+                object({
+                  paths: optional(
+                    list(object({ backend: optional(object({ service: optional(object({ name: optional(str) })) })) })),
+                  ),
+                }),
+              ),
+            }),
+          ),
+        ),
+      }),
+    ),
+  }),
+  HTTPRoute: object({
+    spec: optional(
+      object({
+        rules: optional(
+          list(
+            object({
+              backendRefs: optional(
+                list(
+                  object({ name: required(str), namespace: optional(str), kind: optional(str), group: optional(str) }),
+                ),
+              ),
+            }),
+          ),
+        ),
+      }),
+    ),
+  }),
 };
 
 /** The kinds the doctor reads from manifests; other kinds are passed over. */

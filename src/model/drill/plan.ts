@@ -1,7 +1,7 @@
 import type { RolloutTarget, Service } from '../../types/kube.ts';
 import type { DrillTarget } from './probe-log.ts';
 import { mapSelects } from '../selectors.ts';
-import { kindOf } from '../rollout/kinds/index.ts';
+import { kindOf, podLabelsOf } from '../rollout/kinds/index.ts';
 
 // What `kubectl haptic drill` creates and needs, decided before anything is sent: the probe pod, the restart patch
 // and the permissions to check. Pure.
@@ -113,6 +113,21 @@ export function restartPatch(now: number): {
   return { spec: { template: { metadata: { annotations: { [RESTARTED_AT]: new Date(now).toISOString() } } } } };
 }
 
+/** The restart a workload's own tooling sends: `kubectl argo rollouts restart`'s for a Rollout, else kubectl's. */
+export function restartOf(
+  kind: RolloutTarget['kind'],
+  now: number,
+): { body: unknown; contentType: string; patchType: string; as: string } {
+  return (
+    kindOf(kind).restart?.(now) ?? {
+      body: restartPatch(now),
+      contentType: 'application/strategic-merge-patch+json',
+      patchType: 'strategic merge',
+      as: 'kubectl rollout restart',
+    }
+  );
+}
+
 export interface Permission {
   verb: string;
   group: string;
@@ -149,7 +164,7 @@ export function permissionText(p: Permission): string {
 
 /** The Services that send traffic to the workload's pods (their selector matches its pod template). */
 export function servicesOf(deployment: RolloutTarget, services: Service[]): Service[] {
-  const labels = deployment.spec.template?.metadata?.labels ?? {};
+  const labels = podLabelsOf(deployment) ?? {};
   return services.filter((s) => Object.keys(s.spec?.selector ?? {}).length > 0 && mapSelects(s.spec?.selector, labels));
 }
 

@@ -192,7 +192,7 @@ export interface WaitedWorkload {
 export interface WaitFailure {
   workload: WaitedWorkload;
   /** `cause`: a finding that does not clear by itself (fail fast); `deadline`: progress deadline exceeded; `onDelete` */
-  reason: 'cause' | 'deadline' | 'onDelete';
+  reason: 'cause' | 'deadline' | 'degraded' | 'onDelete';
   /** the first finding at the end: the cause (why-stalled's answer) */
   finding?: Finding | undefined;
   /** how long that finding had held when the wait ended */

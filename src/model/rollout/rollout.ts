@@ -11,7 +11,14 @@ import { compareText } from '../../lib/order.ts';
 import { routeInstallations, routingFor, type Routing } from '../haptic/routes.ts';
 import { renderedFor } from '../haptic/rendered.ts';
 import type { Phase, StatefulSetView } from './statefulset.ts';
-import { type DaemonSetView, kindOf, type RolloutCounts } from './kinds/index.ts';
+import {
+  type ArgoView,
+  type DaemonSetView,
+  kindOf,
+  observedGenerationOf,
+  podLabelsOf,
+  type RolloutCounts,
+} from './kinds/index.ts';
 import { revisionOf } from './kinds/deployment.ts';
 
 export const MODEL_VERSION = 'kubectl-haptic/v1';
@@ -79,6 +86,8 @@ export interface RolloutModel {
   statefulSet?: StatefulSetView | undefined;
   /** a DaemonSet's template generations */
   daemonSet?: DaemonSetView | undefined;
+  /** an Argo Rollout's phase, step, pause and Services, in Argo's words */
+  argo?: ArgoView | undefined;
   /** pods of the new ReplicaSet or the update revision; a StatefulSet's in ordinal order */
   newPods: PodView[];
   oldPods: PodView[];
@@ -93,11 +102,11 @@ export interface RolloutModel {
   sessions?: SessionsView | undefined;
 }
 
-function rsView(rs: ReplicaSet): ReplicaSetView {
+function rsView(rs: ReplicaSet, revision: (rs: ReplicaSet) => string | undefined = revisionOf): ReplicaSetView {
   const failure = findCondition(rs.status?.conditions, 'ReplicaFailure');
   return {
     name: rs.metadata.name,
-    revision: revisionOf(rs),
+    revision: revision(rs),
     replicas: rs.status?.replicas ?? 0,
     ready: rs.status?.readyReplicas ?? 0,
     available: rs.status?.availableReplicas ?? 0,
@@ -166,7 +175,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const gated = (w.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
   const routing: Routing = {
-    ...routingFor(w.spec.template.metadata?.labels, snap.services, snap.haptic, routeInstallations(installations)),
+    ...routingFor(podLabelsOf(w), snap.services, snap.haptic, routeInstallations(installations)),
     rendered: renderedFor(
       installations,
       [...split.newPods, ...split.oldPods].map((p) => ({ name: p.metadata.name, ip: p.status?.podIP })),
@@ -188,13 +197,12 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     buildPodView(p, { ...podCtx, gated: (p.spec.readinessGates ?? []).some((g) => g.conditionType === gateType) });
   const newPods = split.newPods.map(view);
   const oldPods = split.oldPods.map(view);
-  const { phase, message } = kind.phase(w);
+  const { phase, message } = kind.phase(w, split);
   const set = kind.statefulSet?.(
     w,
     oldPods.map((p) => p.name),
     snap,
   );
-  const s = w.status ?? {};
   const conditions = kind.conditions(w);
   const progressing = findCondition(conditions, 'Progressing');
   const available = findCondition(conditions, 'Available');
@@ -211,7 +219,7 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
     namespace: w.metadata.namespace ?? '',
     revision: kind.revision(w),
     generation: w.metadata.generation ?? 0,
-    observedGeneration: s.observedGeneration ?? 0,
+    observedGeneration: observedGenerationOf(w),
     strategy: kind.strategy(w),
     progressDeadlineSeconds: kind.progressDeadlineSeconds(w),
     minReadySeconds: w.spec.minReadySeconds ?? 0,
@@ -241,10 +249,11 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
           ? { reason: replicaFailure.reason, message: replicaFailure.message }
           : undefined,
     },
-    newReplicaSet: newRS && rsView(newRS),
-    oldReplicaSets: oldRSs.map(rsView).sort(byName),
+    newReplicaSet: newRS && rsView(newRS, kind.replicaSetRevision),
+    oldReplicaSets: oldRSs.map((rs) => rsView(rs, kind.replicaSetRevision)).sort(byName),
     statefulSet: set,
     daemonSet: kind.daemonSet?.(w, split.oldPods),
+    argo: kind.argo?.(w, now),
     newPods: newPods.sort(order),
     oldPods: oldPods.sort(order),
     installations,

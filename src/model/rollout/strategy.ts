@@ -1,8 +1,8 @@
 import type { Deployment } from '../../types/kube.ts';
 
 export interface ResolvedStrategy {
-  /** OnDelete: a StatefulSet's, which replaces a pod only when it is deleted */
-  type: 'RollingUpdate' | 'Recreate' | 'OnDelete';
+  /** OnDelete: a StatefulSet's, which replaces a pod only when it is deleted; Canary, BlueGreen: an Argo Rollout's */
+  type: 'RollingUpdate' | 'Recreate' | 'OnDelete' | 'Canary' | 'BlueGreen';
   maxSurge: number;
   maxUnavailable: number;
 }

@@ -73,7 +73,7 @@ describe('catalogue entries', () => {
     expect(shellQuotes("HAPTIC's pods: kubectl -p '{}' --rule='/*=a'")).toBe(4);
   });
 
-  it('the doctor has exactly the ids of its issue (#10), and DR207 of #24', () => {
+  it('the doctor has exactly the ids of its issue (#10), DR207 of #24, DR606 and DR607 of #34', () => {
     const ids = entries.map(([id]) => id).filter((id) => id.startsWith('DR'));
     expect(ids).toEqual([
       'DR101',
@@ -102,6 +102,7 @@ describe('catalogue entries', () => {
       'DR604',
       'DR605',
       'DR606',
+      'DR607',
     ]);
   });
 

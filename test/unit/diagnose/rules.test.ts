@@ -46,7 +46,7 @@ import {
 } from '../fixtures/rollout.ts';
 
 type Case = {
-  /** a scenario folder's snapshot instead of the fixtures below (test/fixtures/scenarios: the StatefulSet ones) */
+  /** a scenario folder's snapshot instead of the fixtures below (test/fixtures/scenarios: StatefulSets, Argo Rollouts) */
   scenario?: string;
   deployment?: Deployment;
   replicaSets?: ReplicaSet[];
@@ -1891,6 +1891,7 @@ describe('the catalogue', () => {
     ],
     ['HS112', { inputs: unobserved(hapticInputs(midway)) }],
     ['HS113', { haptic: { ingresses: [] } }],
+    ['HS114', { scenario: 'hs114-argo-preview-unrouted' }],
     ['HS201', { pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy], haptic: {} }],
     ['HS202', { pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} }],
     ['HS203', { pods: [...oldPods(), imagePull(newPod())], haptic: {} }],
@@ -1922,6 +1923,8 @@ describe('the catalogue', () => {
     ['HS212', { scenario: 'hs212-claim-pending' }],
     ['HS213', { scenario: 'hs213-partition' }],
     ['HS214', { scenario: 'hs214-on-delete' }],
+    ['HS215', { scenario: 'hs215-argo-paused' }],
+    ['HS216', { scenario: 'hs216-argo-aborted' }],
     ['HS901', {}],
     ['HS902', { deployment: complete(), pods: newPodsReady() }],
   ];
@@ -2037,5 +2040,192 @@ describe("a StatefulSet's own stalls and holds", () => {
       for (const p of s.pods) p.metadata.labels!['controller-revision-hash'] = 'web-7f5b4';
     });
     expect(replaced.findings.map((f) => f.id)).not.toContain('HS214');
+  });
+});
+
+describe("an Argo Rollout's own stalls: its preview or canary Service, its pauses, its Degraded verdict", () => {
+  type Snap = ReturnType<typeof snapshotOf>;
+  /** A scenario's Argo Rollout snapshot, changed by `edit` (objects are plain copies). */
+  const argo = (name: string, edit: (s: Snap) => void = () => {}) => {
+    const snap = snapshotOf(loadScenario(name), 'web');
+    edit(snap);
+    const ctx = diagnoseContext(snap, buildRollout(snap, NOW, { gateType: GATE }), NOW);
+    const d = diagnose(ctx);
+    return { stalled: d.stalled, findings: d.findings.map(describeFinding) };
+  };
+  const rollout = (s: Snap) => s.workload as Extract<Snap['workload'], { kind: 'Rollout' }>;
+  const ids = (r: ReturnType<typeof argo>) => r.findings.map((f) => f.id);
+
+  it('HS114 (preview): the new pod only the preview Service selects, which no route reaches; the fix routes that Service', () => {
+    const r = argo('hs114-argo-preview-unrouted');
+    expect(r.stalled).toBe(true);
+    expect(r.findings[0]).toMatchObject({
+      id: 'HS114',
+      severity: 'error',
+      title: expect.stringContaining('Argo points the preview Service service/web-preview at the new pods'),
+      fix: "route the preview Service too: kubectl -n shop create ingress web-preview --class=haproxy --rule='/*=web-preview:80' (HAPTIC sets the gate only on pods its configs route)",
+    });
+    expect(r.findings[0]!.evidence).toEqual(
+      expect.arrayContaining([
+        'spec.strategy.blueGreen.previewService: web-preview, which Argo points at the new pods (rollouts-pod-template-hash=74b6f8dc9)',
+        'no HAPTIC config has a server for web-new-1',
+      ]),
+    );
+  });
+
+  it('HS114 (canary): the same with a canary Service, said as the step it never goes past', () => {
+    const r = argo('hs114-argo-preview-unrouted', (s) => {
+      rollout(s).spec.strategy = {
+        canary: { canaryService: 'web-preview', stableService: 'web', steps: [{ setWeight: 50 }, { pause: {} }] },
+      };
+      rollout(s).status!.currentStepIndex = 0;
+    });
+    expect(r.findings[0]).toMatchObject({
+      id: 'HS114',
+      title: expect.stringContaining('Argo points the canary Service service/web-preview at the new pods'),
+      fix: expect.stringContaining('route the canary Service too'),
+    });
+    expect(r.findings[0]!.evidence[0]).toBe(
+      'spec.strategy.canary.canaryService: web-preview, which Argo points at the new pods (rollouts-pod-template-hash=74b6f8dc9)',
+    );
+  });
+
+  it('HS114 does not fire once an Ingress HAPTIC renders reaches the preview Service', () => {
+    const r = argo('hs114-argo-preview-unrouted', (s) => {
+      s.haptic.ingresses.items.push(ingress('web-preview', 'haproxy', 'web-preview'));
+    });
+    expect(ids(r)).not.toContain('HS114');
+  });
+
+  it('HS215 (step): an indefinite pause step, numbered as kubectl argo rollouts get rollout does, with the way on', () => {
+    const r = argo('hs215-argo-paused');
+    expect(r.stalled).toBe(true);
+    expect(r.findings[0]).toMatchObject({
+      id: 'HS215',
+      severity: 'error',
+      title: expect.stringContaining('rollout web is paused at step 1/2'),
+      fix: 'kubectl argo rollouts promote web -n shop (or abort it: kubectl argo rollouts abort web -n shop)',
+    });
+    expect(r.findings[0]!.evidence).toEqual([
+      'Argo: Paused - CanaryPauseStep',
+      'status.pauseConditions: CanaryPauseStep, since 2026-11-29T11:59:45Z',
+      'status.currentStepIndex: 1 (steps[1]: pause)',
+    ]);
+  });
+
+  it('HS215 does not fire on a timed pause: it ends by itself, and the progress note says when', () => {
+    const r = argo('hs215-argo-paused', (s) => {
+      rollout(s).spec.strategy!.canary!.steps![1] = { pause: { duration: '1m' } };
+    });
+    expect(r.stalled).toBe(false);
+    expect(ids(r)).toEqual(['HS901']);
+    // paused at 11:59:45 for a minute: 45 s to go at NOW
+    expect(r.findings[0]!.evidence).toContain('step 1/2: pause: 1m, resumes by itself in 45s');
+  });
+
+  it('HS215 (manual): spec.paused, with the resume command', () => {
+    const r = argo('hs215-argo-paused', (s) => {
+      rollout(s).spec.paused = true;
+      rollout(s).status = {
+        ...rollout(s).status,
+        pauseConditions: null,
+        controllerPause: false,
+        phase: 'Paused',
+        message: 'manually paused',
+      };
+    });
+    expect(r.findings[0]).toMatchObject({
+      id: 'HS215',
+      title: 'rollout web is paused (spec.paused): it does not progress until it is resumed',
+      fix: 'kubectl argo rollouts resume web -n shop',
+    });
+  });
+
+  it('HS215 (blueGreen): a blue-green without auto-promotion waits to be promoted', () => {
+    const r = argo('hs114-argo-preview-unrouted', (s) => {
+      // the preview is routed and its pod Ready: all that is left is the promotion
+      s.haptic.ingresses.items.push(ingress('web-preview', 'haproxy', 'web-preview'));
+      const p = s.pods.find((x) => x.metadata.name === 'web-new-1')!;
+      p.status!.conditions = [cond('ContainersReady', 'True', 20), cond(GATE, 'True', 16), cond('Ready', 'True', 16)];
+      rollout(s).spec.strategy!.blueGreen!.autoPromotionEnabled = false;
+      rollout(s).status = {
+        ...rollout(s).status,
+        phase: 'Paused',
+        message: 'BlueGreenPause',
+        controllerPause: true,
+        pauseConditions: [{ reason: 'BlueGreenPause', startTime: at(15) }],
+      };
+    });
+    expect(r.findings[0]).toMatchObject({
+      id: 'HS215',
+      title: expect.stringContaining('rollout web is paused before promotion (autoPromotionEnabled: false)'),
+      fix: 'kubectl argo rollouts promote web -n shop',
+    });
+  });
+
+  it("HS216 (aborted): Degraded in Argo's words, with status.abort; the rollout is stalled", () => {
+    const r = argo('hs216-argo-aborted');
+    expect(r.stalled).toBe(true);
+    expect(ids(r)).toEqual(['HS216']);
+    expect(r.findings[0]).toMatchObject({
+      title: 'rollout web was aborted: RolloutAborted: Rollout aborted update to revision 2',
+      fix: 'fix what the new revision got wrong and apply it, or retry the same one: kubectl argo rollouts retry rollout web -n shop',
+      evidence: ['Argo: Degraded - RolloutAborted: Rollout aborted update to revision 2', 'status.abort: true'],
+    });
+  });
+
+  it('HS216 comes after the cause it reports, when one is found (the canary pod crash-looping still)', () => {
+    const r = argo('hs216-argo-aborted', (s) => {
+      s.pods.push(crashLooping(newPod()));
+      s.pods.at(-1)!.metadata.labels = { app: 'web', 'rollouts-pod-template-hash': '74b6f8dc9' };
+      s.events.push(backOff);
+    });
+    expect(ids(r)).toEqual(['HS202', 'HS216']);
+  });
+
+  it.each<[string, (s: Snap) => void, string, string]>([
+    [
+      'a failed analysis run',
+      // rollout/analysis.go: a step's failed run aborts the rollout with its message after Argo's own
+      (s) => {
+        rollout(s).spec.strategy!.canary!.steps![1] = { analysis: { templates: [{ templateName: 'success-rate' }] } };
+        const failed = 'Metric "success-rate" assessed Failed due to failed (1) > failureLimit (0)';
+        rollout(s).status = {
+          ...rollout(s).status,
+          message: `RolloutAborted: Rollout aborted update to revision 2: Step-based analysis phase error/failed: ${failed}`,
+          canary: { currentStepAnalysisRunStatus: { name: 'web-74b6f8dc9-2-1', status: 'Failed', message: failed } },
+        };
+      },
+      'rollout web was aborted by a failed analysis run web-74b6f8dc9-2-1: RolloutAborted: Rollout aborted update to revision 2: Step-based analysis phase error/failed: Metric "success-rate" assessed Failed due to failed (1) > failureLimit (0)',
+      'kubectl -n shop get analysisrun web-74b6f8dc9-2-1 -o yaml (which metric failed); then kubectl argo rollouts retry rollout web -n shop',
+    ],
+    [
+      'the progress deadline',
+      (s) => {
+        rollout(s).status = {
+          ...rollout(s).status,
+          abort: false,
+          message: 'ProgressDeadlineExceeded: ReplicaSet "web-rs2" has timed out progressing.',
+        };
+      },
+      'rollout web exceeded its progress deadline (600s): ProgressDeadlineExceeded: ReplicaSet "web-rs2" has timed out progressing.',
+      'the cause is above, when one was found; kubectl argo rollouts get rollout web -n shop',
+    ],
+    [
+      'an invalid spec',
+      (s) => {
+        rollout(s).status = {
+          ...rollout(s).status,
+          abort: false,
+          message:
+            'InvalidSpec: The Rollout "web" is invalid: spec.strategy.canary.steps[0].setWeight: Invalid value: 150: must be between 0 and 100',
+        };
+      },
+      'rollout web has an invalid spec: InvalidSpec: The Rollout "web" is invalid: spec.strategy.canary.steps[0].setWeight: Invalid value: 150: must be between 0 and 100',
+      'fix the Rollout spec as the message says: kubectl -n shop edit rollout web',
+    ],
+  ])('HS216 for %s', (_, edit, title, fix) => {
+    const r = argo('hs216-argo-aborted', edit);
+    expect(r.findings.find((f) => f.id === 'HS216')).toMatchObject({ title, fix });
   });
 });

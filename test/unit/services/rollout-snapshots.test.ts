@@ -31,7 +31,9 @@ const request = (r: Received) =>
     .sort()
     .join('&')}`;
 const isDeploymentRead = (r: Received) =>
-  /^\/apis\/apps\/v1\/namespaces\/ns\/(deployments|statefulsets|daemonsets)/.test(r.path);
+  /^\/apis\/(apps\/v1|argoproj\.io\/v1alpha1)\/namespaces\/ns\/(deployments|statefulsets|daemonsets|rollouts)/.test(
+    r.path,
+  );
 
 describe('rolloutSnapshots', () => {
   it('sends the lists that need no selector beside the GET of a named Deployment, and no other requests than a selection by label', async () => {
@@ -50,6 +52,10 @@ describe('rolloutSnapshots', () => {
         answer(res, statusBody(404, 'NotFound', 'statefulsets.apps "web" not found'), 404);
       else if (r.path === '/apis/apps/v1/namespaces/ns/daemonsets/web')
         answer(res, statusBody(404, 'NotFound', 'daemonsets.apps "web" not found'), 404);
+      else if (r.path === '/apis/argoproj.io/v1alpha1/namespaces/ns/rollouts/web')
+        answer(res, statusBody(404, 'NotFound', 'rollouts.argoproj.io "web" not found'), 404);
+      else if (r.path === '/apis/argoproj.io/v1alpha1/namespaces/ns/rollouts')
+        answer(res, statusBody(404, 'NotFound', 'the server could not find the requested resource'), 404);
       else if (r.path === '/apis/apps/v1/namespaces/ns/deployments') answer(res, { ...emptyList, items: [web] });
       else answer(res, emptyList);
       if (early.every((path) => api!.received.some((x) => x.path === path)))
@@ -84,11 +90,13 @@ describe('rolloutSnapshots', () => {
         return answer(res, statusBody(404, 'NotFound', 'statefulsets.apps "gone" not found'), 404);
       if (r.path === '/apis/apps/v1/namespaces/ns/daemonsets/gone')
         return answer(res, statusBody(404, 'NotFound', 'daemonsets.apps "gone" not found'), 404);
+      if (r.path === '/apis/argoproj.io/v1alpha1/namespaces/ns/rollouts/gone')
+        return answer(res, statusBody(404, 'NotFound', 'rollouts.argoproj.io "gone" not found'), 404);
       if (r.path === '/api/v1/namespaces/ns') return answer(res, { kind: 'Namespace', metadata: { name: 'ns' } });
       answer(res, statusBody(403, 'Forbidden', 'services is forbidden'), 403);
     });
     await expect(rolloutSnapshots(api.client, { namespace: 'ns', names: [{ name: 'gone' }] })).rejects.toThrow(
-      'deployments.apps, statefulsets.apps or daemonsets.apps "gone" not found in namespace "ns"',
+      'deployments.apps, statefulsets.apps, daemonsets.apps or rollouts.argoproj.io "gone" not found in namespace "ns"',
     );
     await expect(
       rolloutSnapshots(api.client, { namespace: 'ns', names: [{ kind: 'Deployment', name: 'gone' }] }),

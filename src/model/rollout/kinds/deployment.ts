@@ -2,7 +2,8 @@ import type { Deployment, ReplicaSet } from '../../../types/kube.ts';
 import { compareText } from '../../../lib/order.ts';
 import { findCondition } from '../../conditions.ts';
 import { resolveStrategy } from '../strategy.ts';
-import type { KindModule, Phase } from './kind.ts';
+import type { RolloutSnapshot } from '../../../types/snapshot.ts';
+import type { KindModule, Phase, RolloutPods } from './kind.ts';
 
 // A Deployment rolls through ReplicaSets: its new pods are the new ReplicaSet's (the one of its current template),
 // its old pods the other ReplicaSets' it owns (kubernetes/pkg/controller/deployment/util, FindNewReplicaSet).
@@ -75,6 +76,27 @@ function phaseOf(d: Deployment): { phase: Phase; message: string } {
   return { phase: 'complete', message: `${name} successfully rolled out` };
 }
 
+/**
+ * The pods of a workload that rolls through ReplicaSets it owns (a Deployment, an Argo Rollout): the new
+ * ReplicaSet's (as `pickNew` finds it among them) and the others'.
+ */
+export function podsByReplicaSet(
+  uid: string | undefined,
+  snap: Pick<RolloutSnapshot, 'pods' | 'replicaSets'>,
+  pickNew: (owned: ReplicaSet[]) => ReplicaSet | undefined,
+): RolloutPods {
+  const owned = snap.replicaSets.filter((rs) => ownedBy(rs, uid));
+  const newReplicaSet = pickNew(owned);
+  const oldReplicaSets = owned.filter((rs) => rs !== newReplicaSet);
+  const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
+  return {
+    newPods: newReplicaSet ? podsOf([newReplicaSet]) : [],
+    oldPods: podsOf(oldReplicaSets),
+    newReplicaSet,
+    oldReplicaSets,
+  };
+}
+
 /** A Deployment's or a StatefulSet's counts: replicas. */
 export function replicaCounts(w: {
   spec: { replicas?: number };
@@ -95,18 +117,7 @@ export const deploymentKind: KindModule<Tagged> = {
   word: 'deployment',
   noun: 'deployment.apps',
   bareName: true,
-  pods(w, snap) {
-    const owned = snap.replicaSets.filter((rs) => ownedBy(rs, w.metadata.uid));
-    const newReplicaSet = findNewReplicaSet(w, owned);
-    const oldReplicaSets = owned.filter((rs) => rs !== newReplicaSet);
-    const podsOf = (rss: ReplicaSet[]) => snap.pods.filter((p) => rss.some((rs) => ownedBy(p, rs.metadata.uid)));
-    return {
-      newPods: newReplicaSet ? podsOf([newReplicaSet]) : [],
-      oldPods: podsOf(oldReplicaSets),
-      newReplicaSet,
-      oldReplicaSets,
-    };
-  },
+  pods: (w, snap) => podsByReplicaSet(w.metadata.uid, snap, (owned) => findNewReplicaSet(w, owned)),
   phase: phaseOf,
   strategy: resolveStrategy,
   revision: revisionOf,

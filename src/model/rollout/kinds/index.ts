@@ -1,4 +1,5 @@
 import type { RolloutTarget } from '../../../types/kube.ts';
+import { argoRolloutKind } from './argo-rollout.ts';
 import { daemonSetKind } from './daemonset.ts';
 import { deploymentKind } from './deployment.ts';
 import type { KindModule } from './kind.ts';
@@ -10,6 +11,7 @@ const MODULES: { [K in RolloutTarget['kind']]: KindModule<Extract<RolloutTarget,
   Deployment: deploymentKind,
   StatefulSet: statefulSetKind,
   DaemonSet: daemonSetKind,
+  Rollout: argoRolloutKind,
 };
 
 /** The kinds followed, in the order a bare NAME is looked up and listed. */
@@ -23,4 +25,21 @@ export function kindOf(kind: RolloutTarget['kind']): KindModule {
   return MODULES[kind] as unknown as KindModule;
 }
 
-export type { DaemonSetView, KindModule, RolloutCounts, RolloutPods } from './kind.ts';
+/**
+ * The labels the workload's new pods carry, which a Service selects them by: the template's, and what the kind's
+ * controller adds that Services select too (an Argo Rollout's pod-template hash, in its preview and canary Services).
+ */
+export function podLabelsOf(w: RolloutTarget): Record<string, string> | undefined {
+  return kindOf(w.kind).podLabels?.(w) ?? w.spec.template?.metadata?.labels;
+}
+
+/** status.observedGeneration, as a number whatever the kind writes (an Argo Rollout a string). */
+export function observedGenerationOf(w: RolloutTarget): number {
+  return (
+    kindOf(w.kind).observedGeneration?.(w) ??
+    (w.status as { observedGeneration?: number } | undefined)?.observedGeneration ??
+    0
+  );
+}
+
+export type { ArgoView, DaemonSetView, KindModule, RolloutCounts, RolloutPods } from './kind.ts';

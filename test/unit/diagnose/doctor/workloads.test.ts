@@ -89,6 +89,57 @@ describe('workload kinds in manifests', () => {
     expect(ids(staticReport([worker]))).not.toContain('DR606');
   });
 
+  it('DR607: a gated blue-green Rollout whose preview Service no route names while its active one is routed; not once it is, nor without any route', () => {
+    const blueGreen = as('Rollout', (o) => {
+      o.spec.strategy = { blueGreen: { activeService: 'web', previewService: 'web-preview' } };
+    });
+    const preview = webService((s) => (s.metadata.name = 'web-preview'));
+    const ingress = (service: string): KubeObject =>
+      ({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: service, namespace: 'shop' },
+        spec: {
+          ingressClassName: 'haproxy',
+          rules: [
+            {
+              http: {
+                paths: [
+                  { path: '/', pathType: 'Prefix', backend: { service: { name: service, port: { number: 80 } } } },
+                ],
+              },
+            },
+          ],
+        },
+      }) as unknown as KubeObject;
+    const [f] = one(staticReport([blueGreen, webService(), preview, ingress('web'), pdb()]), 'DR607');
+    expect(f?.title).toBe(
+      'rollout web: no Ingress or HTTPRoute names its preview Service web-preview, which Argo points at the new pods, while service web is routed: HAPTIC would never set the gate on them and the Rollout would never promote',
+    );
+    expect(f?.evidence).toEqual([
+      'spec.strategy.blueGreen.previewService: web-preview',
+      'ingress/web routes service web',
+      'no Ingress or HTTPRoute in the manifests names service web-preview',
+    ]);
+    expect(
+      ids(staticReport([blueGreen, webService(), preview, ingress('web'), ingress('web-preview'), pdb()])),
+    ).not.toContain('DR607');
+    expect(ids(staticReport([blueGreen, webService(), preview, pdb()]))).not.toContain('DR607');
+    // an HTTPRoute to the preview Service routes it as well
+    const route = {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'preview', namespace: 'shop' },
+      spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web-preview', port: 80 }] }] },
+    } as unknown as KubeObject;
+    expect(ids(staticReport([blueGreen, webService(), preview, ingress('web'), route, pdb()]))).not.toContain('DR607');
+    const ungated = as('Rollout', (o) => {
+      o.spec.strategy = { blueGreen: { activeService: 'web', previewService: 'web-preview' } };
+      delete o.spec.template.spec.readinessGates;
+    });
+    expect(ids(staticReport([ungated, webService(), preview, ingress('web'), pdb()]))).not.toContain('DR607');
+  });
+
   it('an autoscaler targets its own kind; the gate checks name the kind', () => {
     const ungatedService = webService((s) => (s.spec.selector = { app: 'other' }));
     const [f] = one(staticReport([as('StatefulSet'), ungatedService, pdb()]), 'DR601');

@@ -12,6 +12,7 @@ import {
 import type { RolloutTarget, Service } from '../../../../src/types/kube.ts';
 
 const deployment = {
+  kind: 'Deployment',
   metadata: { name: 'web', namespace: 'shop' },
   spec: {
     selector: { matchLabels: { app: 'web' } },
