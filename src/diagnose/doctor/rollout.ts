@@ -196,7 +196,8 @@ function routedServices(env: DoctorEnv, namespace: string): Map<string, string> 
  * never routed, never gated, and never promoted. Without a route to either, the routes are elsewhere: not judged.
  */
 function argoServiceUnrouted(d: WorkloadFacts, env: DoctorEnv): Finding[] {
-  if (d.kind !== 'Rollout' || !d.gated) return [];
+  // only an Argo Rollout's strategy has a blueGreen or a canary
+  if (!d.gated) return [];
   const strategy = d.workload.spec.strategy as
     | {
         canary?: { canaryService?: string; stableService?: string };

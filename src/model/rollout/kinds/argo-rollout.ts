@@ -156,6 +156,14 @@ function sameTemplate(rs: ReplicaSet | undefined, w: ArgoRollout): boolean {
   return key(rs.spec.template) === key(w.spec.template);
 }
 
+/** spec.workloadRef, and whether it names a Deployment (its kind when unset, as Argo reads it). */
+function workloadRef(w: ArgoRollout): { kind: string; name: string; deployment: boolean } | undefined {
+  const ref = w.spec.workloadRef;
+  if (!ref?.name) return undefined;
+  const kind = ref.kind ?? 'Deployment';
+  return { kind, name: ref.name, deployment: kind === 'Deployment' };
+}
+
 function argoView(r: ArgoRollout, now: number): ArgoView {
   const s = r.status ?? {};
   const canary = r.spec.strategy?.canary;
@@ -273,15 +281,13 @@ export const argoRolloutKind: KindModule<Tagged> = {
   // takes over (rollout/templateref.go; the API allows a ReplicaSet or a PodTemplate too, which the plugin does not
   // read)
   templateRef: (w) => {
-    const ref = w.spec.workloadRef;
-    return ref?.name && (ref.kind ?? 'Deployment') === 'Deployment'
-      ? { kind: 'Deployment', name: ref.name }
-      : undefined;
+    const ref = workloadRef(w);
+    return ref?.deployment ? { kind: 'Deployment', name: ref.name } : undefined;
   },
   unfollowable: (w) => {
-    const ref = w.spec.workloadRef;
-    return ref?.name && (ref.kind ?? 'Deployment') !== 'Deployment'
-      ? `rollout/${w.metadata.name} takes its pod template from ${ref.kind?.toLowerCase()}/${ref.name} (spec.workloadRef); kubectl haptic reads a workloadRef to a Deployment only`
+    const ref = workloadRef(w);
+    return ref && !ref.deployment
+      ? `rollout/${w.metadata.name} takes its pod template from ${ref.kind.toLowerCase()}/${ref.name} (spec.workloadRef); kubectl haptic reads a workloadRef to a Deployment only`
       : undefined;
   },
   // what `kubectl argo rollouts restart` sends (pkg/kubectl-argo-rollouts/cmd/restart): the controller then replaces
