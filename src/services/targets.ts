@@ -102,6 +102,8 @@ export async function resolveTargets(
   let refused: unknown;
   /** the kinds that could not be read, and why: noted once every read is done, with the kinds that were */
   const unread = new Map<RolloutTarget['kind'], unknown>();
+  /** optional kinds not served or not readable: none of theirs, and not among the kinds said to be checked */
+  const unlisted = new Set<RolloutTarget['kind']>();
   const read = async (
     kind: RolloutTarget['kind'],
     query: { name?: string; labelSelector?: string | undefined },
@@ -114,7 +116,10 @@ export async function resolveTargets(
     } catch (err) {
       // a custom resource the cluster does not serve (404), or that the user may not read, has no workloads to
       // speak of unless its kind was named
-      if (bare && kindOf(kind).optional && (isApiError(err, 'NotFound') || isApiError(err, 'Forbidden'))) return [];
+      if (bare && kindOf(kind).optional && (isApiError(err, 'NotFound') || isApiError(err, 'Forbidden'))) {
+        unlisted.add(kind);
+        return [];
+      }
       if (kind === PRIMARY || !isApiError(err, 'Forbidden') || !bare || (!query.name && !notes)) throw err;
       refused = err;
       // a name that turns out another kind needs no warning about this one (a report still says what it could not
@@ -124,7 +129,7 @@ export async function resolveTargets(
     }
   };
   const noteUnread = () => {
-    const checked = ROLLOUT_KINDS.filter((k) => !unread.has(k)).map(plural);
+    const checked = ROLLOUT_KINDS.filter((k) => !unread.has(k) && !unlisted.has(k)).map(plural);
     // in the registry's order, not the order the refusals came back in
     for (const kind of ROLLOUT_KINDS.filter((k) => unread.has(k))) {
       const err = unread.get(kind);

@@ -160,13 +160,13 @@ describe('cluster access like kubectl', () => {
     expect(await runPlugin(['status', '-n', empty])).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No Deployments, StatefulSets or DaemonSets found in namespace "${empty}".\n`,
+      stderr: `No Deployments, StatefulSets, DaemonSets or Rollouts found in namespace "${empty}".\n`,
     });
     // nothing to explain is an input error: exit 0 would read as "not stalled"
     expect(await runPlugin(['why-stalled', '-n', empty, '-l', 'app=x'])).toEqual({
       code: 3,
       stdout: '',
-      stderr: `error: no Deployments, StatefulSets or DaemonSets in namespace "${empty}" match -l app=x\n`,
+      stderr: `error: no Deployments, StatefulSets, DaemonSets or Rollouts in namespace "${empty}" match -l app=x\n`,
     });
     // a bound on a wait that was not asked for is refused, not ignored
     expect(await runPlugin(['status', '-n', empty, '--timeout', '5s'])).toEqual({
@@ -180,7 +180,7 @@ describe('cluster access like kubectl', () => {
     const wait = await runPlugin(['status', '-n', empty, '--wait']);
     expect(wait).toMatchObject({
       code: 3,
-      stderr: `error: no Deployments, StatefulSets or DaemonSets in namespace "${empty}"\n`,
+      stderr: `error: no Deployments, StatefulSets, DaemonSets or Rollouts in namespace "${empty}"\n`,
     });
   });
 

@@ -585,7 +585,7 @@ describe('kubectl haptic doctor on the real control plane', () => {
     expect({ code: empty.code, stdout: empty.stdout, stderr: empty.stderr }).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No Deployments, StatefulSets or DaemonSets found in namespace "${ns}".\n`,
+      stderr: `No Deployments, StatefulSets, DaemonSets or Rollouts found in namespace "${ns}".\n`,
     });
   });
 });

@@ -351,7 +351,7 @@ describe('enable-gate / disable-gate on the real control plane', () => {
       [
         ['enable-gate', '-l', 'app=nothing', '-n', ns],
         3,
-        `error: no Deployments, StatefulSets or DaemonSets in namespace "${ns}" match -l app=nothing\n`,
+        `error: no Deployments, StatefulSets, DaemonSets or Rollouts in namespace "${ns}" match -l app=nothing\n`,
       ],
       [
         ['enable-gate', 'pod/db', '-n', ns],
