@@ -62,6 +62,16 @@ describe("an old pod's sessions over its drain", () => {
     expect(h.drainedAt).toBeUndefined();
   });
 
+  it('killed with what the last read saw: a request that ended before the kill is among them, not among the cut', () => {
+    // a CI lab run: 5 long requests and 1 short one on the old pod's server at the last read (scur is every stream
+    // connected to it); the short one was answered, then the kill cut the 5, and HAProxy retried them on the new pod
+    const h = walk([
+      [1000, read({ 'a/2/be/web': [6] }), true, false],
+      [2995, read({ 'a/2/be/web': [0, 0, 5] }), true, false],
+    ])!;
+    expect(h).toMatchObject({ peak: 6, openAtEnd: 6, readBeforeEndMs: 1995, failed: 0, retried: 5 });
+  });
+
   it('ended with sessions open: the first read after it tells (same rows: finished, or cut)', () => {
     const finished = walk([
       [1000, read({ 'a/1/be/web': [2] }), true, false],
