@@ -3,33 +3,11 @@
 // each new pod through the gate, and an indefinite pause holds it Paused until promoted. This is the ground the
 // plugin's Rollout kind stands on: the controller, not a stand-in, decides steps, pauses and promotion.
 import { describe, expect, it } from 'vitest';
-import { adminApi, GATE, type KubeObject, newNamespace, routedService, waitFor } from './support.ts';
+import { adminApi, argoRollout, GATE, getRollout, newNamespace, routedService, waitFor } from './support.ts';
 
-type Rollout = KubeObject & { spec: any; status?: any; metadata: { generation: number } };
 const api = () => adminApi();
-const getRollout = (ns: string, name: string) => api().get<Rollout>('argoproj.io/v1alpha1', 'Rollout', name, ns);
-
-function canary(ns: string, name: string, steps: object[], image = 'example/app:1'): KubeObject {
-  const labels = { app: name };
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Rollout',
-    metadata: { name, namespace: ns },
-    spec: {
-      replicas: 2,
-      selector: { matchLabels: labels },
-      strategy: { canary: { steps } },
-      template: {
-        metadata: { labels },
-        spec: {
-          readinessGates: [{ conditionType: GATE }],
-          terminationGracePeriodSeconds: 2,
-          containers: [{ name: 'app', image, ports: [{ name: 'http', containerPort: 8080 }] }],
-        },
-      },
-    },
-  };
-}
+const canary = (ns: string, name: string, steps: object[], image = 'example/app:1') =>
+  argoRollout(ns, name, { canary: { steps } }, { image });
 
 /** Argo's own verdict: Healthy at this generation (observedGeneration is a string in a Rollout's status). */
 const healthy = (ns: string, name: string) =>

@@ -6,48 +6,19 @@
 import { describe, expect, it } from 'vitest';
 import {
   adminApi,
+  argoRollout,
   GATE,
-  type KubeObject,
+  getRollout,
   newNamespace,
+  type Rollout,
   routedService,
   runPlugin,
   service,
   waitFor,
 } from './support.ts';
 
-type Rollout = KubeObject & { spec: any; status?: any; metadata: { generation: number } };
 const api = () => adminApi();
-const getRollout = (ns: string, name: string) => api().get<Rollout>('argoproj.io/v1alpha1', 'Rollout', name, ns);
 const ids = (text: string) => [...text.matchAll(/\[(HS\d{3}|HG\d{3})\]/g)].map((m) => m[1]);
-
-function rollout(
-  ns: string,
-  name: string,
-  strategy: object,
-  o: { image?: string; gated?: boolean; replicas?: number } = {},
-): KubeObject {
-  const labels = { app: name };
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Rollout',
-    metadata: { name, namespace: ns },
-    spec: {
-      replicas: o.replicas ?? 2,
-      selector: { matchLabels: labels },
-      strategy,
-      template: {
-        metadata: { labels },
-        spec: {
-          ...(o.gated === false ? {} : { readinessGates: [{ conditionType: GATE }] }),
-          terminationGracePeriodSeconds: 2,
-          containers: [
-            { name: 'app', image: o.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] },
-          ],
-        },
-      },
-    },
-  };
-}
 
 /** Argo's own verdict at this generation: Healthy (observedGeneration is a string in a Rollout's status). */
 const argoSays = (ns: string, name: string, phase: string, also: (r: Rollout) => boolean = () => true) =>
@@ -65,7 +36,7 @@ describe('Argo Rollouts on the real controller', () => {
     const steps = [{ setWeight: 50 }, { pause: { duration: '1s' } }];
     await api().apply([
       ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
-      rollout(ns, 'web', { canary: { steps } }, { gated: false }),
+      argoRollout(ns, 'web', { canary: { steps } }, { gated: false }),
     ]);
     const before = await argoSays(ns, 'web', 'Healthy');
 
@@ -111,10 +82,10 @@ describe('Argo Rollouts on the real controller', () => {
     const strategy = { canary: { steps: [{ setWeight: 50 }, { pause: {} }] } };
     await api().apply([
       ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
-      rollout(ns, 'web', strategy),
+      argoRollout(ns, 'web', strategy),
     ]);
     await argoSays(ns, 'web', 'Healthy');
-    await api().apply([rollout(ns, 'web', strategy, { image: 'example/app:2' })]);
+    await api().apply([argoRollout(ns, 'web', strategy, { image: 'example/app:2' })]);
     await argoSays(ns, 'web', 'Paused', (r) => r.status.currentStepIndex === 1);
 
     const why = await runPlugin(['why-stalled', 'rollout/web', '-n', ns, '-o', 'json']);
@@ -139,11 +110,11 @@ describe('Argo Rollouts on the real controller', () => {
     await api().apply([
       ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
       service({ name: 'web-preview', namespace: ns, selector: { app: 'web' } }),
-      rollout(ns, 'web', strategy),
+      argoRollout(ns, 'web', strategy),
     ]);
     // the first revision has nothing to preview: Argo points both Services at it, and the active one is routed
     await argoSays(ns, 'web', 'Healthy');
-    await api().apply([rollout(ns, 'web', strategy, { image: 'example/app:2' })]);
+    await api().apply([argoRollout(ns, 'web', strategy, { image: 'example/app:2' })]);
     const progressing = await waitFor(() => getRollout(ns, 'web'), {
       what: 'Argo points the preview Service at the new pods',
       timeoutMs: 60_000,
@@ -179,7 +150,7 @@ describe('Argo Rollouts on the real controller', () => {
     await api().apply([
       ...routedService({ name: 'api', namespace: ns, selector: { app: 'api' } }),
       service({ name: 'api-preview', namespace: ns, selector: { app: 'api' } }),
-      rollout(ns, 'api', { blueGreen: { activeService: 'api', previewService: 'api-preview' } }, { gated: false }),
+      argoRollout(ns, 'api', { blueGreen: { activeService: 'api', previewService: 'api-preview' } }, { gated: false }),
     ]);
     await argoSays(ns, 'api', 'Healthy');
     const refused = await runPlugin(['enable-gate', 'rollout/api', '-n', ns]);
@@ -191,7 +162,7 @@ describe('Argo Rollouts on the real controller', () => {
 
   it("a Rollout whose template is a Deployment's (spec.workloadRef): enable-gate patches the Deployment, and Argo rolls the gated pods to Healthy", async () => {
     const ns = await newNamespace('argo-ref');
-    const template = rollout(ns, 'web', {}, { gated: false }) as any;
+    const template = argoRollout(ns, 'web', {}, { gated: false }) as any;
     await api().apply([
       ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
       {
@@ -234,7 +205,7 @@ describe('Argo Rollouts on the real controller', () => {
     const ns = await newNamespace('argo-drill');
     await api().apply([
       ...routedService({ name: 'web', namespace: ns, selector: { app: 'web' } }),
-      rollout(ns, 'web', { canary: { steps: [{ setWeight: 50 }] } }),
+      argoRollout(ns, 'web', { canary: { steps: [{ setWeight: 50 }] } }),
     ]);
     await argoSays(ns, 'web', 'Healthy');
     const plan = await runPlugin(['drill', 'rollout/web', '-n', ns, '--dry-run', '-o', 'json']);

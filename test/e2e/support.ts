@@ -410,3 +410,39 @@ export function followFromStart(ns: string, name: string, kind = 'deployment', o
     },
   };
 }
+
+/** A Rollout object as the API returns it (status.observedGeneration is a string there). */
+export type Rollout = KubeObject & { spec: any; status?: any; metadata: { generation: number } };
+
+export const getRollout = (ns: string, name: string) =>
+  adminApi().get<Rollout>('argoproj.io/v1alpha1', 'Rollout', name, ns);
+
+/** An Argo Rollout of 2 replicas (by default gated) with `strategy`: app=NAME, a container with an `http` port. */
+export function argoRollout(
+  ns: string,
+  name: string,
+  strategy: object,
+  o: { image?: string; gated?: boolean; replicas?: number } = {},
+): KubeObject {
+  const labels = { app: name };
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name, namespace: ns },
+    spec: {
+      replicas: o.replicas ?? 2,
+      selector: { matchLabels: labels },
+      strategy,
+      template: {
+        metadata: { labels },
+        spec: {
+          ...(o.gated === false ? {} : { readinessGates: [{ conditionType: GATE }] }),
+          terminationGracePeriodSeconds: 2,
+          containers: [
+            { name: 'app', image: o.image ?? 'example/app:1', ports: [{ name: 'http', containerPort: 8080 }] },
+          ],
+        },
+      },
+    },
+  };
+}
