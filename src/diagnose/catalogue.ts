@@ -13,17 +13,21 @@ const INSTALL_GATE_FEATURE = GATE_FEATURE_HELM_VALUE;
 const ROUTE_FIX =
   "create a route HAPTIC renders: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}'";
 
-/** How to fix a render that reaches no HAProxy pod, by why (HS107, HG122). */
+/** How to fix what HAPTIC's validation says (HS107, HG122), by why. */
 const RENDER_FIX = {
   haproxyRefused:
     'fix the template or the Ingress/annotation that produces the refused line; kubectl -n {namespace} describe haproxytemplateconfig {templateConfig}',
   gateUnavailable:
     'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 (why the validation with haproxy -c could not run)',
   configInvalid:
-    "fix the template or test named in validationErrors (a route to a port name its Service lacks fails the agent generation's whole render): kubectl -n {namespace} get haproxytemplateconfig {templateConfig} -o yaml",
+    'fix the edit named in validationErrors, or undo it; until then the edit has no effect: kubectl -n {namespace} get haproxytemplateconfig {templateConfig} -o yaml',
   loadGateFailed:
-    'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100; roll back the config change that fails the load gate',
+    'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --previous --tail=100; roll back the config change that fails the load gate before the leading controller pod is replaced',
 };
+
+/** How to fix a render that fails on a port name the Service lacks (HG124, HS115). */
+const PORT_NAME_FIX =
+  'give service/{service} a port named {port} again (or point {routeResource} at a port it has): kubectl -n {serviceNamespace} edit service {service}';
 
 /**
  * Every finding id, its severity, what it means, and the words of its title and fix. Ids are stable and never
@@ -163,7 +167,7 @@ export const CATALOGUE = {
   HG116: {
     severity: 'blocker',
     summary:
-      "No route that HAPTIC renders reaches a Service that selects the pod template (no Ingress of its class, a route in another namespace without a ReferenceGrant, a default backend the dataplane generation does not read…), and HAPTIC's live config has no server for any of the workload's pods: HAPTIC would never route the new pods, so they would never become Ready.",
+      "No route that HAPTIC renders reaches a Service that selects the pod template (no Ingress of its class, a route in another namespace without a ReferenceGrant, a default backend the dataplane generation does not read…), and HAPTIC's live config has no server for the workload's pods in the backend of such a Service (an old pod's server in a Service the template leaves proves nothing): HAPTIC would never route the new pods, so they would never become Ready.",
     title:
       'No route that HAPTIC renders reaches {services}: HAPTIC renders backends only for Services its routes name, so it would never route the new pods and they would never become Ready',
     fix: {
@@ -181,7 +185,7 @@ export const CATALOGUE = {
   HG118: {
     severity: 'ok',
     summary:
-      "HAPTIC routes a Service that selects the pod template: its live config has a server for one of the workload's pods, or a route it renders names the Service.",
+      "HAPTIC routes a Service that selects the pod template: its live config has a server for one of the workload's pods in that Service's backend, or a route it renders names the Service.",
     title: 'HAPTIC routes {services}',
   },
   HG119: {
@@ -221,16 +225,16 @@ export const CATALOGUE = {
   HG122: {
     severity: 'warning',
     summary:
-      'No new render reaches HAProxy now (HAProxy refuses it, it cannot be validated, the template config is invalid, or new controller pods refuse it): the rollout that adds the gate waits until that is fixed, while the old pods keep serving.',
+      "HAPTIC's validation refuses something now. No new render reaches HAProxy when HAProxy refuses it or it cannot be validated: the rollout that adds the gate waits until that is fixed, while the old pods keep serving. A refused edit of the template config, or new controller pods refusing it at start-up, hold nothing back: the configuration in force keeps rendering. A refusal HAProxy has since outlived (the template config keeps saying it) is not reported.",
     title: {
       haproxyRefused:
         "HAProxy refuses HAPTIC {installation}'s rendered configuration: the new pods will wait for the gate until it is fixed (the old pods keep serving)",
       gateUnavailable:
         'HAPTIC {installation} cannot validate its rendered configuration: the new pods will wait for the gate until it can (the old pods keep serving)',
       configInvalid:
-        "HAPTIC {installation}'s template config is invalid: nothing new is rendered, so the new pods will wait for the gate until it is fixed (the old pods keep serving)",
+        'HAPTIC {installation} refused the latest edit of its template config: it keeps rendering with the configuration from before that edit, so the new pods are not held back by it, and the edit takes effect only once fixed',
       loadGateFailed:
-        "HAPTIC {installation}'s new controller pods refuse the configuration: the new pods will wait for the gate until it is fixed (the old pods keep serving)",
+        "HAPTIC {installation}'s new controller pods refuse the configuration at start-up (load gate) and crash-loop: the controller pod that leads keeps rendering and setting the gate with the configuration it loaded, until it is replaced",
     },
     fix: RENDER_FIX,
   },
@@ -245,6 +249,23 @@ export const CATALOGUE = {
         'No route that HAPTIC renders reaches the canary Service service/{service}: Argo selects the canary pods with it, so HAPTIC would never set the gate on them and the Rollout would stop at its first step',
     },
     fix: "route the {role} Service too: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}'; then run enable-gate again",
+  },
+  HG124: {
+    severity: 'blocker',
+    severityOf: { unknown: 'warning' },
+    summary:
+      "A route the agent generation renders names a Service port by name the Service lacks (a port renamed under an Ingress): its ResolveServicePort fails the installation's whole render, for every workload, and HAPTIC writes nothing about it (the template config stays Validated=True, only the controller's log says it): HAPTIC would never route the new pods. Where the Services of such a route's namespace cannot be read, that is said.",
+    title: {
+      portName:
+        'HAPTIC {installation} renders nothing new: {route} names port {port} of service/{service}, which has no port of that name, and that fails its whole render, so it would never route the new pods and they would never become Ready',
+      unknown:
+        'Could not tell whether HAPTIC {installation} can render at all: {count} Ingress(es) it renders name a Service port by name in namespaces whose Services could not be read (a port name its Service lacks fails the whole render)',
+    },
+    fix: {
+      portName: `${PORT_NAME_FIX}; then run enable-gate again`,
+      unknown:
+        'ask for read access to services in the namespaces named above, or check by hand that each Service has the port name its Ingress gives',
+    },
   },
   HS101: {
     severity: 'error',
@@ -324,18 +345,19 @@ export const CATALOGUE = {
   },
   HS107: {
     severity: 'error',
-    endsWait: { holdSeconds: 15 },
+    severityOf: { configInvalid: 'warning', loadGateFailed: 'warning' },
+    endsWait: { haproxyRefused: { holdSeconds: 15 }, gateUnavailable: { holdSeconds: 15 } },
     summary:
-      'No new render reaches HAProxy: HAProxy refused it, the validation could not run, the template is invalid, or new controller pods refused it at start-up; pods keep the last accepted config.',
+      "What HAPTIC's validation refuses, by what HAProxy runs. An error when no new render reaches HAProxy (HAProxy refused it, or the validation could not run): HAProxy pods keep the last accepted config. A warning when a template-config edit was refused (the configuration from before it keeps rendering and deploying) or new controller pods refuse the config at start-up (they crash-loop while the leading one keeps rendering): neither holds the pods back, so the causes after it are still looked for. A refusal HAProxy has since outlived is not reported.",
     title: {
       haproxyRefused:
         "HAProxy refused HAPTIC {installation}'s rendered configuration; HAProxy pods keep the last accepted one, which does not route the new pods",
       gateUnavailable:
         'HAPTIC {installation} could not validate its rendered configuration (the render gate is unavailable); nothing new reaches the HAProxy pods',
       configInvalid:
-        "HAPTIC {installation}'s template config is invalid (a template or validation test fails); nothing new is rendered for the new pods",
+        'HAPTIC {installation} refused the latest edit of its template config; it keeps rendering and deploying with the configuration from before that edit, which is not why the pods wait',
       loadGateFailed:
-        "HAPTIC {installation}'s new controller pods refuse the configuration at start-up (load gate), so none of them takes over rendering",
+        "HAPTIC {installation}'s new controller pods refuse the configuration at start-up (load gate) and crash-loop; the leading controller pod keeps rendering with the configuration it loaded",
     },
     fix: RENDER_FIX,
   },
@@ -384,7 +406,7 @@ export const CATALOGUE = {
     severity: 'error',
     endsWait: { holdSeconds: 20 },
     summary:
-      "The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, a route in another namespace without a ReferenceGrant…) and HAPTIC's live config has no server for any pod of the workload: HAPTIC never routes them, so it never sets the condition (the near misses named).",
+      "The pods are selected by a Service, but no route that HAPTIC renders names it (no Ingress of its class, an Ingress without a class, a route in another namespace without a ReferenceGrant…) and HAPTIC's live config has no server for them or in the backend of a Service that selects them (an old pod's server in a Service the new template leaves proves nothing): HAPTIC never routes them, so it never sets the condition (the near misses named).",
     title:
       '{pods}: no route that HAPTIC renders reaches {services}, so HAPTIC never routes {which} and never sets {gateType}',
     fix: {
@@ -404,6 +426,23 @@ export const CATALOGUE = {
         'rollout {name}: Argo points the canary Service service/{service} at the new pods, and no route that HAPTIC renders reaches it, so HAPTIC never sets {gateType} on {pods} and the rollout never goes past its step',
     },
     fix: "route the {role} Service too: kubectl -n {namespace} create ingress {service} --class={routeClass} --rule='/*={service}:{port}' (HAPTIC sets the gate only on pods its configs route)",
+  },
+  HS115: {
+    severity: 'error',
+    endsWait: { portName: { holdSeconds: 15 }, unexplained: { holdSeconds: 30 } },
+    summary:
+      "HAPTIC renders nothing new, and writes nothing about it: a route the agent generation renders names a Service port by name the Service lacks, which fails the installation's whole render, or the live config has stayed as it was since before the waiting pods existed (ready, listed in their Service's EndpointSlice, with no server) while every HAProxy pod runs it. No new pod of any workload it routes gets the gate.",
+    title: {
+      portName:
+        'HAPTIC {installation} fails every render: {route} names port {port} of service/{service}, which has no port of that name; its live config has no server for {pods}, and no new one is rendered',
+      unexplained:
+        "HAPTIC {installation} has rendered nothing since before {pods} existed: its live config has no server for them, and a render that fails is told only in the controller's log",
+    },
+    fix: {
+      portName: PORT_NAME_FIX,
+      unexplained:
+        'kubectl -n {namespace} logs -l app.kubernetes.io/component=controller --tail=100 | grep -i -A3 render',
+    },
   },
   HS201: {
     severity: 'error',

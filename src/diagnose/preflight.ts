@@ -2,7 +2,8 @@ import type { Pod, RolloutTarget, Service } from '../types/kube.ts';
 import { GATE_CONDITION } from '../haptic/names.ts';
 import type { HapticModel, Installation } from '../model/haptic/haptic.ts';
 import { formatSelector, mapSelects, selectorMatches } from '../model/selectors.ts';
-import { renderedFor } from '../model/haptic/rendered.ts';
+import { renderedFor, routedBackends } from '../model/haptic/rendered.ts';
+import { servicesSelecting } from '../model/services.ts';
 import { resolveStrategy } from '../model/rollout/strategy.ts';
 import { statefulSetStrategy } from '../model/rollout/statefulset.ts';
 import { daemonSetStrategy } from '../model/rollout/kinds/daemonset.ts';
@@ -18,6 +19,7 @@ import {
   renderProblem,
   standaloneControllerDown,
 } from './checks/haptic.ts';
+import { frozenRenderChecks } from './checks/frozen-render.ts';
 import { routeCheck } from './checks/routes.ts';
 import { serviceSelection } from './checks/services.ts';
 import { routeInstallations, routingFor, routingOf, type RouteLists, type Routing } from '../model/haptic/routes.ts';
@@ -58,13 +60,20 @@ export function preflight({
       (p.metadata.namespace ?? '') === (deployment.metadata.namespace ?? '') &&
       selectorMatches(deployment.spec.selector, p.metadata.labels),
   );
+  const judged = routingFor(podLabelsOf(deployment), services, routes, routeInstallations(haptic.installations));
   const routing: Routing = {
-    ...routingFor(podLabelsOf(deployment), services, routes, routeInstallations(haptic.installations)),
-    // with no pod to look for, the routes alone decide
+    ...judged,
+    // with no pod to look for, the routes alone decide; a pod's server proves only the Service of its backend routed
+    // (routeCheck): an old pod's, in a Service the template no longer matches, proves nothing for the new pods
     rendered: own?.length
       ? renderedFor(
           haptic.installations,
-          own.map((p) => ({ name: p.metadata.name, ip: p.status?.podIP })),
+          own.map((p) => ({
+            name: p.metadata.name,
+            ip: p.status?.podIP,
+            services: servicesSelecting(services, p.metadata.labels).map((s) => s.metadata.name),
+          })),
+          routedBackends(judged.services),
         )
       : undefined,
   };
@@ -74,6 +83,7 @@ export function preflight({
     selection,
     ...reached,
     ...(haptic.installations.length ? ownServiceChecks(deployment, services, routes, haptic) : []),
+    ...frozenRenderChecks(haptic, services, deployment.metadata.namespace ?? ''),
     ...hapticChecks(haptic),
     ...strategyChecks(deployment, conditionType),
     ...gateWarnings(deployment, services),

@@ -147,6 +147,22 @@ const container = obj(
   },
   ['name'],
 );
+const containerStatus = obj(
+  {
+    name: str,
+    ready: bool,
+    restartCount: num,
+    started: bool,
+    image: str,
+    state: obj({
+      running: obj({ startedAt: time }),
+      waiting: obj({ reason: str, message: str }),
+      terminated: obj({ exitCode: num, reason: str, message: str, finishedAt: time }),
+    }),
+    lastState: obj({ terminated: obj({ exitCode: num, reason: str, message: str, finishedAt: time }) }),
+  },
+  ['name'],
+);
 const podSpec = obj({
   containers: withDefault(list(container), () => []),
   initContainers: list(container),
@@ -358,24 +374,8 @@ export const KIND_SHAPES: Record<string, Shape> = {
       podIPs: list(obj({ ip: str }, ['ip'])),
       startTime: time,
       conditions,
-      containerStatuses: list(
-        obj(
-          {
-            name: str,
-            ready: bool,
-            restartCount: num,
-            started: bool,
-            image: str,
-            state: obj({
-              running: obj({ startedAt: time }),
-              waiting: obj({ reason: str, message: str }),
-              terminated: obj({ exitCode: num, reason: str, message: str, finishedAt: time }),
-            }),
-            lastState: obj({ terminated: obj({ exitCode: num, reason: str, message: str, finishedAt: time }) }),
-          },
-          ['name'],
-        ),
-      ),
+      containerStatuses: list(containerStatus),
+      initContainerStatuses: list(containerStatus),
     }),
   }),
   Service: obj({

@@ -4,15 +4,17 @@ import type { HapticInputs } from '../types/snapshot.ts';
 import type { KubeClient } from './client.ts';
 import type { ApiError } from './errors.ts';
 import { R } from './resources.ts';
+import { loadRouteServices } from './route-services.ts';
 import { fetchAll, fetchQuery, type Fetched } from './snapshot.ts';
-import { trimObject as trim } from './trim.ts';
+import { trimHAProxyCfg, trimObject as trim } from './trim.ts';
 
 /**
  * Everything about HAPTIC installations, cluster-wide: template configs, rendered configs, HAPTIC's pods, the
  * RBAC that says whether the gate feature is on, and the routes it may render (Ingresses, Gateways, HTTP, GRPC, TLS
  * and TCP routes, ReferenceGrants; a cluster without the Gateway API, or without its experimental kinds, answers
  * NotFound, kept as such) — one parallel round; the Leases of each installation namespace
- * are asked for as soon as the template configs are known. A user who may not read some of it gets the rest.
+ * are asked for as soon as the template configs are known, and the Services that Ingresses name by port name once the
+ * Ingresses are (route-services.ts). A user who may not read some of it gets the rest.
  * Objects come without their managedFields (trimObject), which nothing reads.
  */
 export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
@@ -33,7 +35,7 @@ export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
   const [first, rest, leaseList] = await Promise.all([
     templateConfigs,
     fetchAll(client, {
-      haproxyCfgs: { resource: R.haproxycfgs, optional: true, trim },
+      haproxyCfgs: { resource: R.haproxycfgs, optional: true, trim: trimHAProxyCfg },
       pods: { resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, optional: true, trim },
       clusterRoles: { resource: R.clusterroles, optional: true, trim },
       clusterRoleBindings: { resource: R.clusterrolebindings, optional: true, trim },
@@ -47,5 +49,7 @@ export async function loadHaptic(client: KubeClient): Promise<HapticInputs> {
     }),
     leases,
   ]);
-  return { ...first, ...rest, leases: leaseList } as HapticInputs;
+  // the Services Ingresses name by port name, once the Ingresses are known (none asked for when none does)
+  const routeServices = await loadRouteServices(client, rest.ingresses);
+  return { ...first, ...rest, leases: leaseList, ...(routeServices ? { routeServices } : {}) } as HapticInputs;
 }

@@ -39,6 +39,19 @@ export function trimObject<T extends KubeObject>(object: T): T {
   return { ...object, metadata: lightMeta(object.metadata) };
 }
 
+/**
+ * A HAProxyCfg as trimObject leaves it, but for when its spec was last written: of managedFields, the entries that
+ * own spec fields, each cut to its manager, operation and time (model/haptic/haptic.ts, specWrittenAt: a render's
+ * time, the agent generation writing no other).
+ */
+export function trimHAProxyCfg<T extends KubeObject>(cfg: T): T {
+  const writers = (cfg.metadata.managedFields ?? [])
+    .filter((f) => !f.subresource && f.fieldsV1 && 'f:spec' in f.fieldsV1)
+    .map((f) => ({ manager: f.manager, operation: f.operation, time: f.time, fieldsV1: { 'f:spec': {} } }));
+  const light = trimObject(cfg);
+  return writers.length ? { ...light, metadata: { ...light.metadata, managedFields: writers } } : light;
+}
+
 /** Identity and lifecycle: what buildPodView, ownership, endpoints and selectors read of a pod's metadata. */
 const POD_META = [
   'name',

@@ -6,7 +6,7 @@ import { Informer, type InformerOptions } from '../kube/informer.ts';
 import { R, WORKLOAD_OWNS_REPLICASETS } from '../kube/resources.ts';
 import { rolloutQueries } from '../kube/rollout-snapshot.ts';
 import type { Query } from '../kube/snapshot.ts';
-import { trimObject } from '../kube/trim.ts';
+import { trimHAProxyCfg, trimObject } from '../kube/trim.ts';
 import { splitRollouts } from '../model/rollout/inputs.ts';
 import { kindOf } from '../model/rollout/kinds/index.ts';
 import { rememberConfigs, type ConfigMemory } from '../model/haptic/haptic.ts';
@@ -236,7 +236,7 @@ export class RolloutStream implements RolloutFollower {
       slices: make(q.slices),
       warnings: make(q.warnings),
       templateConfigs: make({ resource: R.haproxytemplateconfigs, trim: trimObject }),
-      haproxyCfgs: make({ resource: R.haproxycfgs, trim: trimObject }),
+      haproxyCfgs: make({ resource: R.haproxycfgs, trim: trimHAProxyCfg }),
       hapticPods: make({ resource: R.pods, labelSelector: HAPTIC_PODS_SELECTOR, trim: trimObject }),
       clusterRoles: make({ resource: R.clusterroles, trim: trimObject }),
       clusterRoleBindings: make({ resource: R.clusterrolebindings, trim: trimObject }),

@@ -23,7 +23,14 @@ export interface ObjectMeta {
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
   /** who set which fields (server-side field management) */
-  managedFields?: { manager?: string; operation?: string; subresource?: string; fieldsV1?: Record<string, unknown> }[];
+  managedFields?: {
+    manager?: string;
+    operation?: string;
+    subresource?: string;
+    /** when the manager's last write changed the object (the API server leaves it on a write that changes nothing) */
+    time?: string;
+    fieldsV1?: Record<string, unknown>;
+  }[];
 }
 
 export interface KubeObject {
@@ -142,6 +149,8 @@ export interface Pod extends KubeObject {
     startTime?: string;
     conditions?: Condition[];
     containerStatuses?: ContainerStatus[];
+    /** the init containers', restartable ones (native sidecars) among them */
+    initContainerStatuses?: ContainerStatus[];
   };
 }
 

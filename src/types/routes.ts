@@ -50,8 +50,23 @@ export interface GatewayRoute extends KubeObject {
   };
 }
 
+/** Which routes a listener admits: from which namespaces, of which kinds (the protocol's when none listed). */
+export interface AllowedRoutes {
+  namespaces?: { from?: string; selector?: { matchLabels?: Record<string, string> } };
+  kinds?: { group?: string; kind: string }[];
+}
+
+export interface GatewayListener {
+  name: string;
+  protocol?: string;
+  port?: number;
+  hostname?: string;
+  tls?: { mode?: string };
+  allowedRoutes?: AllowedRoutes;
+}
+
 export interface Gateway extends KubeObject {
-  spec?: { gatewayClassName?: string; listeners?: { name: string; protocol?: string; port?: number }[] };
+  spec?: { gatewayClassName?: string; listeners?: GatewayListener[] };
 }
 
 /** Lets routes of the `from` namespaces and kinds reach the `to` kinds (and names) of its own namespace. */

@@ -43,6 +43,19 @@ export interface HapticInputs {
   gateways: Read<Gateway>;
   /** what lets a route reach a Service of another namespace */
   referenceGrants: Read<ReferenceGrant>;
+  /**
+   * the Services of the namespaces whose Ingresses name a Service port by name, read only when one does: whether
+   * the agent generation's one render resolves every such port (model/haptic/frozen-render.ts). Absent when not read.
+   */
+  routeServices?: RouteServices | undefined;
+}
+
+/** Services of some namespaces: those read, and why the others could not be. */
+export interface RouteServices {
+  items: Service[];
+  /** the namespaces whose Services are all in `items` */
+  namespaces: string[];
+  unread: { namespace: string; reason: string }[];
 }
 
 /**

@@ -3,6 +3,7 @@ import type { HAProxyPodInfo, Installation } from '../model/haptic/haptic.ts';
 import type { PodView } from '../model/rollout/pod.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
 import { kindOf } from '../model/rollout/kinds/index.ts';
+import { renderProblem } from '../diagnose/checks/haptic.ts';
 
 /** How a cell should look; the text and Ink views map tones to colours. */
 export type Tone = 'good' | 'wait' | 'bad' | 'muted' | 'plain';
@@ -225,14 +226,14 @@ function configWords(i: Installation): string {
   if (!i.config) return 'no config';
   const c = i.config;
   if (c.unreadable) return `config unreadable (haproxycfg/${c.name}: ${c.unreadable})`;
-  if (
-    c.configValidated?.status === 'False' ||
-    c.pinned ||
-    (c.invalid && !c.invalid.stale) ||
-    (i.validated?.status === 'False' && !i.validated.outlived)
-  )
-    return 'config refused';
-  return 'config ok';
+  // what HAProxy runs decides (renderProblem): a refused template edit, or new controller pods refusing the config at
+  // start-up, leave the previous config rendering and deploying
+  const problem = renderProblem(i);
+  if (!problem) return 'config ok';
+  if (problem.blocking) return 'config refused';
+  return problem.variant === 'loadGateFailed'
+    ? 'config ok (new controller pods refuse it)'
+    : 'config ok (template edit refused)';
 }
 
 /**

@@ -292,3 +292,163 @@ describe('every mode the agent reports a deploy in', () => {
     expect(fresh).toHaveLength(1);
   });
 });
+
+describe("what HAPTIC's validation verdicts hold back, and a render that fails where HAPTIC writes nothing", () => {
+  const templateConfig = () => api().get<Obj>(HAPTIC, 'HAProxyTemplateConfig', 'haptic-config', 'haptic');
+  const validated = (htc: Obj) => htc.status?.conditions?.find((c: { type: string }) => c.type === 'Validated');
+  const ids = (text: string) => [...text.matchAll(/\[((?:HS|HG)\d{3})\]/g)].map((m) => m[1]);
+  const restart = (ns: string, name: string) =>
+    api().patch('apps/v1', 'Deployment', name, ns, {
+      spec: { template: { metadata: { annotations: { 'example.com/restartedAt': new Date().toISOString() } } } },
+    });
+
+  it('a refused template-config edit (ConfigInvalid) holds nothing back: the configuration before it keeps rendering, a gated rollout completes, and a failed deploy under it is HS106', async () => {
+    // an indexBy expression HAPTIC's JSONPath validator refuses (pkg/controller/validator/jsonpath.go)
+    const path = '/spec/watchedResources/services/indexBy/1';
+    const htc = await templateConfig();
+    expect(htc.spec.watchedResources.services.indexBy[1]).toBe('metadata.name');
+    await api().patch(
+      HAPTIC,
+      'HAProxyTemplateConfig',
+      'haptic-config',
+      'haptic',
+      [
+        { op: 'test', path, value: 'metadata.name' },
+        { op: 'replace', path, value: 'metadata.labels[' },
+      ],
+      { type: 'json' },
+    );
+    try {
+      const refused = await waitFor(templateConfig, {
+        what: 'HAPTIC to refuse the edit',
+        until: (h) =>
+          validated(h)?.reason === 'ConfigInvalid' && h.status.observedGeneration === h.metadata?.generation,
+      });
+      expect(refused.status).toMatchObject({
+        validationStatus: 'Invalid',
+        validationMessage: '1 validation error(s)',
+        validationErrors: [
+          "watched_resources.services.index_by[1]: JSONPath error in parse for expression 'metadata.labels[': unterminated array",
+        ],
+      });
+      const ns = await newNamespace('config-invalid');
+      await served(ns, 'web', true);
+      const done = await runPlugin(['status', 'web', '-n', ns, '--wait', '--timeout', '90s']);
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+      expect((await pods(ns, 'web')).map(gateOf)).toEqual(['True']);
+      // status says the config HAProxy runs is fine, and why the template config says Invalid
+      expect((await runPlugin(['status', 'web', '-n', ns])).stdout).toMatch(
+        /^HAPTIC haptic\/haptic-config: .* · config ok \(template edit refused\) · /m,
+      );
+      // a deploy failing under it is the cause, named first
+      await setKnobs(kubeconfig(), { failDeployTo: 'first' });
+      await restart(ns, 'web');
+      const r = await waitFor(() => runPlugin(['why-stalled', 'web', '-n', ns]), {
+        what: 'HS106 first',
+        timeoutMs: 45_000,
+        intervalMs: 1000,
+        until: (x) => ids(x.stdout)[0] === 'HS106',
+      });
+      expect(r.code).toBe(1);
+      expect(ids(r.stdout)).toEqual(['HS106', 'HS107']);
+      // the refused edit said after it, as what it is: a warning
+      expect(r.stdout).toContain(
+        '! [HS107] HAPTIC haptic/haptic-config refused the latest edit of its template config; it keeps rendering and deploying with the configuration from before that edit, which is not why the pods wait',
+      );
+      expect(r.stdout).toContain('haproxytemplateconfig haptic/haptic-config: Validated=False reason ConfigInvalid');
+    } finally {
+      await resetKnobs(kubeconfig());
+      await api().patch(
+        HAPTIC,
+        'HAProxyTemplateConfig',
+        'haptic-config',
+        'haptic',
+        [{ op: 'replace', path, value: 'metadata.name' }],
+        { type: 'json' },
+      );
+      await waitFor(templateConfig, {
+        what: 'HAPTIC to validate the template config again',
+        until: (h) => validated(h)?.status === 'True' && h.status.observedGeneration === h.metadata?.generation,
+      });
+    }
+  });
+
+  it("the agent generation: a Service's port renamed under an Ingress that names it fails every render, and HAPTIC writes nothing of it; enable-gate on another workload refuses (HG124)", async () => {
+    await setKnobs(kubeconfig(), { statusShape: 'agent' });
+    const billing = await newNamespace('frozen-billing');
+    const ns = await newNamespace('frozen-agent');
+    const api2 = routedService({ name: 'api', namespace: billing, selector: { app: 'api' } });
+    await api().apply(api2);
+    await served(ns, 'web', false);
+    await rolledOut(ns, 'web');
+    const renamed = {
+      ...api2[0]!,
+      spec: { selector: { app: 'api' }, ports: [{ name: 'web', port: 80, targetPort: 'http' }] },
+    } as Obj;
+    const since = new Date();
+    await api().apply([renamed]);
+    try {
+      const gate = await runPlugin(['enable-gate', 'web', '-n', ns, '--dry-run=server']);
+      expect(gate.code, gate.stdout + gate.stderr).toBe(1);
+      expect(gate.stdout).toContain(
+        `[HG124] HAPTIC haptic/haptic-config renders nothing new: ingress ${billing}/api names port http of service/api, which has no port of that name, and that fails its whole render`,
+      );
+      expect(gate.stdout).toContain(
+        `ingress ${billing}/api names port http of service/api (namespace ${billing}), whose ports are web 80: ResolveServicePort fails HAPTIC haptic/haptic-config's whole render on it`,
+      );
+      expect(gate.stdout).toContain(
+        `fix: give service/api a port named http again (or point ingress/api at a port it has): kubectl -n ${billing} edit service api`,
+      );
+      // a change HAPTIC must render: web's new pod; it never gets a server, and HAPTIC says nothing of why
+      const cfg = await liveCfg();
+      await api().patch('apps/v1', 'Deployment', 'web', ns, { spec: { replicas: 2 } });
+      const running = await waitFor(() => pods(ns, 'web'), {
+        what: "web's second pod running with its containers ready",
+        until: (ps) =>
+          ps.length === 2 &&
+          ps.every(
+            (p) =>
+              p.status?.podIP &&
+              p.status?.conditions?.some(
+                (c: { type: string; status: string }) => c.type === 'ContainersReady' && c.status === 'True',
+              ),
+          ),
+      });
+      await waitFor(
+        () =>
+          api().list<Obj>('discovery.k8s.io/v1', 'EndpointSlice', {
+            namespace: ns,
+            labelSelector: 'kubernetes.io/service-name=web',
+          }),
+        {
+          what: 'both pods in the EndpointSlice',
+          until: (s) => s.flatMap((x) => x.endpoints ?? []).length === 2,
+        },
+      );
+      const after = await liveCfg();
+      expect(after.spec.checksum).toBe(cfg.spec.checksum);
+      const fresh = running.filter((p) => !cfg.spec.content.includes(`${p.status.podIP}:`));
+      expect(fresh).toHaveLength(1);
+      expect(after.spec.content).not.toContain(`${fresh[0]!.status.podIP}:`);
+      expect(validated(await templateConfig())).toMatchObject({ status: 'True', reason: 'ValidationSucceeded' });
+      expect(await api().tryGet(HAPTIC, 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic')).toBeUndefined();
+      const events = await api().list<Obj>('v1', 'Event', { namespace: 'haptic' });
+      expect(
+        events.filter(
+          (e) =>
+            e.reason === 'ValidationFailed' &&
+            Date.parse(e.lastTimestamp ?? e.eventTime ?? '') >= since.getTime() - 1000,
+        ),
+      ).toEqual([]);
+    } finally {
+      await api().apply([api2[0]!]);
+    }
+    // fixed: HAPTIC renders again, and the new pod gets its server
+    const ips = (await pods(ns, 'web')).map((p) => `${p.status?.podIP}:`);
+    expect(ips).toHaveLength(2);
+    await waitFor(liveCfg, {
+      what: 'a render with both pods of web',
+      until: (c) => ips.every((ip) => c.spec.content.includes(ip)),
+    });
+  });
+});

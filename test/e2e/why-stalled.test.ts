@@ -360,6 +360,74 @@ describe('kubectl haptic why-stalled on the real control plane', () => {
       expect(status.stdout).toMatch(/· config ok ·/);
     });
 
+    it("HS115: a Service's port renamed under the Ingress that names it fails every render of the installation, and HAPTIC writes nothing of it: enable-gate on another workload refuses (HG124), why-stalled names it first on a stalled gated rollout there", async () => {
+      const billing = await newNamespace('why-hs115-billing');
+      const ns = await newNamespace('why-hs115');
+      const apiService = routedService({ name: 'api', namespace: billing, selector: { app: 'api' } });
+      await api().apply(apiService);
+      await deploy({ ns, name: 'frozen' });
+      await deploy({ ns, name: 'next', gates: [] });
+      await available(ns, 'frozen');
+      await available(ns, 'next');
+      const templateConfig = () =>
+        api().get<KubeObject & { status?: any }>(
+          'haproxy-haptic.org/v1alpha1',
+          'HAProxyTemplateConfig',
+          'haptic-config',
+          'haptic',
+        );
+      const before = (await templateConfig()).status;
+      // HAPTIC's admission webhook renders an Ingress before admitting it, not a Service: the rename goes through
+      await api().apply([
+        {
+          ...apiService[0]!,
+          spec: { selector: { app: 'api' }, ports: [{ name: 'web', port: 80, targetPort: 'http' }] },
+        },
+      ]);
+      try {
+        const gate = await runPlugin(['enable-gate', 'next', '-n', ns, '--dry-run=server']);
+        expect(gate.code, gate.stdout + gate.stderr).toBe(1);
+        expect(gate.stdout).toContain(
+          `[HG124] HAPTIC haptic/haptic-config renders nothing new: ingress ${billing}/api names port http of service/api, which has no port of that name, and that fails its whole render, so it would never route the new pods and they would never become Ready`,
+        );
+        expect(gate.stdout).toContain('✓ [HG118] HAPTIC routes service/next');
+        await restart(ns, 'frozen');
+        const r = await whyUntil(ns, 'frozen', 'HS115');
+        const fresh = (await pods(ns, 'frozen')).find(
+          (p) =>
+            !p.status?.conditions?.some(
+              (c: { type: string; status: string }) => c.type === GATE && c.status === 'True',
+            ),
+        );
+        expect(r.code).toBe(1);
+        expect(r.stdout).toContain(
+          `[HS115] HAPTIC haptic/haptic-config fails every render: ingress ${billing}/api names port http of service/api, which has no port of that name; its live config has no server for ${fresh!.metadata!.name}, and no new one is rendered`,
+        );
+        expect(r.stdout).toContain(
+          `ingress ${billing}/api names port http of service/api (namespace ${billing}), whose ports are web 80: ResolveServicePort fails HAPTIC haptic/haptic-config's whole render on it`,
+        );
+        expect(r.stdout).toMatch(
+          new RegExp(
+            `haproxycfg haptic/haptic-config-haproxycfg: last rendered \\S+ ago \\(\\S+\\), checksum [0-9a-f]{16}\\n\\s+pod ${fresh!.metadata!.name} created \\d+s ago, after that render: no config since has its server`,
+          ),
+        );
+        expect(r.stdout).toContain(
+          `fix: give service/api a port named http again (or point ingress/api at a port it has): kubectl -n ${billing} edit service api`,
+        );
+        // nothing HAPTIC writes says it: the template config's status as it was before the rename (a verdict of an
+        // earlier test stays, as HAPTIC's status updater leaves it), no -invalid HAProxyCfg
+        expect((await templateConfig()).status).toEqual(before);
+        expect(
+          await api().tryGet('haproxy-haptic.org/v1alpha1', 'HAProxyCfg', 'haptic-config-haproxycfg-invalid', 'haptic'),
+        ).toBeUndefined();
+      } finally {
+        await api().apply([apiService[0]!]);
+      }
+      // the port named again: HAPTIC renders, and the rollout completes
+      const done = await runPlugin(['status', 'frozen', '-n', ns, '--wait', '--timeout', '90s']);
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+    });
+
     it('HS108: a typo in the gate type', async () => {
       const ns = await newNamespace('why-hs108');
       await deploy({ ns, name: 'typo', gates: [TYPO] });

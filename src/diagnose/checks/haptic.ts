@@ -73,24 +73,35 @@ export function foreignGateTypes(types: Iterable<string>): string[] {
 
 export type RenderProblem = 'haproxyRefused' | 'gateUnavailable' | 'configInvalid' | 'loadGateFailed';
 
+/** What HAPTIC's status updater writes for HAProxy's refusal of a render (configchange/status_updater.go). */
+const HAPROXY_REFUSED_MESSAGE = 'HAProxy configuration validation failed';
+
 /**
- * Why no new render reaches HAProxy, told apart by what HAPTIC wrote: HAProxy refused it (ConfigValidated=False
- * HAProxyRefused, ConfigPinned=True, Validated=False HAProxyValidationFailed, a `-invalid` HAProxyCfg), the
- * validation could not run (GateUnavailable), the template or its tests failed (ConfigInvalid), or new controller
- * pods refused the config at start-up (LoadGateFailed). The dataplane generation writes only validationStatus and
- * validationMessage: "HAProxy configuration validation failed" is HAProxy's refusal, "N validation error(s)" the
- * template's.
+ * What HAPTIC's validation says, told apart by what HAProxy runs. `blocking`: no new render reaches HAProxy — it
+ * refused the render (the gate release's HAProxyCfg ConfigValidated=False HAProxyRefused or ConfigPinned=True, or a
+ * `-invalid` HAProxyCfg newer than the live config: pkg/controller/configpublisher/workers.go writes one on every
+ * refusal; Validated=False HAProxyValidationFailed is written then and never cleared by a later accepted render, so it
+ * alone is history once HAProxy accepts again, Validation.outlived), or the validation could not run
+ * (GateUnavailable). Not blocking: a template-config edit was refused (Validated=False ConfigInvalid, the dataplane
+ * generation's "N validation error(s)"), and the previous config keeps rendering and deploying
+ * (pkg/controller/configchange/handler.go publishes ConfigInvalidEvent and does not reinitialize the controller); new
+ * controller pods refused the config at start-up (LoadGateFailed): they crash-loop, and the controller that leads keeps
+ * rendering with what it loaded.
  */
-export function renderProblem(inst: Installation): { variant: RenderProblem; evidence: string[] } | undefined {
+export function renderProblem(
+  inst: Installation,
+): { variant: RenderProblem; evidence: string[]; blocking: boolean } | undefined {
   const c = inst.config;
   const v = inst.validated;
   const refusedByCfg = c?.configValidated?.status === 'False' || c?.pinned;
   const invalid = c?.invalid && !c.invalid.stale ? c.invalid : undefined;
-  // a refusal the live config has outlived is history (Validation.outlived): not why nothing new renders
+  const haproxyVerdict =
+    v?.reason === 'HAProxyValidationFailed' || (v?.reason === undefined && v?.message === HAPROXY_REFUSED_MESSAGE);
   const failed = v?.status === 'False' && !v.outlived;
-  if (!refusedByCfg && !failed && !invalid) return undefined;
+  const blocking = !!(refusedByCfg || invalid || (failed && haproxyVerdict));
+  if (!blocking && !failed) return undefined;
   const evidence: string[] = [];
-  if (c?.configValidated)
+  if (c?.configValidated && (blocking || c.configValidated.status === 'False'))
     evidence.push(
       `haproxycfg ${inst.namespace}/${c.name}: ConfigValidated=${c.configValidated.status} reason ${c.configValidated.reason}${c.configValidated.message ? `: ${c.configValidated.message}` : ''}`,
     );
@@ -100,17 +111,35 @@ export function renderProblem(inst: Installation): { variant: RenderProblem; evi
     evidence.push(
       `haproxycfg ${inst.namespace}/${invalid.name} holds the refused render${invalid.error ? `: ${invalid.error}` : ''}`,
     );
-  const reason = c?.configValidated?.status === 'False' ? c.configValidated.reason : failed ? v.reason : undefined;
-  const variant: RenderProblem =
-    reason === 'GateUnavailable'
-      ? 'gateUnavailable'
-      : reason === 'LoadGateFailed'
-        ? 'loadGateFailed'
-        : reason === 'ConfigInvalid' ||
-            (reason === undefined && failed && /validation error/i.test(v.message ?? '') && !invalid)
-          ? 'configInvalid'
-          : 'haproxyRefused';
-  return { variant, evidence };
+  if (blocking) {
+    const reason = c?.configValidated?.status === 'False' ? c.configValidated.reason : undefined;
+    return { variant: reason === 'GateUnavailable' ? 'gateUnavailable' : 'haproxyRefused', evidence, blocking };
+  }
+  if (v!.reason === 'LoadGateFailed') {
+    evidence.push(...loadGateEvidence(inst));
+    return { variant: 'loadGateFailed', evidence, blocking };
+  }
+  // what renders and deploys meanwhile: the live config, from before the refused edit
+  if (c?.checksum)
+    evidence.push(
+      `haproxycfg ${inst.namespace}/${c.name} (checksum ${c.checksum}): rendered, and rendered again as the cluster changes, from the template config as it was before the refused edit`,
+    );
+  return { variant: 'configInvalid', evidence, blocking };
+}
+
+/** The controller pods that crash-loop (the new ones refusing the config) and the one that leads meanwhile. */
+function loadGateEvidence(inst: Installation): string[] {
+  const crashing = inst.controllerPods.filter(
+    (p) => p.waitingReason === 'CrashLoopBackOff' || (!p.ready && p.restarts > 0),
+  );
+  const lines = crashing.map(
+    (p) =>
+      `controller pod ${p.name}: ${p.waitingReason ?? p.phase}, ${p.restarts} restart${p.restarts === 1 ? '' : 's'}`,
+  );
+  const l = inst.leader;
+  if (l.state === 'held' || (l.state === 'disabled' && l.holderPhase === 'Running'))
+    lines.push(`controller pod ${l.holder} leads and keeps rendering with the configuration it loaded`);
+  return lines;
 }
 
 function validationLine(inst: Installation, v: Validation): string {

@@ -8,7 +8,7 @@ import {
   type RouteReference,
   type Routing,
 } from '../../model/haptic/routes.ts';
-import { renderedEvidence } from '../../model/haptic/rendered.ts';
+import { renderedEvidence, type RenderedServerOf } from '../../model/haptic/rendered.ts';
 
 // What enable-gate's preflight (HG116–HG118) and why-stalled (HS113) say about routes: the routes that name the
 // Services, why HAPTIC renders none of them, and what each installation renders.
@@ -54,8 +54,12 @@ export function routeCheck(routing: Routing, services: Service[], installations:
   const routed = judged.flatMap((s) =>
     s.routes.filter((r) => !r.miss).map((r) => `${routeName(r)} → service/${s.service}:${r.service.port}`),
   );
-  // the live config's servers for the workload's pods prove it routed, whatever the routes say
-  const rendered = renderedEvidence(routing.rendered ?? []);
+  // the live config's servers in the backends of these Services prove them routed, whatever the routes say; the
+  // workload's servers in other Services' backends are evidence only (those Services are routed, not these)
+  const names = new Set(services.map((s) => s.metadata.name));
+  const proving = (routing.rendered ?? []).filter((r) => r.services.some((s) => names.has(s)));
+  const rendered = renderedEvidence(proving);
+  const elsewhereServers = (routing.rendered ?? []).filter((r) => !proving.includes(r));
   const evidence: string[] = [];
   for (const s of judged) {
     if (!s.routes.length)
@@ -72,7 +76,10 @@ export function routeCheck(routing: Routing, services: Service[], installations:
   }
   for (const u of routing.unread) evidence.push(u.reason);
   for (const i of insts) evidence.push(admissionLine(i.id, i.admission, i.generation));
-  if (routing.rendered && !rendered.length) evidence.push(noServerLine(installations));
+  if (routing.rendered && !rendered.length) {
+    evidence.push(noServerLine(installations, [...names]));
+    evidence.push(...otherServiceEvidence(elsewhereServers));
+  }
   const first = services[0];
   const port = first?.spec.ports?.[0];
   const none = judged.length > 0 && routed.length === 0 && rendered.length === 0;
@@ -92,12 +99,30 @@ export function routeCheck(routing: Routing, services: Service[], installations:
   };
 }
 
-/** Why the live configs prove nothing: none of them has a server for a pod of the workload (or none could be read). */
-function noServerLine(installations: Installation[]): string {
+/**
+ * The workload's servers that sit in other Services' backends: those Services are routed, and the pods they select
+ * with them, not the pods only these Services select.
+ */
+function otherServiceEvidence(found: RenderedServerOf[]): string[] {
+  const lines = renderedEvidence(found).map((line, i) => {
+    const services = found[i]?.services ?? [];
+    return i < found.length && !line.startsWith('…')
+      ? `${line} (${services.length ? services.map((s) => `service/${s}`).join(', ') : 'a backend of no Service that selects it'}, not the Services above)`
+      : line;
+  });
+  return lines;
+}
+
+/**
+ * Why the live configs prove nothing: none of them has a server in a backend of these Services for a pod of the
+ * workload (or none could be read).
+ */
+function noServerLine(installations: Installation[], services: string[]): string {
   const configs = installations.map((i) =>
     i.config
       ? `haproxycfg ${i.namespace}/${i.config.name}${i.config.unreadable ? ` (unreadable: ${i.config.unreadable})` : ''}`
       : `HAPTIC ${i.namespace}/${i.templateConfig} (no live config)`,
   );
-  return `no server for a pod of the workload in ${configs.join(', ') || 'any live config'}`;
+  const of = services.length ? ` in a backend of ${services.map((s) => `service/${s}`).join(', ')}` : '';
+  return `no server for a pod of the workload${of} in ${configs.join(', ') || 'any live config'}`;
 }

@@ -1,4 +1,13 @@
 import { formatAge } from '../../model/time.ts';
+import {
+  configAge,
+  frozenSince,
+  missLines,
+  portNameFailures,
+  routesWorkload,
+  unjudgedLines,
+  unrendered,
+} from '../checks/frozen-render.ts';
 import type { HAProxyPodInfo, Installation } from '../../model/haptic/haptic.ts';
 import {
   gateFeatureOff,
@@ -9,6 +18,7 @@ import {
   standaloneControllerDown,
 } from '../checks/haptic.ts';
 import { podList, relevantInstallations, waitingForGate, type DiagnoseContext } from '../context.ts';
+import type { PodView } from '../../model/rollout/pod.ts';
 import type { Finding } from '../../types/finding.ts';
 import { finding, workloadArgs } from '../make.ts';
 
@@ -48,13 +58,14 @@ export function hapticRules(ctx: DiagnoseContext): Finding[] {
       findings.push(
         finding('HS111', { installation, namespace, pod: down.pod ?? '' }, down.evidence, { variant: down.variant }),
       );
+    const leads = inst.leader.state === 'held' || (inst.leader.state === 'disabled' && !down);
     const render = renderProblem(inst);
-    if (render)
-      findings.push(
-        finding('HS107', { installation, namespace, templateConfig: inst.templateConfig }, render.evidence, {
-          variant: render.variant,
-        }),
-      );
+    if (leads && !render?.blocking) findings.push(...frozenRenderRule(ctx, inst, waiting));
+    const problem = () =>
+      finding('HS107', { installation, namespace, templateConfig: inst.templateConfig }, render!.evidence, {
+        variant: render!.variant,
+      });
+    if (render?.blocking) findings.push(problem());
     const lag = inst.unobservedGeneration;
     if (lag)
       findings.push(
@@ -62,10 +73,59 @@ export function hapticRules(ctx: DiagnoseContext): Finding[] {
           `haproxytemplateconfig ${installation}: metadata.generation ${lag.generation}, status.observedGeneration ${lag.observedGeneration}`,
         ]),
       );
-    const leads = inst.leader.state === 'held' || (inst.leader.state === 'disabled' && !down);
-    if (leads && !render) findings.push(...deployRules(ctx, inst, waiting));
+    if (leads && !render?.blocking) findings.push(...deployRules(ctx, inst, waiting));
+    // a refused edit, or new controller pods refusing the config, holds nothing back: said after what does
+    if (render && !render.blocking) findings.push(problem());
   }
   return findings;
+}
+
+/**
+ * HS115: nothing renders, and HAPTIC writes nothing about it (checks/frozen-render.ts): a route of this installation
+ * names a port name its Service lacks, or its live config has stayed as it was since before the waiting pods existed.
+ * Only for pods a route of this installation reaches that it has no server for.
+ */
+function frozenRenderRule(ctx: DiagnoseContext, inst: Installation, waiting: PodView[]): Finding[] {
+  const m = ctx.model;
+  if (!routesWorkload(inst, m.routing)) return [];
+  const pods = unrendered(inst, waiting);
+  if (!pods.length) return [];
+  const installation = id(inst);
+  const names = portNameFailures(inst, ctx.services, m.namespace);
+  const age = configAge(inst, pods, ctx.now);
+  const first = names?.misses[0];
+  if (first)
+    return [
+      finding(
+        'HS115',
+        {
+          installation,
+          route: first.route,
+          routeResource: first.resource,
+          port: first.port,
+          service: first.service,
+          serviceNamespace: first.namespace,
+          pods: podList(pods),
+          namespace: inst.namespace,
+        },
+        [...missLines(inst, names.misses), ...age.lines],
+        { variant: 'portName' },
+      ),
+    ];
+  const frozen = frozenSince(inst, pods, ctx.now);
+  if (!frozen.length) return [];
+  return [
+    finding(
+      'HS115',
+      { installation, pods: podList(frozen), namespace: inst.namespace },
+      [
+        ...configAge(inst, frozen, ctx.now).lines,
+        `the template config says ${inst.validated ? `Validated=${inst.validated.status}${inst.validated.reason ? ` ${inst.validated.reason}` : ''}` : 'nothing'}: HAPTIC's status updater does not hear of a render that fails`,
+        ...(names ? unjudgedLines(names) : []),
+      ],
+      { variant: 'unexplained' },
+    ),
+  ];
 }
 
 /** Everything HAPTIC wrote about one HAProxy pod's deploys, as one evidence line. */

@@ -33,7 +33,11 @@ export function routingRules(ctx: DiagnoseContext): Finding[] {
       ),
     );
   }
-  const unrouted = waiting.filter((p) => p.services.length > 0 && p.notRouted);
+  // a pod an Argo Rollout's own Service (preview, canary) selects is HS114's, with Argo's fix (rules/argo.ts)
+  const argoOwn = [m.argo?.services.preview, m.argo?.services.canary].filter((s): s is string => !!s);
+  const unrouted = waiting.filter(
+    (p) => p.services.length > 0 && p.notRouted && !p.services.some((s) => argoOwn.includes(s)),
+  );
   if (unrouted.length) {
     const services = ctx.services.filter((s) => unrouted[0]!.services.includes(s.metadata.name));
     const check = routeCheck(m.routing, services, m.installations);

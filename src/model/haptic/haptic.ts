@@ -1,4 +1,4 @@
-import type { Lease, Pod } from '../../types/kube.ts';
+import type { Container, ContainerStatus, Lease, Pod } from '../../types/kube.ts';
 import type { DeployedToPod, HAProxyCfg, HAProxyTemplateConfig } from '../../types/haptic.ts';
 import type { HapticInputs, ReadError } from '../../types/snapshot.ts';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../../haptic/names.ts';
 import { findCondition } from '../conditions.ts';
 import { configText, renderedServers, type RenderedServer } from './haptic-config.ts';
+import { portNamesOf, type PortNames } from './frozen-render.ts';
 import { clusterRolesAllowing } from './rbac.ts';
 import { routeAdmission, type RouteAdmission } from './routes.ts';
 import { selectorMatches } from '../selectors.ts';
@@ -131,12 +132,13 @@ const HAPROXY_REFUSED_MESSAGE = 'HAProxy configuration validation failed';
 
 /**
  * Whether a refusal by HAProxy that the template config reports is one the live config has outlived: nothing says
- * it still holds. The live HAProxyCfg is not held (ConfigPinned), its render gate does not say refused
- * (ConfigValidated=False), and no refused render newer than it is kept: HAPTIC writes `<htc>-haproxycfg-invalid` on
- * every refusal (pkg/controller/configpublisher/workers.go), the released tags delete it once a render is accepted,
- * HEAD keeps it, older than the live config. The refused render's absence is the acceptance (the same render may be
- * accepted again, so the live config's own time cannot tell). A template that failed, or a refusal before any
- * config was accepted, stands.
+ * it still holds. HAPTIC's status updater writes HAProxyValidationFailed on a refused render and never clears it on a
+ * later accepted one (status_updater.go hears ValidationFailed, not the completed validation), so what HAProxy runs
+ * decides: the live HAProxyCfg is not held (ConfigPinned), its render gate does not say refused (ConfigValidated=False;
+ * the gate release's gate writes True HAProxyAccepted again on the next accepted render), and no refused render newer
+ * than it is kept (ConfigView.invalid.stale): HAPTIC writes `<htc>-haproxycfg-invalid` on every refusal
+ * (pkg/controller/configpublisher/workers.go), the released tags delete it once a render is accepted, HEAD keeps it,
+ * older than the live config. A refusal before any config was accepted stands.
  */
 function outlivedRefusal(v: Validation, config: ConfigView | undefined): boolean {
   const haproxyRefused =
@@ -157,15 +159,22 @@ export interface ConfigView {
   /** the gate release's conditions on the HAProxyCfg, when written */
   configValidated?: { status: string; reason?: string | undefined; message?: string | undefined } | undefined;
   pinned: boolean;
+  /**
+   * when the live config was last rendered: the dataplane generation's status.metadata.renderedAt, else the last
+   * write of its spec (managedFields: the API server moves an entry's time only when a write changes the object, and
+   * HAPTIC's publisher skips a render whose checksum is unchanged, configpublisher/workers.go processPublishWork)
+   */
+  writtenAt?: string | undefined;
   servers: RenderedServer[];
   /** why the content could not be read (then `servers` is empty: unknown, not none) */
   unreadable?: string | undefined;
   /**
    * `<htc>-haproxycfg-invalid`: the render HAProxy refused and its first error. Released HAPTIC deletes it once a
    * render is accepted; HEAD keeps it (pkg/k8s/configpublisher/publisher.go), so a refusal rendered before the live
-   * config is `stale`: history, not why nothing new reaches HAProxy.
+   * config is `stale`: history, not why nothing new reaches HAProxy. Where their render times cannot be told apart,
+   * the gate release's render gate decides: ConfigValidated=True and not ConfigPinned, HAProxy accepted one since.
    */
-  invalid?: { name: string; error?: string | undefined; stale: boolean } | undefined;
+  invalid?: { name: string; error?: string | undefined; stale: boolean; writtenAt?: string | undefined } | undefined;
   /** retained checkpoints the live config lists, with their servers when their content could be read */
   retained: {
     name: string;
@@ -193,6 +202,11 @@ export interface Installation {
   gateFeature: GateFeature;
   /** which routes it renders: its template config's watched Ingresses, Gateways, HTTPRoutes and GRPCRoutes */
   routes: RouteAdmission;
+  /**
+   * the agent generation's one render: the Ingresses it renders that name a Service port by name, and those whose
+   * Service lacks it, which fail every render (frozen-render.ts); undefined for the dataplane generation
+   */
+  portNames?: PortNames | undefined;
 }
 
 export interface HapticModel {
@@ -352,28 +366,54 @@ function settlement(entry: DeployedToPod): { settled: boolean; pending?: string 
 const DATAPLANE_PORT = 5555;
 
 /**
- * HAPTIC's discovery of a HAProxy pod (discovery.go, evaluatePod and isDataplaneContainerReady). HAPTIC refuses a pod
- * none of whose containers exposes the port; a generation whose pods expose another one cannot be told apart here,
- * so such a pod counts when all its containers are ready.
+ * The containers that run for the pod's whole life: its containers and its restartable init containers (native
+ * sidecars: `restartPolicy: Always`, KEP-753, whose status the kubelet writes in initContainerStatuses,
+ * pkg/kubelet/kubelet_pods.go generateAPIPodStatus). The agent generation runs its agent beside HAProxy as one
+ * (docs/haptic-compat.md); the dataplane generation's discovery looks in spec.containers and containerStatuses only
+ * (pkg/controller/discovery/discovery.go, findDataplaneContainerName and checkContainerReady), so `sidecars: false`
+ * leaves them out as it does.
  */
-function discovered(pod: Pod, port: number): boolean {
-  if (pod.metadata.deletionTimestamp || !pod.status?.podIP || pod.status.phase !== 'Running') return false;
-  const statuses = pod.status.containerStatuses ?? [];
-  const exposing = dataplaneContainer(pod, port);
-  if (exposing) return statuses.some((s) => s.name === exposing && s.ready);
-  return statuses.length > 0 && statuses.every((s) => s.ready);
+export function lifetimeContainers(pod: Pod, sidecars = true): Container[] {
+  const own = pod.spec.containers;
+  return sidecars ? [...own, ...(pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always')] : own;
 }
 
-/** The container exposing the Dataplane API port (the chart's `dataplane`). */
-function dataplaneContainer(pod: Pod, port: number): string | undefined {
-  return pod.spec.containers.find((c) => (c.ports ?? []).some((p) => p.containerPort === port))?.name;
+/** The statuses of lifetimeContainers: containerStatuses, and the sidecars' entries of initContainerStatuses. */
+export function lifetimeStatuses(pod: Pod, sidecars = true): ContainerStatus[] {
+  const own = pod.status?.containerStatuses ?? [];
+  if (!sidecars) return own;
+  const names = new Set((pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  return [...own, ...(pod.status?.initContainerStatuses ?? []).filter((s) => names.has(s.name))];
+}
+
+/**
+ * HAPTIC's discovery of a HAProxy pod (discovery.go, evaluatePod and isDataplaneContainerReady). HAPTIC refuses a pod
+ * none of whose containers exposes the port; a generation whose pods expose another one cannot be told apart here,
+ * so such a pod counts when all its containers (native sidecars included, as the pod's Ready does) are ready.
+ */
+function discovered(pod: Pod, port: number, sidecars: boolean): boolean {
+  if (pod.metadata.deletionTimestamp || !pod.status?.podIP || pod.status.phase !== 'Running') return false;
+  const statuses = lifetimeStatuses(pod, sidecars);
+  const exposing = dataplaneContainer(pod, port, sidecars);
+  if (exposing) return statuses.some((s) => s.name === exposing && s.ready);
+  // the port only on a native sidecar, where this generation's discovery does not look: it never deploys there
+  if (!sidecars && dataplaneContainer(pod, port, true)) return false;
+  const all = lifetimeStatuses(pod);
+  return all.length > 0 && all.every((s) => s.ready);
+}
+
+/** The container exposing the Dataplane API port (the chart's `dataplane`, or a sidecar agent's). */
+function dataplaneContainer(pod: Pod, port: number, sidecars: boolean): string | undefined {
+  return lifetimeContainers(pod, sidecars).find((c) => (c.ports ?? []).some((p) => p.containerPort === port))?.name;
 }
 
 /** The container HAPTIC deploys through: the one exposing the Dataplane API port, else one named dataplane or agent. */
-function deployContainerOf(pod: Pod, port: number): string | undefined {
+function deployContainerOf(pod: Pod, port: number, sidecars: boolean): string | undefined {
   return (
-    dataplaneContainer(pod, port) ??
-    pod.spec.containers.map((c) => c.name).find((n) => n === 'dataplane' || n === 'agent')
+    dataplaneContainer(pod, port, sidecars) ??
+    lifetimeContainers(pod)
+      .map((c) => c.name)
+      .find((n) => n === 'dataplane' || n === 'agent')
   );
 }
 
@@ -385,6 +425,7 @@ function haproxyPodInfo(
   memory: ConfigMemory | undefined,
   now: number,
   port: number,
+  sidecars: boolean,
 ): HAProxyPodInfo {
   const named = entries.filter((e) => e.podName === pod.metadata.name);
   // agent entries carry the pod's UID: an entry under this name with another UID was written for an earlier pod
@@ -404,14 +445,15 @@ function haproxyPodInfo(
     runs = { checksum: entry.checksum, source, settled, pending };
     if (entry.lastError && entry.lastErrorAt) runs.tried = true;
   }
+  const deployContainer = deployContainerOf(pod, port, sidecars);
   return {
     name: pod.metadata.name,
     uid: pod.metadata.uid,
     phase: pod.status?.phase ?? 'Unknown',
     ready: podReady(pod),
-    discovered: discovered(pod, port),
-    deployContainer: deployContainerOf(pod, port),
-    upForMs: upFor(pod, deployContainerOf(pod, port), now),
+    discovered: discovered(pod, port, sidecars),
+    deployContainer,
+    upForMs: upFor(pod, deployContainer, now),
     entry,
     staleEntry,
     runs,
@@ -422,7 +464,7 @@ function haproxyPodInfo(
 /** How long a HAProxy pod has been up to take a deploy (HAProxyPodInfo.upForMs). */
 function upFor(pod: Pod, deployContainer: string | undefined, now: number): number | undefined {
   if (podReady(pod)) return ageMs(findCondition(pod.status?.conditions, 'Ready')?.lastTransitionTime, now);
-  const started = pod.status?.containerStatuses?.find((s) => s.name === deployContainer)?.state?.running?.startedAt;
+  const started = lifetimeStatuses(pod).find((s) => s.name === deployContainer)?.state?.running?.startedAt;
   return ageMs(started ?? pod.status?.startTime, now);
 }
 
@@ -488,11 +530,24 @@ function installationsOf(
   });
 }
 
-/** Whether `a` was rendered before `b`, by the render times HAPTIC records (false when either has none). */
-function renderedBefore(a: HAProxyCfg, b: HAProxyCfg): boolean {
-  const at = (c: HAProxyCfg) => Date.parse(c.status?.metadata?.renderedAt ?? c.status?.metadata?.validatedAt ?? '');
-  const [x, y] = [at(a), at(b)];
-  return Number.isFinite(x) && Number.isFinite(y) && x < y;
+/**
+ * When a HAProxyCfg was last rendered: the render time the dataplane generation records, else the last time a write
+ * changed its spec (the newest managedFields entry owning spec fields; the agent generation records no render time).
+ */
+export function renderedAt(c: HAProxyCfg): string | undefined {
+  const recorded = c.status?.metadata?.renderedAt ?? c.status?.metadata?.validatedAt;
+  if (recorded) return recorded;
+  const times = (c.metadata.managedFields ?? [])
+    .filter((f) => !f.subresource && f.time && f.fieldsV1 && 'f:spec' in f.fieldsV1)
+    .map((f) => f.time!)
+    .filter((t) => Number.isFinite(Date.parse(t)));
+  return times.sort((x, y) => Date.parse(x) - Date.parse(y)).at(-1);
+}
+
+/** Whether `a` was rendered before `b`, by renderedAt (undefined when either is unknown; a tie is not before). */
+function renderedBefore(a: HAProxyCfg, b: HAProxyCfg): boolean | undefined {
+  const [x, y] = [Date.parse(renderedAt(a) ?? ''), Date.parse(renderedAt(b) ?? '')];
+  return Number.isFinite(x) && Number.isFinite(y) ? x < y : undefined;
 }
 
 function configView(namespace: string, htcName: string, cfgs: HAProxyCfg[]): ConfigView | undefined {
@@ -500,19 +555,25 @@ function configView(namespace: string, htcName: string, cfgs: HAProxyCfg[]): Con
   const cfg = find(liveHAProxyCfgName(htcName));
   if (!cfg) return undefined;
   const invalid = find(invalidHAProxyCfgName(htcName));
+  const configValidated = condition(findCondition(cfg.status?.conditions, 'ConfigValidated'));
+  const pinned = findCondition(cfg.status?.conditions, 'ConfigPinned')?.status === 'True';
+  // the gate release's render gate says whether HAProxy accepts what runs now, whatever an older refusal left
+  const accepted = configValidated?.status === 'True' && !pinned;
   return {
     name: cfg.metadata.name,
     checksum: cfg.spec?.checksum,
     contentChecksum: contentDigest(cfg),
     generation: cfg.metadata.generation,
-    configValidated: condition(findCondition(cfg.status?.conditions, 'ConfigValidated')),
-    pinned: findCondition(cfg.status?.conditions, 'ConfigPinned')?.status === 'True',
+    configValidated,
+    pinned,
+    writtenAt: renderedAt(cfg),
     servers: serversOf(cfg) ?? [],
     unreadable: contentErrors.get(cfg),
     invalid: invalid && {
       name: invalid.metadata.name,
       error: invalid.status?.validationError,
-      stale: renderedBefore(invalid, cfg),
+      stale: renderedBefore(invalid, cfg) ?? accepted,
+      writtenAt: renderedAt(invalid),
     },
     retained: (cfg.status?.retainedConfigs ?? []).map((ref) => {
       const held = find(ref.name);
@@ -581,7 +642,16 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
           !p.metadata.deletionTimestamp,
       )
       .map((p) =>
-        haproxyPodInfo(p, entries, config, namespace, memory, now, htc.spec?.dataplane?.port ?? DATAPLANE_PORT),
+        haproxyPodInfo(
+          p,
+          entries,
+          config,
+          namespace,
+          memory,
+          now,
+          htc.spec?.dataplane?.port ?? DATAPLANE_PORT,
+          statusShapeOf(entries) !== 'dataplane',
+        ),
       );
     const observed = htc.status?.observedGeneration;
     const generation = htc.metadata.generation;
@@ -625,6 +695,15 @@ export function buildHaptic(inputs: HapticInputs, now: number, memory?: ConfigMe
         inputs,
       ),
       routes: routeAdmission(htc),
+      portNames: portNamesOf(
+        inputs,
+        {
+          id: `${namespace}/${htc.metadata.name}`,
+          admission: routeAdmission(htc),
+          generation: statusShapeOf(entries) === 'dataplane' ? 'dataplane' : 'agent',
+        },
+        inputs.routeServices,
+      ),
     };
   });
   const configsUnreadable = inputs.haproxyCfgs.error

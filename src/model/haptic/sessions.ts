@@ -1,5 +1,6 @@
 import type { Pod } from '../../types/kube.ts';
 import type { HAProxyReading, ServerStat, WorkerReading } from '../../types/sessions.ts';
+import { lifetimeContainers } from './haptic.ts';
 import { ipOf } from './rendered.ts';
 
 export type { HAProxyReading, ServerStat, WorkerReading };
@@ -33,11 +34,11 @@ export interface SessionsView {
 
 /**
  * The master socket of a HAProxy pod: the `-S <path>[,options]` of its `haproxy` container (or the first container
- * that has one), given as its own argument or inside a shell script as HAPTIC's chart does
+ * that has one, native sidecars included), given as its own argument or inside a shell script as HAPTIC's chart does
  * (charts/haptic/templates/haproxy-deployment.yaml: `exec haproxy … -S "/etc/haproxy/haproxy-master.sock,level,admin"`).
  */
 export function masterSocketOf(pod: Pod): MasterSocket | undefined {
-  const containers = [...pod.spec.containers].sort(
+  const containers = [...lifetimeContainers(pod)].sort(
     (a, b) => Number(b.name === 'haproxy') - Number(a.name === 'haproxy'),
   );
   for (const c of containers) {
@@ -268,9 +269,31 @@ export interface PodSessions {
 
 /**
  * Which pod each server address belongs to, remembered over reads: a server's address stays its pod's after the pod
- * is gone (a leaving worker still holds sessions to it), until another pod is seen at that address.
+ * is gone (a leaving worker still holds sessions to it), until another pod is seen at that address. A follower's
+ * memory also keeps, in `slots`, whom each worker's servers stood for (sessionsByPod fills it; a one-shot read starts
+ * with none).
  */
-export type AddressMemory = Map<string, string>;
+export type AddressMemory = Map<string, string> & { slots?: SlotMemory };
+
+/**
+ * Whom each server row of each worker stood for at earlier reads: by HAProxy pod, then `<pid>/<backend>/<server>`,
+ * each pod seen at it with the address it had and the time of the first read that saw it there. The dataplane
+ * generation changes a server's address in the running worker, without a reload (a server is updated by its name,
+ * pkg/dataplane/comparator/compare_backends.go compareServersWithIndex; the Dataplane API answers 200 for a change
+ * made through the runtime API, sections/executors/named_child.go): the sessions the server holds stay on it, counted
+ * in its `scur`, while its address is the next pod's or HAPTIC's placeholder.
+ */
+export type SlotMemory = Map<string, Map<string, SlotOwner[]>>;
+export interface SlotOwner {
+  key: string;
+  addr: string;
+  seenAt: number;
+  /** the first read that saw the placeholder it left with none open: none of its sessions is there any more */
+  clearedAt?: number | undefined;
+}
+
+/** An empty dataplane slot (charts/haptic/libraries/base.yaml, BackendServers: `127.0.0.1:1 disabled  # Placeholder`). */
+export const PLACEHOLDER_ADDRESS = '127.0.0.1:1';
 
 /** Remembers the addresses of the pods seen now (`ip` → pod key); a pod seen at a reused address takes it over. */
 export function rememberAddresses(memory: AddressMemory, pods: { key: string; ip?: string | undefined }[]): void {
@@ -307,17 +330,41 @@ export function serverNames(
  * the config's `# Pod:` comment names for that backend and server at the row's address (`names`), else the pod at the
  * server's IP (whatever the port; `memory` keeps the addresses of pods gone since). `expected` are the HAProxy pods
  * that should have been read: one missing or unreadable makes the sum unknown (and `atLeast` the part that was read).
- * One pass over the rows, whatever the number of pods.
+ *
+ * A server whose address changed under it at runtime (the dataplane generation's slots, SlotMemory) keeps the
+ * sessions it held: while it has sessions open, they may be any earlier pod's at it. The one earlier pod of a slot
+ * now HAPTIC's placeholder (no pod took it) holds them all; otherwise each earlier pod's count on that HAProxy pod is
+ * unknown until the server has none open. A placeholder holding sessions with no earlier pod remembered (a one-shot
+ * read, a follower that started after the change) makes unknown, on that HAProxy pod, each pod not at a server of
+ * that backend of that worker, except `fresh` ones (the rollout's new pods, which never had a slot to lose). Never a
+ * drained pod for sessions HAProxy still counts on a slot it had. One pass over the rows, whatever the number of pods.
  */
 export function sessionsByPod(
   readings: HAProxyReading[],
   expected: string[],
   memory: AddressMemory,
   names: ServerNames = new Map(),
+  fresh: ReadonlySet<string> = new Set(),
 ): Map<string, PodSessions> {
   type Tally = { sessions: number; queued: number; onLeaving: number };
   const tallies = new Map<string, { on: Map<string, Tally>; rows: PodSessions['rows']; servers: number }>();
+  const tally = (key: string) => {
+    const t = tallies.get(key) ?? { on: new Map<string, Tally>(), rows: {}, servers: 0 };
+    tallies.set(key, t);
+    return t;
+  };
   const problems = new Map<string, string>();
+  // a pod's own unknown on a HAProxy pod (a server that held its sessions changed hands): key → HAProxy pod → why
+  const unsure = new Map<string, Map<string, string>>();
+  const mark = (key: string, haproxyPod: string, why: string) => {
+    const u = unsure.get(key) ?? new Map<string, string>();
+    unsure.set(key, u);
+    if (!u.has(haproxyPod)) u.set(haproxyPod, why);
+    tally(key).servers++;
+  };
+  memory.slots ??= new Map();
+  const slots = memory.slots;
+  for (const pod of slots.keys()) if (!expected.includes(pod)) slots.delete(pod);
   const byPod = new Map(readings.map((r) => [r.pod, r]));
   for (const haproxyPod of expected) {
     const r = byPod.get(haproxyPod);
@@ -325,17 +372,53 @@ export function sessionsByPod(
       problems.set(haproxyPod, r?.problem ?? 'not read yet');
       continue;
     }
+    const seen = slots.get(haproxyPod) ?? new Map<string, SlotOwner[]>();
+    slots.set(haproxyPod, seen);
+    // a worker gone (or a pid no longer among them) takes its servers with it
+    const pids = new Set(r.workers.map((w) => String(w.pid)));
+    for (const id of seen.keys()) if (!pids.has(id.slice(0, id.indexOf('/')))) seen.delete(id);
     for (const w of r.workers) {
       if (!w.servers) {
         if (!problems.has(haproxyPod)) problems.set(haproxyPod, w.problem ?? `worker ${w.pid} unreadable`);
         continue;
       }
+      const atBackend = new Map<string, Set<string>>();
+      const orphans: ServerStat[] = [];
       for (const s of w.servers) {
         const named = names.get(`${s.backend}/${s.server}`)?.filter((n) => !s.addr || n.address === s.addr);
-        const key = (named?.length === 1 ? named[0]!.key : undefined) ?? (s.addr && memory.get(ipOf(s.addr)));
+        let key: string | undefined =
+          (named?.length === 1 ? named[0]!.key : undefined) ?? (s.addr ? memory.get(ipOf(s.addr)) : undefined);
+        if (s.addr) {
+          const id = `${w.pid}/${s.backend}/${s.server}`;
+          const was = seen.get(id) ?? [];
+          const addr = s.addr;
+          const placeholder = addr === PLACEHOLDER_ADDRESS;
+          const before = was.filter((o) => o.seenAt < r.at && o.addr !== addr && o.key !== key);
+          // a placeholder that one pod left, and no other pod since, is still that pod's: its sessions and counters
+          const heldBy = !key && placeholder ? [...new Set(before.map((o) => o.key))] : [];
+          const held = heldBy.length === 1;
+          // the earlier pods whose sessions may still be there: not seen with none open since they left
+          const earlier = [
+            ...new Set(before.filter((o) => o.clearedAt === undefined || o.clearedAt >= r.at).map((o) => o.key)),
+          ];
+          if (held && s.scur === 0) for (const o of before) o.clearedAt ??= r.at;
+          // none open on a server another pod (or no pod) has now: whatever earlier pods held there is over
+          const kept = s.scur === 0 && !held ? was.filter((o) => o.addr === addr || o.seenAt >= r.at) : [...was];
+          if (key && !kept.some((o) => o.key === key && o.addr === addr)) kept.push({ key, addr, seenAt: r.at });
+          if (kept.length) seen.set(id, kept);
+          else seen.delete(id);
+          if (held) key = heldBy[0];
+          else if (s.scur > 0 && earlier.length) {
+            const now = placeholder ? "HAPTIC's placeholder" : addr;
+            const why = `${s.backend}/${s.server} went to ${now} with ${s.scur} session${s.scur === 1 ? '' : 's'} open: whose they are is not known`;
+            for (const k of earlier) mark(k, haproxyPod, why);
+          } else if (s.scur > 0 && !key && placeholder) orphans.push(s);
+        }
         if (!key) continue;
-        const t = tallies.get(key) ?? { on: new Map<string, Tally>(), rows: {}, servers: 0 };
-        tallies.set(key, t);
+        const at = atBackend.get(s.backend) ?? new Set<string>();
+        atBackend.set(s.backend, at);
+        at.add(key);
+        const t = tally(key);
         const on = t.on.get(haproxyPod) ?? { sessions: 0, queued: 0, onLeaving: 0 };
         t.on.set(haproxyPod, on);
         t.servers++;
@@ -348,20 +431,26 @@ export function sessionsByPod(
           retried: s.retried,
         };
       }
+      for (const s of orphans) {
+        const why = `${s.backend}/${s.server} is HAPTIC's placeholder with ${s.scur} session${s.scur === 1 ? '' : 's'} open of a pod that had it: whose is not known`;
+        for (const k of new Set(memory.values()))
+          if (!fresh.has(k) && !atBackend.get(s.backend)?.has(k)) mark(k, haproxyPod, why);
+      }
     }
   }
   const out = new Map<string, PodSessions>();
   for (const key of new Set([...memory.values(), ...tallies.keys()])) {
     const t = tallies.get(key);
+    const own = unsure.get(key);
     const on = expected.map((haproxyPod): SessionsOn => {
       const n = t?.on.get(haproxyPod) ?? { sessions: 0, queued: 0, onLeaving: 0 };
-      const problem = problems.get(haproxyPod);
+      const problem = problems.get(haproxyPod) ?? own?.get(haproxyPod);
       return problem === undefined ? { haproxyPod, ...n } : { haproxyPod, problem, sessions: n.sessions };
     });
     const sum = on.reduce((n, o) => n + (o.sessions ?? 0), 0);
     const queued = on.reduce((n, o) => n + (o.queued ?? 0), 0);
     const rest = { on, servers: t?.servers ?? 0, rows: t?.rows ?? {} };
-    out.set(key, problems.size ? { atLeast: sum, ...rest } : { sessions: sum, queued, ...rest });
+    out.set(key, problems.size || own ? { atLeast: sum, ...rest } : { sessions: sum, queued, ...rest });
   }
   return out;
 }

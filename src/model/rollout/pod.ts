@@ -279,7 +279,8 @@ export function buildPodView(pod: Pod, ctx: PodContext): PodView {
     endpoints,
     haproxy: routing(pod, ctx.installations, gate.state === 'True', ctx.memory),
     haproxyUnreadable: ctx.configsUnreadable,
-    notRouted: ctx.routing && unroutedReason(ctx.routing, services, routeInstallations(ctx.installations)),
+    notRouted:
+      ctx.routing && unroutedReason(ctx.routing, services, routeInstallations(ctx.installations), pod.metadata.name),
     containerProblems: problems(pod.status?.containerStatuses),
     containersFinishedAt: finishedAt(pod.status?.containerStatuses),
     terminating:

@@ -9,7 +9,8 @@ import type { RenderedServer } from '../haptic/haptic-config.ts';
 import type { ResolvedStrategy } from './strategy.ts';
 import { compareText } from '../../lib/order.ts';
 import { routeInstallations, routingFor, type Routing } from '../haptic/routes.ts';
-import { renderedFor } from '../haptic/rendered.ts';
+import { renderedFor, routedBackends } from '../haptic/rendered.ts';
+import { servicesSelecting } from '../services.ts';
 import type { Phase, StatefulSetView } from './statefulset.ts';
 import {
   type ArgoView,
@@ -174,11 +175,17 @@ export function buildRollout(snap: RolloutSnapshot, now: number, options: BuildO
   const { newReplicaSet: newRS, oldReplicaSets: oldRSs } = split;
   const gated = (w.spec.template.spec.readinessGates ?? []).some((g) => g.conditionType === gateType);
   const installations = withGateProof(haptic.installations, snap.pods, gateType);
+  const judged = routingFor(podLabelsOf(w), snap.services, snap.haptic, routeInstallations(installations));
   const routing: Routing = {
-    ...routingFor(podLabelsOf(w), snap.services, snap.haptic, routeInstallations(installations)),
+    ...judged,
     rendered: renderedFor(
       installations,
-      [...split.newPods, ...split.oldPods].map((p) => ({ name: p.metadata.name, ip: p.status?.podIP })),
+      [...split.newPods, ...split.oldPods].map((p) => ({
+        name: p.metadata.name,
+        ip: p.status?.podIP,
+        services: servicesSelecting(snap.services, p.metadata.labels).map((s) => s.metadata.name),
+      })),
+      routedBackends(judged.services),
     ),
   };
   const podCtx = {

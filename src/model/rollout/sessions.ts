@@ -28,9 +28,7 @@ export function withSessions(
     pods.map((p) => ({ key: key(p), ip: p.ip })),
   );
   if (state.unavailable) return { ...model, sessions: { unavailable: state.unavailable, problems: [] } };
-  const expected = routingInstallations(model).flatMap((i) =>
-    i.haproxyPods.filter((h) => h.discovered).map((h) => `${i.namespace}/${h.name}`),
-  );
+  const expected = haproxyPodsToRead(routingInstallations(model));
   // no HAProxy pod to ask (none discovered, or HAPTIC's objects unreadable): nothing is known, not 0
   if (!expected.length) return { ...model, sessions: { problems: ['no HAProxy pod of HAPTIC to read sessions from'] } };
   // the configs' `# Pod:` comments name the servers of the pods seen now (the live config, its retained checkpoints)
@@ -39,7 +37,8 @@ export function withSessions(
     ...(i.config?.servers ?? []),
     ...(i.config?.retained.flatMap((r) => r.servers ?? []) ?? []),
   ]);
-  const byPod = sessionsByPod(state.readings, expected, memory, serverNames(servers, keys));
+  const fresh = new Set(model.newPods.map(key));
+  const byPod = sessionsByPod(state.readings, expected, memory, serverNames(servers, keys), fresh);
   const problems = [
     ...new Set(
       state.readings
@@ -59,6 +58,17 @@ export function withSessions(
     oldPods: model.oldPods.map(set),
     sessions: { problems, ...(unread ? { unread } : {}), ...(Object.keys(gone).length ? { gone } : {}) },
   };
+}
+
+/**
+ * The HAProxy pods (`namespace/name`, as a reading names its pod) whose sessions count, each once: two installations
+ * of one namespace whose template configs select the same pods both list each of them (the same pod object, one UID),
+ * and a pod listed twice would have its sessions counted twice.
+ */
+export function haproxyPodsToRead(installations: Pick<Installation, 'namespace' | 'haproxyPods'>[]): string[] {
+  const seen = new Set<string>();
+  for (const i of installations) for (const h of i.haproxyPods) if (h.discovered) seen.add(`${i.namespace}/${h.name}`);
+  return [...seen];
 }
 
 /** Why sessions are not known, in the order to say it: nothing readable first, then each HAProxy pod's problem. */

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import type { Informer } from '../../../src/kube/informer.ts';
 import type { Kube } from '../kube.ts';
-import { type Condition, findCondition, GATE_CONDITION, jsonEqual, type Obj, rfc3339 } from './common.ts';
+import { type Condition, findCondition, GATE_CONDITION, jsonEqual, log, type Obj, rfc3339 } from './common.ts';
 import { EventRecorder } from './events.ts';
 import {
   agentReport,
@@ -33,7 +33,13 @@ import {
   selectorLabels,
   TEMPLATE_CONFIG_NAME,
 } from './haptic-manifests.ts';
-import { haproxyCfgConditions, refusedRender, templateConfigStatus } from './haptic-status.ts';
+import {
+  haproxyCfgConditions,
+  refusedRender,
+  templateConfigErrors,
+  templateConfigStatus,
+  type Verdict,
+} from './haptic-status.ts';
 import { type ChecksumStyle, checksumOf, entryChecksumOf, renderConfig, routedAddresses } from './haproxy-render.ts';
 import { backendsFor, RenderFailure } from './haptic-routes.ts';
 import type { InstallationKnobs, StatusShape } from './knobs.ts';
@@ -120,16 +126,25 @@ export class HapticController {
   private templateConfig: Obj | undefined;
   private accepted: Render | undefined;
   private readonly renders = new Map<string, Render>();
-  /** the render refused: by HAProxy (`haproxy -c`), or failed in the template itself (`template`) */
-  private refusal: { checksum: string; error: string; knob: boolean; template?: boolean } | undefined;
-  private validatedAt = '';
+  /** the render HAProxy refused (`haproxy -c`), while it is the newest */
+  private refusal: { checksum: string; error: string; knob: boolean } | undefined;
   /**
-   * HAProxy's last refusal, as the template config keeps reporting it after a later render is accepted: HAPTIC's
-   * status updater writes Invalid on a refused render (ValidationFailedEvent) and Valid only when the template config
-   * itself is validated (ConfigValidatedEvent, on an edit: configchange/handler.go); it does not subscribe to the
-   * completed validation of a render (pkg/controller/configchange/status_updater.go). Until the generation changes.
+   * What the template config's status says, and since when: what HAPTIC's status updater last heard
+   * (haptic-status.ts, Verdict). HAProxy's refusal stays after a later render is accepted, until the template config
+   * is edited: the status updater writes Invalid on a refused render (ValidationFailedEvent) and Valid only when an
+   * edit is validated (ConfigValidatedEvent, configchange/handler.go); it does not subscribe to the completed
+   * validation of a render, nor to a render that fails in the template (pkg/controller/configchange/status_updater.go).
    */
-  private reported: { error: string; at: string; generation: number } | undefined;
+  private verdict: { status: Verdict; at: string } = { status: { kind: 'valid' }, at: '' };
+  /**
+   * The template config HAPTIC renders with: the last edit its validators accepted. A refused edit leaves the one
+   * before in force, rendering and deploying (handler.go publishes ConfigInvalidEvent and does not reinitialize).
+   */
+  private inForce: Obj | undefined;
+  /** the generation of the template config last validated */
+  private checkedGeneration: number | undefined;
+  /** the agent generation's render that fails in the template (ResolveServicePort), while it does: logged once */
+  private renderFailure: string | undefined;
   /** the last answer to "may the controller patch pods/status" (mayPatchPodStatus) */
   private rbac: { at: number; allowed: boolean } | undefined;
   /** when the accepted render was rendered (the dataplane generation's status.metadata.renderedAt) */
@@ -173,6 +188,7 @@ export class HapticController {
   /** Picks up what an earlier run left (Lease, rendered config, deploy entries) so a restart converges quietly. */
   async load(templateConfig: Obj): Promise<void> {
     this.templateConfig = templateConfig;
+    this.inForce = templateConfig;
     this.htcStatus = templateConfig.status ?? {};
     await this.leader.load();
     const cfg = await this.kube.tryGet<Obj>(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace);
@@ -212,6 +228,7 @@ export class HapticController {
       .map((p) => ({ name: p.metadata.name, uid: p.metadata.uid!, runtimeID: runtimeID(p) }))
       .sort((a, b) => a.name.localeCompare(b.name));
     if (this.shape !== this.knobs.statusShape) this.switchShape(haproxies, now);
+    await this.validateEdit(now);
     await this.render(now);
     const deployAt = await this.deploy(haproxies, now);
     await this.retain(haproxies);
@@ -228,6 +245,33 @@ export class HapticController {
     return this.caches.templateConfigs.get(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`) ?? this.templateConfig!;
   }
 
+  /**
+   * A new generation of the template config is validated as HAPTIC's validators do (haptic-status.ts,
+   * templateConfigErrors): accepted, it is the one in force (Valid, and the Normal Validated event when it was
+   * Invalid); refused, the one before stays in force and the status says ConfigInvalid with the errors (Warning
+   * ValidationFailed), configchange/handler.go and status_updater.go.
+   */
+  private async validateEdit(now: number): Promise<void> {
+    const current = this.currentTemplateConfig();
+    const generation = current.metadata.generation ?? 1;
+    if (generation === this.checkedGeneration) return;
+    const first = this.checkedGeneration === undefined;
+    this.checkedGeneration = generation;
+    const errors = templateConfigErrors(current.spec);
+    if (errors.length) {
+      this.verdict = { status: { kind: 'configInvalid', errors }, at: rfc3339(now) };
+      if (this.shape !== 'dataplane')
+        await this.event('Warning', 'ValidationFailed', `${errors.length} validation error(s): ${errors.join('; ')}`);
+      return;
+    }
+    const wasInvalid = !first && this.verdict.status.kind !== 'valid';
+    this.inForce = current;
+    this.verdict = { status: { kind: 'valid' }, at: rfc3339(now) };
+    // the agent's Validated event marks a recovery from Invalid (docs/haptic-compat.md, "Events")
+    if (wasInvalid && this.shape !== 'dataplane')
+      await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
+  }
+
   private async render(now: number): Promise<void> {
     const gate = this.knobs.gateFeature && this.shape === 'gate' ? GATE_CONDITION : undefined;
     const { ingresses, gateways, httpRoutes, grpcRoutes, tlsRoutes, tcpRoutes, referenceGrants } = this.caches;
@@ -241,10 +285,9 @@ export class HapticController {
       referenceGrants: referenceGrants.items(),
     };
     let content: string;
-    let failure: string | undefined;
     try {
       const backends = backendsFor(
-        this.currentTemplateConfig(),
+        this.inForce ?? this.currentTemplateConfig(),
         routes,
         this.caches.services.items(),
         this.caches.slices.items(),
@@ -256,23 +299,20 @@ export class HapticController {
       content = renderConfig(`${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}`, backends, style, this.accepted?.content);
     } catch (err) {
       if (!(err instanceof RenderFailure)) throw err;
-      // the agent's template failed as a whole: nothing to give HAProxy, the live config stays (the controller
-      // reports the template error as the config's validation error, configchange status_updater.go)
-      content = `# HAPTIC's render failed: ${err.message}\n`;
-      failure = err.message;
+      // the agent's template failed as a whole: a TemplateRenderFailedEvent (pkg/controller/renderer/component.go,
+      // reconciler/coordinator.go), which the status updater does not subscribe to (configchange/status_updater.go):
+      // nothing is published, validated or recorded (no status, no -invalid, no Event), the live config stays, and
+      // only the controller's log says it
+      if (this.renderFailure !== err.message)
+        log('haptic', `${this.inst.namespace}/${TEMPLATE_CONFIG_NAME}: Template rendering failed: ${err.message}`);
+      this.renderFailure = err.message;
+      return;
     }
+    this.renderFailure = undefined;
     const checksum = checksumOf(content, this.checksumStyle);
     const knob = this.knobs.refuseRender;
     // a render refused before stays refused (the same text, the same verdict) until it or the knob changes
     if (this.refusal?.checksum === checksum && this.refusal.knob === knob) return;
-    if (failure) {
-      // a template that failed renders no config: no -invalid object, the error on the template config
-      this.refusal = { checksum, error: failure, knob, template: true };
-      this.reported = undefined;
-      this.validatedAt = rfc3339(now);
-      if (this.shape !== 'dataplane') await this.event('Warning', 'ValidationFailed', failure);
-      return;
-    }
     const refused = await this.refusedBy(content, checksum, knob);
     if (refused) {
       // HAPTIC keeps the refused render as <htc>-haproxycfg-invalid with the first error (configpublisher workers.go)
@@ -293,27 +333,18 @@ export class HapticController {
         { subresource: 'status' },
       );
       this.refusal = { checksum, error: refused.error, knob };
-      this.validatedAt = rfc3339(now);
+      this.verdict = { status: { kind: 'haproxyFailed', error: refused.error }, at: rfc3339(now) };
       // the agent generation's events (configchange status_updater.go); the dataplane generation records none
       if (this.shape !== 'dataplane') await this.event('Warning', 'ValidationFailed', refused.error);
       return;
     }
     if (this.refusal) {
-      const was = this.refusal;
-      // a template that failed and renders again is the template config validated again: Valid, nothing kept
-      this.reported = was.template
-        ? undefined
-        : { error: was.error, at: this.validatedAt, generation: this.currentTemplateConfig().metadata.generation ?? 1 };
-      this.refusal = undefined;
-      this.validatedAt = rfc3339(now);
-      // the released tags delete the refused render once one is accepted again; HEAD keeps it (configpublisher
+      // accepted after a refusal: the template config keeps saying HAProxyValidationFailed (the verdict stays); the
+      // released tags delete the refused render once one is accepted again; HEAD keeps it (configpublisher
       // workers.go: the -invalid cleanup is gone), so its renderedAt tells that it is older than the live config
-      if (this.checksumStyle !== 'head' && !was.template)
+      this.refusal = undefined;
+      if (this.checksumStyle !== 'head')
         await this.kube.delete(HAPTIC_API_VERSION, 'HAProxyCfg', `${HAPROXY_CFG_NAME}-invalid`, this.inst.namespace);
-      // the status goes back to Valid here only after a template that failed (HAProxy's refusal stays, above): the
-      // agent's Validated event marks that recovery (docs/haptic-compat.md, "Events")
-      if (this.shape !== 'dataplane' && was.template)
-        await this.event('Normal', 'Validated', 'HAProxyTemplateConfig is valid again');
     }
     const stored = this.storedSpec(content);
     const cfg = await this.kube.tryGet<Obj>(HAPTIC_API_VERSION, 'HAProxyCfg', HAPROXY_CFG_NAME, this.inst.namespace);
@@ -331,10 +362,8 @@ export class HapticController {
         this.remember(this.accepted);
         this.renderedAt = rfc3339(now);
         this.leader.setIntent(this.accepted.planID, checksum);
-        this.validatedAt = rfc3339(now);
       }
     }
-    if (!this.validatedAt) this.validatedAt = rfc3339(now);
   }
 
   /**
@@ -484,18 +513,13 @@ export class HapticController {
   }
 
   private async writeStatuses(): Promise<void> {
-    const now = this.validatedAt || rfc3339(Date.now());
-    const htcObject = this.currentTemplateConfig();
-    const generation = htcObject.metadata.generation ?? 1;
-    // HAProxy's refusal outlived by an accepted render stays on the template config until it is edited
-    const kept = !this.refusal && this.reported?.generation === generation ? this.reported : undefined;
+    const now = rfc3339(Date.now());
+    const generation = this.currentTemplateConfig().metadata.generation ?? 1;
     const htc = templateConfigStatus(
       this.shape,
-      this.refusal
-        ? { error: this.refusal.error, template: !!this.refusal.template }
-        : kept && { error: kept.error, template: false },
+      this.verdict.status,
       this.htcStatus.conditions,
-      kept ? kept.at : now,
+      this.verdict.at || now,
       generation,
     );
     if (!jsonEqual(htc, this.htcStatus)) {
@@ -514,10 +538,10 @@ export class HapticController {
     const deployedToPods = [...this.entries.values()].sort((a, b) => a.podName.localeCompare(b.podName));
     const metadata =
       this.shape === 'dataplane' && this.renderedAt ? this.renderMetadata(this.accepted.content, this.renderedAt) : {};
-    // the gate release's render gate holds on what HAProxy refuses; a template that failed gave it nothing to refuse
+    // the gate release's render gate holds on what HAProxy refuses, and opens again on the next accepted render
     const conditions = haproxyCfgConditions(
       this.shape,
-      this.refusal?.template ? undefined : this.refusal?.error,
+      this.refusal?.error,
       this.accepted.checksum,
       (this.cfgStatus as { conditions?: Condition[] }).conditions,
       now,

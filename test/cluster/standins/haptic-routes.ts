@@ -1,23 +1,44 @@
 // Which Services HAPTIC renders backends for: those a route it watches references, by each generation's rules. Read
 // in HAPTIC's repository (HAProxy-Template-IC/haproxy-template-ingress-controller); the dataplane generation at its
 // HEAD (charts/haptic/libraries/*.yaml), the agent generation (module gitlab.com/haproxy-haptic/haptic, charts/haptic/
-// charts/*/) for the agent and gate shapes — the gate release builds on the agent generation:
+// charts/*/ of the same repository's later history) for the agent and gate shapes — the gate release builds on the
+// agent generation:
 // - Which routes: the chart merges the libraries' watchedResources into the template config, the Ingress watch with
 //   fieldSelector `spec.ingressClassName=<ingressClass.name>`, the Gateway watch `spec.gatewayClassName=<gatewayClass.
 //   name>` (dataplane templates/_helpers.tpl; agent chart `inject:` of watchedResources.*.fieldSelector);
 //   pkg/k8s/indexer/fieldselector.go reads `path=value` as an exact match (a missing field never matches).
 //   HTTPRoutes and GRPCRoutes have no selector, and every one watched gets backends whatever its parentRefs:
 //   dataplane gateway.yaml backends-500-gateway renders resources.httproutes.List(); the agent's gateway/30-backends.yaml
-//   backenditems-500-gateway-http renders each route, checking only BackendRefValid (a Service that exists, and a
-//   ReferenceGrant when it is in another namespace). TLSRoutes and TCPRoutes (agent only: gateway/22-ssl-passthrough.
-//   yaml, gateway/90-tcproute.yaml) render when attached to a TLS (TCP) listener of a watched Gateway.
+//   renders each route, checking only BackendRefValid (gateway/21-route-helpers.yaml: a core Service that exists, and
+//   a ReferenceGrant when it is in another namespace).
+// - TLSRoutes (agent, gateway/22-ssl-passthrough.yaml PublishGatewayTLSSSLPassthrough; backends-501 in 30-backends.yaml):
+//   a rule renders `gtw_tls_<ns>_<route>_<rule>` from its first backendRef (port 443 when none) when every backendRef
+//   of the rule resolves and the route attaches: a parentRef to a watched Gateway (group and kind default), its
+//   listeners filtered by the parentRef's sectionName and port, protocol TLS, tls.mode Passthrough or Terminate (none:
+//   Terminate) and not on a port holding both, allowedRoutes.kinds (none: TLSRoute), allowedRoutes.namespaces (from
+//   Same, the default; All; Selector by matchLabels, against the namespace's labels), and the route's hostnames —
+//   required — intersecting the listener's hostname (21-route-helpers.yaml HostnameSinglePairIntersection).
+// - TCPRoutes (agent, gateway/90-tcproute.yaml util-gateway-tcproute-analysis, backends-502): the same attachment on
+//   TCP listeners (port > 0), no hostnames; a rule's valid backendRefs (a core Service that exists, a ReferenceGrant
+//   across namespaces; port 80 when none) make `gtw_tcp_<ns>_<route>_<rule>`, the first alone or all of them pooled;
+//   a listener port belongs to one (route, rule) across every Gateway: the oldest route (creationTimestamp, none
+//   last, then namespace/name; within a route its first rule), and a rule that keeps no port is not rendered.
+// - Default backends (agent only): nginx-ingress/17-default-backend.yaml and haptic-annotations/40-features.yaml read
+//   `nginx.ingress.kubernetes.io/default-backend` and `haproxy-haptic.org/default-backend` (`<svc>` or `<ns>/<svc>`)
+//   on the watched Ingresses: a Service that exists renders `<ingress ns>_<ingress>_default-backend_<svc>` from its
+//   first port, when the template config runs that library (libraryRefs `<config>-<library>`, or the snippet
+//   inline). The chart's `extraContext.defaultBackendService` {namespace, name, port} renders `default_backend`
+//   (kubernetes-backends/library.yaml default-backend-100-kubernetes).
 // - Backend names: Ingress `ing_<ns>_<ingress>_<service>_<port>` (dataplane ingress.yaml) or `<ns>_<ingress>_svc_
 //   <service>_<port name, else number>` (agent ingress/library.yaml, util-backend-name-ingress); the agent also renders
 //   spec.defaultBackend ("Default backend for"), the dataplane generation does not. HTTP/GRPC `gtw_<route ns>_<route>_
-//   <service>_<port>` (port 80 when none); TLS `gtw_tls_<ns>_<route>_<rule>` from the rule's first backendRef (port
-//   443 when none); TCP `gtw_tcp_<ns>_<route>_<rule>` from all of them (port 80). A backendRef to another namespace:
-//   the agent renders the Service of that namespace when a ReferenceGrant there allows it, the dataplane generation
-//   not at all ("not explicitly handled", docs/libraries/gateway.md).
+//   <service>_<port>` (port 80 when none).
+// - By name (dataplane): base.yaml BackendServers reads `resources.endpoints.Fetch(serviceName)`, over the chart's
+//   EndpointSlice index `metadata.labels.kubernetes\.io/service-name` (values.yaml, merged over the libraries last:
+//   templates/_helpers.tpl), so every namespace's slices of that Service name (pkg/k8s/store/memory.go); a port name
+//   comes from the Service in the first of them (namespace, then name). Its gateway.yaml reads only a backendRef's
+//   name and port, its ingress.yaml only the Service's name: a backendRef to another namespace, or to a Service of the
+//   same name in any namespace, renders the same servers.
 // - Ports (dataplane base.yaml BackendServers; agent kubernetes-backends library.yaml ResolveServicePort and
 //   BackendServersResult): the port's name is the reference's, else the name of the Service port of that number; with
 //   a name, the slice port of that name (the agent skips slices without it; the dataplane falls back to the number);
@@ -51,6 +72,8 @@ export type RouteCaches = {
   tlsRoutes?: Obj[];
   tcpRoutes?: Obj[];
   referenceGrants?: Obj[];
+  /** the cluster's Namespaces, for listeners that admit routes by namespace selector (none: no namespace matches) */
+  namespaces?: Obj[];
 };
 
 /** The agent generation's whole render failed (ResolveServicePort on a port name the Service lacks). */
@@ -99,7 +122,10 @@ export function watchesOf(templateConfig: Obj | undefined): Watches {
   return out as Watches;
 }
 
-/** A route's reference to a Service: its backend name, the port as written and the hosts that lead to it. */
+/**
+ * A route's reference to a Service: its backend name, the port as written and the hosts that lead to it. `byName`:
+ * the dataplane generation's, from every namespace's EndpointSlices of the Service's name.
+ */
 type Reference = {
   backend: string;
   namespace: string;
@@ -107,9 +133,13 @@ type Reference = {
   port: { number?: number; name?: string };
   hosts: string[];
   tcp?: boolean;
+  byName?: boolean;
 };
 
 const agentShape = (shape: StatusShape) => shape !== 'dataplane';
+const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+const serviceOf = (services: Obj[], namespace: string, name: string) =>
+  services.find((s) => s.metadata.namespace === namespace && s.metadata.name === name);
 
 /** The agent's port identifier in an Ingress backend name: the port's name, the Service port's name, or the number. */
 function portIdentifier(port: { number?: number; name?: string }, service: Obj | undefined): string {
@@ -118,17 +148,41 @@ function portIdentifier(port: { number?: number; name?: string }, service: Obj |
   return named || String(port.number ?? '');
 }
 
-function ingressReferences(ingresses: Obj[], watch: Obj | undefined, services: Obj[], shape: StatusShape): Reference[] {
+/** The annotations naming an Ingress's default backend, their library and the snippet that renders them. */
+const DEFAULT_BACKEND_ANNOTATIONS = [
+  ['nginx.ingress.kubernetes.io/default-backend', 'nginx-ingress', 'backends-510-nginx-ingress-default-backend'],
+  ['haproxy-haptic.org/default-backend', 'haptic-annotations', 'backends-850-haptic-default-backend'],
+] as const;
+
+/** Whether the template config runs a library: a libraryRef `<config>-<library>`, or its snippet inline. */
+function runsLibrary(templateConfig: Obj | undefined, library: string, snippet: string): boolean {
+  const refs: unknown[] = templateConfig?.spec?.libraryRefs ?? [];
+  const name = `${templateConfig?.metadata?.name}-${library}`;
+  if (refs.some((r: any) => r?.name === name)) return true;
+  const snippets = templateConfig?.spec?.templateSnippets;
+  return !!snippets && typeof snippets === 'object' && snippet in snippets;
+}
+
+function ingressReferences(
+  ingresses: Obj[],
+  watch: Obj | undefined,
+  services: Obj[],
+  shape: StatusShape,
+  templateConfig: Obj | undefined,
+): Reference[] {
   if (!watch) return [];
   const selector = parseFieldSelector(watch.fieldSelector);
   const refs = new Map<string, Reference>();
+  const annotations = agentShape(shape)
+    ? DEFAULT_BACKEND_ANNOTATIONS.filter(([, library, snippet]) => runsLibrary(templateConfig, library, snippet))
+    : [];
   for (const ingress of ingresses) {
     if (!selects(selector, ingress) || !labelsMatch(watch.labelSelector, ingress)) continue;
     const { namespace = '', name } = ingress.metadata;
     const add = (svc: any, host: string | undefined) => {
       if (!svc?.name) return;
       const port = svc.port?.name ? { name: svc.port.name } : { number: svc.port?.number ?? 80 };
-      const service = services.find((s) => s.metadata.namespace === namespace && s.metadata.name === svc.name);
+      const service = serviceOf(services, namespace, svc.name);
       if (
         agentShape(shape) &&
         port.name &&
@@ -141,7 +195,14 @@ function ingressReferences(ingresses: Obj[], watch: Obj | undefined, services: O
       const backend = agentShape(shape)
         ? `${namespace}_${name}_svc_${svc.name}_${portIdentifier(port, service)}`
         : `ing_${namespace}_${name}_${svc.name}_${svc.port?.name || (svc.port?.number ?? '')}`;
-      const ref: Reference = refs.get(backend) ?? { backend, namespace, service: svc.name, port, hosts: [] };
+      const ref: Reference = refs.get(backend) ?? {
+        backend,
+        namespace,
+        service: svc.name,
+        port,
+        hosts: [],
+        ...(agentShape(shape) ? {} : { byName: true }),
+      };
       if (host && !ref.hosts.includes(host)) ref.hosts.push(host);
       refs.set(backend, ref);
     };
@@ -149,8 +210,42 @@ function ingressReferences(ingresses: Obj[], watch: Obj | undefined, services: O
       for (const path of rule?.http?.paths ?? []) add(path?.backend?.service, rule.host);
     }
     if (agentShape(shape)) add(ingress.spec?.defaultBackend?.service, undefined);
+    // a default backend named by annotation: a Service that exists, at its first port (no ReferenceGrant asked for)
+    for (const [annotation] of annotations) {
+      const value = ingress.metadata.annotations?.[annotation];
+      if (typeof value !== 'string' || !value) continue;
+      const parts = value.split('/');
+      const [svcNs, svcName] = value.includes('/') ? [parts[0] ?? '', parts[1] ?? ''] : [namespace, value];
+      const first = serviceOf(services, svcNs, svcName)?.spec?.ports?.[0];
+      if (!first || !(first.port > 0)) continue;
+      const backend = `${namespace}_${name}_default-backend_${svcName}`;
+      if (refs.has(backend)) continue;
+      const hosts = (ingress.spec?.rules ?? []).map((r: any) => r?.host).filter((h: unknown) => typeof h === 'string');
+      refs.set(backend, {
+        backend,
+        namespace: svcNs,
+        service: svcName,
+        port: first.name ? { name: first.name, number: first.port } : { number: first.port },
+        hosts: [...new Set<string>(hosts)],
+      });
+    }
   }
   return [...refs.values()];
+}
+
+/** The chart's default backend, `extraContext.defaultBackendService` (agent: kubernetes-backends/library.yaml). */
+function defaultBackendReference(templateConfig: Obj | undefined, services: Obj[], shape: StatusShape): Reference[] {
+  const db = templateConfig?.spec?.templatingSettings?.extraContext?.defaultBackendService;
+  if (!agentShape(shape) || !db || typeof db.name !== 'string' || typeof db.namespace !== 'string') return [];
+  const raw = db.port;
+  const port =
+    raw && typeof raw === 'object' && raw.name
+      ? { name: String(raw.name) }
+      : { number: typeof raw === 'number' ? raw : Number(raw?.number ?? 0) };
+  const service = serviceOf(services, db.namespace, db.name);
+  if (port.name && service && !(service.spec?.ports ?? []).some((p: any) => p.name === port.name))
+    throw new RenderFailure(`ResolveServicePort: Service ${db.namespace}/${db.name} has no port named '${port.name}'`);
+  return [{ backend: 'default_backend', namespace: db.namespace, service: db.name, port, hosts: [] }];
 }
 
 /** Whether a ReferenceGrant of the Service's namespace lets routes of `kind` in `from` reach the Service. */
@@ -158,32 +253,29 @@ function granted(grants: Obj[], kind: string, from: string, to: { namespace: str
   return grants.some(
     (g) =>
       g.metadata.namespace === to.namespace &&
-      (g.spec?.from ?? []).some(
-        (f: any) => f?.group === 'gateway.networking.k8s.io' && f.kind === kind && f.namespace === from,
-      ) &&
+      (g.spec?.from ?? []).some((f: any) => f?.group === GATEWAY_GROUP && f.kind === kind && f.namespace === from) &&
       (g.spec?.to ?? []).some(
         (t: any) => (t?.group ?? '') === '' && t.kind === 'Service' && (!t.name || t.name === to.name),
       ),
   );
 }
 
-/** The Service a backendRef reaches, or undefined when the generation does not render it (BackendRefValid). */
-function backendTarget(
+const coreService = (ref: any) =>
+  !!ref?.name && (!ref.group || ref.group === 'core') && (ref.kind || 'Service') === 'Service';
+
+/** The Service an agent backendRef reaches, or undefined when it does not resolve (BackendRefValid). */
+function agentTarget(
   ref: any,
   kind: string,
   routeNamespace: string,
   caches: RouteCaches,
   services: Obj[],
-  shape: StatusShape,
 ): { namespace: string; name: string } | undefined {
-  if (!ref?.name || (ref.group ?? '') !== '' || (ref.kind ?? 'Service') !== 'Service') return undefined;
-  const target = { namespace: ref.namespace ?? routeNamespace, name: ref.name as string };
-  if (target.namespace !== routeNamespace) {
-    if (!agentShape(shape) || !granted(caches.referenceGrants ?? [], kind, routeNamespace, target)) return undefined;
-  }
-  // the agent renders a backendRef to a Service that exists; the dataplane generation renders any
-  const exists = services.some((s) => s.metadata.namespace === target.namespace && s.metadata.name === target.name);
-  return !agentShape(shape) || exists ? target : undefined;
+  if (!coreService(ref)) return undefined;
+  const target = { namespace: ref.namespace || routeNamespace, name: ref.name as string };
+  if (target.namespace !== routeNamespace && !granted(caches.referenceGrants ?? [], kind, routeNamespace, target))
+    return undefined;
+  return serviceOf(services, target.namespace, target.name) ? target : undefined;
 }
 
 function gatewayReferences(
@@ -200,7 +292,11 @@ function gatewayReferences(
     const { namespace = '', name } = route.metadata;
     for (const rule of route.spec?.rules ?? []) {
       for (const ref of rule?.backendRefs ?? []) {
-        const target = backendTarget(ref, routeKind, namespace, caches, services, shape);
+        if (!ref?.name) continue;
+        // the dataplane generation reads only a backendRef's name and port (gateway.yaml GenerateGatewayBackends)
+        const target = agentShape(shape)
+          ? agentTarget(ref, routeKind, namespace, caches, services)
+          : { namespace: ref.namespace || namespace, name: ref.name };
         if (!target) continue;
         const port = ref.port ?? 80;
         const backend = `gtw_${namespace}_${name}_${ref.name}_${port}`;
@@ -212,6 +308,7 @@ function gatewayReferences(
             service: target.name,
             port: { number: port },
             hosts,
+            ...(agentShape(shape) ? {} : { byName: true }),
           });
       }
     }
@@ -219,49 +316,160 @@ function gatewayReferences(
   return [...refs.values()];
 }
 
-/** TLSRoutes and TCPRoutes on a listener of their protocol of a Gateway the installation watches (agent only). */
-function listenerReferences(caches: RouteCaches, services: Obj[], watches: Watches, shape: StatusShape): Reference[] {
-  if (!agentShape(shape) || !watches.gateways) return [];
+/** The Gateway API's hostname intersection (21-route-helpers.yaml HostnameSinglePairIntersection), '' for none. */
+export function hostnameIntersection(listener: string, route: string): string {
+  const wild = (h: string) => h.startsWith('*.');
+  if (listener === route) return listener;
+  if (wild(listener) && !wild(route)) {
+    const base = `.${listener.slice(2)}`;
+    return route.endsWith(base) && route.length > base.length ? route : '';
+  }
+  if (!wild(listener) && wild(route)) {
+    const base = `.${route.slice(2)}`;
+    return listener.endsWith(base) && listener.length > base.length ? listener : '';
+  }
+  if (wild(listener) && wild(route)) {
+    const l = listener.slice(2);
+    const r = route.slice(2);
+    if (l === r || l.endsWith(`.${r}`)) return listener;
+    if (r.endsWith(`.${l}`)) return route;
+  }
+  return '';
+}
+
+/** The listener ports a TLS or TCP route attaches to (the templates' listener-attachment filters). */
+function attachedPorts(
+  kind: 'TLSRoute' | 'TCPRoute',
+  route: Obj,
+  caches: RouteCaches,
+  selector: FieldSelector | undefined,
+): number[] {
+  const protocol = kind === 'TLSRoute' ? 'TLS' : 'TCP';
+  const routeNs = route.metadata.namespace ?? '';
+  const hostnames: string[] = (route.spec?.hostnames ?? []).filter((h: unknown) => typeof h === 'string');
+  const ports: number[] = [];
+  for (const parent of route.spec?.parentRefs ?? []) {
+    if ((parent?.group || GATEWAY_GROUP) !== GATEWAY_GROUP || (parent?.kind || 'Gateway') !== 'Gateway') continue;
+    const gatewayNs = parent.namespace || routeNs;
+    const gateway = caches.gateways.find((g) => g.metadata.name === parent.name && g.metadata.namespace === gatewayNs);
+    if (!gateway || !selects(selector, gateway)) continue;
+    const listeners: any[] = (gateway.spec?.listeners ?? []).filter((l: unknown) => l && typeof l === 'object');
+    const modes = new Map<number, Set<string>>();
+    for (const l of listeners.filter((l) => l.protocol === 'TLS')) {
+      const set = modes.get(Number(l.port) || 0) ?? new Set<string>();
+      set.add(l.tls?.mode || 'Terminate');
+      modes.set(Number(l.port) || 0, set);
+    }
+    for (const l of listeners) {
+      const port = Number(l.port) || 0;
+      if (l.protocol !== protocol || (protocol === 'TCP' && port <= 0)) continue;
+      if (parent.sectionName && parent.sectionName !== l.name) continue;
+      if (parent.port && Number(parent.port) !== port) continue;
+      if (protocol === 'TLS') {
+        const mode = l.tls?.mode || 'Terminate';
+        if (mode !== 'Passthrough' && mode !== 'Terminate') continue;
+        const set = modes.get(port);
+        if (set?.has('Passthrough') && set.has('Terminate')) continue;
+      }
+      const kinds: any[] = l.allowedRoutes?.kinds ?? [];
+      if (kinds.length && !kinds.some((k) => (k?.group || GATEWAY_GROUP) === GATEWAY_GROUP && k?.kind === kind))
+        continue;
+      if (!namespaceAdmitted(l, routeNs, gatewayNs, caches.namespaces ?? [])) continue;
+      if (protocol === 'TLS') {
+        if (!hostnames.length) continue;
+        const host = typeof l.hostname === 'string' ? l.hostname : '';
+        if (host && !hostnames.some((h) => hostnameIntersection(host, h))) continue;
+      }
+      ports.push(port);
+    }
+  }
+  return ports;
+}
+
+/** allowedRoutes.namespaces: from Same (the default), All, or Selector by matchLabels against the route's namespace. */
+function namespaceAdmitted(listener: any, routeNs: string, gatewayNs: string, namespaces: Obj[]): boolean {
+  const from = listener.allowedRoutes?.namespaces?.from || 'Same';
+  if (from === 'Same') return routeNs === gatewayNs;
+  if (from === 'All') return true;
+  if (from !== 'Selector') return false;
+  const match = listener.allowedRoutes?.namespaces?.selector?.matchLabels;
+  if (!match || typeof match !== 'object') return false;
+  const namespace = namespaces.find((n) => n.metadata.name === routeNs);
+  return !!namespace && Object.entries(match).every(([k, v]) => namespace.metadata.labels?.[k] === v);
+}
+
+/** TLSRoute rules attached to a TLS listener whose backendRefs all resolve: one backend from the first (agent). */
+function tlsReferences(caches: RouteCaches, services: Obj[], watches: Watches): Reference[] {
+  if (!watches.tlsroutes || !watches.gateways) return [];
   const selector = parseFieldSelector(watches.gateways.fieldSelector);
   const refs: Reference[] = [];
-  for (const [kind, plural, protocol, prefix, defaultPort] of [
-    ['TLSRoute', 'tlsroutes', 'TLS', 'gtw_tls', 443],
-    ['TCPRoute', 'tcproutes', 'TCP', 'gtw_tcp', 80],
-  ] as const) {
-    if (!watches[plural]) continue;
-    for (const route of (kind === 'TLSRoute' ? caches.tlsRoutes : caches.tcpRoutes) ?? []) {
-      const { namespace = '', name } = route.metadata;
-      const attached = (route.spec?.parentRefs ?? []).some((p: any) => {
-        if ((p?.group ?? 'gateway.networking.k8s.io') !== 'gateway.networking.k8s.io') return false;
-        if ((p?.kind ?? 'Gateway') !== 'Gateway') return false;
-        const gateway = caches.gateways.find(
-          (g) => g.metadata.name === p.name && g.metadata.namespace === (p.namespace ?? namespace),
-        );
-        return (
-          !!gateway &&
-          selects(selector, gateway) &&
-          (gateway.spec?.listeners ?? []).some(
-            (l: any) => l?.protocol === protocol && (!p.sectionName || p.sectionName === l.name),
-          )
-        );
+  for (const route of caches.tlsRoutes ?? []) {
+    const { namespace = '', name } = route.metadata;
+    if (!attachedPorts('TLSRoute', route, caches, selector).length) continue;
+    (route.spec?.rules ?? []).forEach((rule: any, index: number) => {
+      const backendRefs: any[] = rule?.backendRefs ?? [];
+      const resolved = backendRefs.map((ref) => agentTarget(ref, 'TLSRoute', namespace, caches, services));
+      const first = resolved[0];
+      if (!first || resolved.some((t) => !t)) return;
+      refs.push({
+        backend: `gtw_tls_${namespace}_${name}_${index}`,
+        namespace: first.namespace,
+        service: first.name,
+        port: { number: backendRefs[0].port ?? 443 },
+        hosts: [],
+        tcp: true,
       });
-      if (!attached) continue;
-      (route.spec?.rules ?? []).forEach((rule: any, index: number) => {
-        const backendRefs = (rule?.backendRefs ?? []).slice(0, kind === 'TLSRoute' ? 1 : undefined);
-        for (const ref of backendRefs) {
-          const target = backendTarget(ref, kind, namespace, caches, services, shape);
-          if (!target) continue;
-          refs.push({
-            backend: `${prefix}_${namespace}_${name}_${index}`,
-            namespace: target.namespace,
-            service: target.name,
-            port: { number: ref.port ?? defaultPort },
-            hosts: [],
-            tcp: true,
-          });
-        }
-      });
-    }
+    });
+  }
+  return refs;
+}
+
+/** A claim of a TCP listener port by a route's rule, and the oldest-wins order (util-gateway-tcproute-analysis). */
+type Claim = { route: string; rule: number; ts: string };
+const claimsBefore = (a: Claim, b: Claim) => {
+  if (a.ts === b.ts) return a.route === b.route ? a.rule < b.rule : a.route < b.route;
+  if (a.ts === '') return false;
+  return b.ts === '' || a.ts < b.ts;
+};
+
+/** TCPRoute rules keeping a listener port: their valid backendRefs, the first alone or all pooled (agent). */
+function tcpReferences(caches: RouteCaches, services: Obj[], watches: Watches): Reference[] {
+  if (!watches.tcproutes || !watches.gateways) return [];
+  const selector = parseFieldSelector(watches.gateways.fieldSelector);
+  const byPort = new Map<number, Claim & { refs: Reference[] }>();
+  for (const route of caches.tcpRoutes ?? []) {
+    const { namespace = '', name } = route.metadata;
+    const ports = attachedPorts('TCPRoute', route, caches, selector);
+    (route.spec?.rules ?? []).forEach((rule: any, index: number) => {
+      const refs: Reference[] = [];
+      for (const ref of rule?.backendRefs ?? []) {
+        const target = agentTarget(ref, 'TCPRoute', namespace, caches, services);
+        if (!target) continue;
+        refs.push({
+          backend: `gtw_tcp_${namespace}_${name}_${index}`,
+          namespace: target.namespace,
+          service: target.name,
+          port: { number: ref.port ?? 80 },
+          hosts: [],
+          tcp: true,
+        });
+      }
+      if (!refs.length) return;
+      const ts = String(route.metadata.creationTimestamp ?? '');
+      const claim = { route: `${namespace}/${name}`, rule: index, ts, refs };
+      for (const port of ports) {
+        const held = byPort.get(port);
+        if (!held || claimsBefore(claim, held)) byPort.set(port, claim);
+      }
+    });
+  }
+  const seen = new Set<string>();
+  const refs: Reference[] = [];
+  for (const claim of byPort.values()) {
+    const backend = claim.refs[0]!.backend;
+    if (seen.has(backend)) continue;
+    seen.add(backend);
+    refs.push(...claim.refs);
   }
   return refs;
 }
@@ -318,27 +526,38 @@ export function backendsFor(
   shape: StatusShape = 'gate',
 ): Backend[] {
   const watches = watchesOf(templateConfig);
+  const agent = agentShape(shape);
   const references = [
-    ...ingressReferences(routes.ingresses, watches.ingresses, services, shape),
+    ...ingressReferences(routes.ingresses, watches.ingresses, services, shape, templateConfig),
+    ...defaultBackendReference(templateConfig, services, shape),
     ...gatewayReferences(routes, services, watches, 'httproutes', shape),
     ...gatewayReferences(routes, services, watches, 'grpcroutes', shape),
-    ...listenerReferences(routes, services, watches, shape),
+    ...(agent ? tlsReferences(routes, services, watches) : []),
+    ...(agent ? tcpReferences(routes, services, watches) : []),
   ];
+  const byNamespaceName = (a: Obj, b: Obj) =>
+    (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name);
   const backends: Backend[] = [];
   for (const ref of references) {
-    const svc = services.find((s) => s.metadata.namespace === ref.namespace && s.metadata.name === ref.service);
     const servers = new Map<string, Server>();
-    const own = slices.filter(
-      (s) =>
-        s.metadata.namespace === ref.namespace && s.metadata.labels?.['kubernetes.io/service-name'] === ref.service,
-    );
+    const own = slices
+      .filter(
+        (s) =>
+          (ref.byName || s.metadata.namespace === ref.namespace) &&
+          s.metadata.labels?.['kubernetes.io/service-name'] === ref.service,
+      )
+      .sort(byNamespaceName);
+    // by name, the port's name comes from the Service in the first slice's namespace (base.yaml BackendServers)
+    const svcNamespace = ref.byName ? (own[0]?.metadata.namespace ?? ref.namespace) : ref.namespace;
+    const svc = serviceOf(services, svcNamespace, ref.service);
     for (const slice of own) {
       const port = slicePort(svc, slice, ref.port, shape);
       if (!port) continue;
       for (const endpoint of slice.endpoints ?? []) {
         const target = endpoint.targetRef;
         if (target?.kind !== 'Pod' || servers.has(target.name) || !endpoint.addresses?.[0]) continue;
-        const enabled = serverEnabled(endpoint, pods(`${ref.namespace}/${target.name}`), gate, shape);
+        const enabled = serverEnabled(endpoint, pods(`${slice.metadata.namespace}/${target.name}`), gate, shape);
         servers.set(target.name, { pod: target.name, ip: endpoint.addresses[0], port, enabled });
       }
     }

@@ -92,7 +92,7 @@ describe('enable-gate preflight', () => {
     })[1];
     expect(elsewhere).toMatchObject({ id: 'HG116' });
     expect(elsewhere?.evidence).toContain(
-      'no server for a pod of the workload in haproxycfg haptic/haptic-config-haproxycfg',
+      'no server for a pod of the workload in a backend of service/web in haproxycfg haptic/haptic-config-haproxycfg',
     );
     const other = {
       ...pod({ name: 'api-1', rs: '1', ip: '10.0.0.1' }),
@@ -104,6 +104,35 @@ describe('enable-gate preflight', () => {
         pods: [other],
       })[1],
     ).toMatchObject({ id: 'HG116' });
+  });
+
+  it("takes an old pod's server as proof only for the Service of its backend: a template that leaves it is refused", () => {
+    // service/web (app=web, track=stable) is routed and holds the old pods; the new template says track=canary, so
+    // only service/web-all selects it, and no route names web-all
+    const d = probed();
+    const canary: Deployment = {
+      ...d,
+      spec: {
+        ...d.spec,
+        template: { ...d.spec.template, metadata: { labels: { app: 'web', track: 'canary' } } },
+      },
+    };
+    const stable = { app: 'web', track: 'stable', 'pod-template-hash': 'h1' };
+    const running = [pod({ name: 'web-old-1', rs: '1', ip: '10.0.0.1', labels: stable })];
+    const services = [service({ app: 'web', track: 'stable' }), service({ app: 'web' }, 'web-all')];
+    const servers = [{ pod: 'web-old-1', ip: '10.0.0.1', disabled: false }];
+    const [, route] = ids(canary, { services, haptic: { servers }, pods: running });
+    expect(route).toMatchObject({ id: 'HG116', severity: 'blocker' });
+    expect(route?.evidence).toContain(
+      'no server for a pod of the workload in a backend of service/web-all in haproxycfg haptic/haptic-config-haproxycfg',
+    );
+    expect(route?.evidence.some((e) => /→ pod web-old-1 \(service\/web, not the Services above\)$/.test(e))).toBe(true);
+    // the same server, with the template still in service/web: routed
+    const kept: Deployment = {
+      ...canary,
+      spec: { ...canary.spec, template: { ...canary.spec.template, metadata: { labels: stable } } },
+    };
+    expect(ids(kept, { services, haptic: { servers }, pods: running })[1]).toMatchObject({ id: 'HG118' });
   });
 
   it('passes a route HAPTIC renders by its rules, though no pod runs yet: a port number the Service lacks', () => {

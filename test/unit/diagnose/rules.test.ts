@@ -319,6 +319,19 @@ function withValidated(inputs: HapticInputs, reason: string, errors: string[]): 
   }));
   return { ...inputs, templateConfigs: { items: htcs } };
 }
+/** The dataplane generation's refused edit: "N validation error(s)", no -invalid HAProxyCfg (nothing was rendered). */
+function dataplaneTemplateInvalid(inputs: HapticInputs): HapticInputs {
+  const d = dataplane(inputs);
+  const htcs = d.templateConfigs.items.map((h) => ({
+    ...h,
+    status: {
+      validationStatus: 'Invalid',
+      validationMessage: '1 validation error(s)',
+      validationErrors: ['watched_resources.ingresses.index_by[0]: empty JSONPath expression'],
+    },
+  }));
+  return { ...d, templateConfigs: { items: htcs } };
+}
 function dataplaneInvalid(inputs: HapticInputs, message: string): HapticInputs {
   const d = dataplane(inputs);
   const htcs = d.templateConfigs.items.map((h) => ({
@@ -598,7 +611,7 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     expect(f.evidence).toEqual([
       'ingress shop/web → service/web:80: has ingressClassName nginx; HAPTIC haptic/haptic-config watches Ingresses with spec.ingressClassName=haproxy',
       'HAPTIC haptic/haptic-config renders Ingresses with spec.ingressClassName=haproxy, and HTTPRoutes and GRPCRoutes whatever their parents',
-      'no server for a pod of the workload in haproxycfg haptic/haptic-config-haproxycfg',
+      'no server for a pod of the workload in a backend of service/web in haproxycfg haptic/haptic-config-haproxycfg',
     ]);
     expect(f.fix).toBe(
       "fix the route above (its class, its namespace or ReferenceGrant, its listener), or create a route HAPTIC renders: kubectl -n shop create ingress web --class=haproxy --rule='/*=web:80'",
@@ -673,6 +686,42 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
   ] satisfies [string, HapticOptions][])('HS113 does not fire when %s', (_, haptic) =>
     expect(ids({ haptic })).not.toContain('HS113'),
   );
+
+  it("HS113 per pod: the new template leaves the routed Service; the old pods' servers prove only that Service routed", () => {
+    // service/web selects track=stable and is routed (its Ingress, and the old pods' servers in its backend); the new
+    // template says track=canary, so only service/web-all, which no route names, selects the new pod
+    const labelled = (p: Pod, track: string): Pod => ({
+      ...p,
+      metadata: { ...p.metadata, labels: { ...p.metadata.labels, track } },
+    });
+    const c: Case = {
+      pods: [...oldPods().map((p) => labelled(p, 'stable')), labelled(newPod(), 'canary')],
+      services: [service({ app: 'web', track: 'stable' }), service({ app: 'web' }, 'web-all')],
+      haptic: {
+        servers: [
+          { pod: 'web-old-1', ip: '10.0.0.1', disabled: false },
+          { pod: 'web-old-2', ip: '10.0.0.2', disabled: false },
+        ],
+      },
+    };
+    const f = only(c, 'HS113');
+    expect(f.title).toBe(
+      `web-new-1: no route that HAPTIC renders reaches service/web-all, so HAPTIC never routes this gated pod and never sets ${GATE}`,
+    );
+    expect(f.evidence).toEqual(
+      expect.arrayContaining([
+        'service/web-all: no Ingress, HTTPRoute, GRPCRoute, TLSRoute or TCPRoute names it',
+        'no server for a pod of the workload in a backend of service/web-all in haproxycfg haptic/haptic-config-haproxycfg',
+        expect.stringMatching(/server \S+ 10\.0\.0\.1:\d+ → pod web-old-1 \(service\/web, not the Services above\)$/),
+      ]),
+    );
+    // the new pod's own server proves it routed, whatever Service's backend holds it
+    const served = {
+      ...c,
+      haptic: { servers: [...(c.haptic?.servers ?? []), { pod: 'web-new-1', ip: '10.0.0.3', disabled: false }] },
+    };
+    expect(ids(served)).not.toContain('HS113');
+  });
 
   it('HS113 does not fire when the routes could not be read: that is not "no route"', () => {
     const inputs = {
@@ -932,6 +981,49 @@ describe('HAPTIC-specific rules (HS1xx)', () => {
     expect(ids({ haptic: { ...midway, refused: true } })).toContain('HS107');
   });
 
+  it.each<[string, (i: HapticInputs) => HapticInputs]>([
+    [
+      'a refused template-config edit (ConfigInvalid)',
+      (i) => withValidated(noCfgConditions(i), 'ConfigInvalid', ['watched_resources.ingresses.index_by[0]: x']),
+    ],
+    ['new controller pods failing the load gate (LoadGateFailed)', (i) => withValidated(i, 'LoadGateFailed', [])],
+    ["the dataplane generation's template errors", (i) => dataplaneTemplateInvalid(i)],
+  ])('%s holds nothing back: a healthy rollout is progress, a failed deploy under it is HS106 first', (_, change) => {
+    const healthy = run({ inputs: change(hapticInputs(midway)) });
+    expect(healthy.stalled).toBe(false);
+    expect(healthy.findings.map((f) => f.id)).toEqual(['HS107', 'HS901']);
+    expect(healthy.findings[0]!.severity).toBe('warning');
+    const failing = change(
+      hapticInputs({
+        ...midway,
+        fleet: [
+          { name: 'haptic-haproxy-a', runs: 'current' },
+          { name: 'haptic-haproxy-b', runs: 'retained', lastError: 'agent not reachable' },
+        ],
+      }),
+    );
+    const r = run({ inputs: failing });
+    expect(r.stalled).toBe(true);
+    expect(r.findings.map((f) => f.id)).toEqual(['HS106', 'HS107']);
+  });
+
+  it('LoadGateFailed: the crash-looping controller pods and the one that keeps leading are named', () => {
+    const i = withValidated(hapticInputs(midway), 'LoadGateFailed', []);
+    const crashing = structuredClone(i.pods.items.find((p) => p.metadata.name === 'haptic-controller-1')!);
+    crashing.metadata.name = 'haptic-controller-2';
+    crashing.status!.conditions = [{ type: 'Ready', status: 'False' }];
+    crashing.status!.containerStatuses = [
+      { name: 'controller', ready: false, restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } } },
+    ];
+    const f = only({ inputs: { ...i, pods: { items: [...i.pods.items, crashing] } } }, 'HS107');
+    expect(f.title).toContain('crash-loop; the leading controller pod keeps rendering');
+    expect(f.evidence).toEqual([
+      'haproxytemplateconfig haptic/haptic-config: Validated=False reason LoadGateFailed',
+      'controller pod haptic-controller-2: CrashLoopBackOff, 4 restarts',
+      'controller pod haptic-controller-1 leads and keeps rendering with the configuration it loaded',
+    ]);
+  });
+
   const typo = 'haproxy-haptic.org/load-balancer-readyy';
 
   it("HS108: a gate type in HAPTIC's domain that HAPTIC does not write", () => {
@@ -1158,10 +1250,10 @@ describe('HAPTIC as its releases write it', () => {
       'kubectl -n haptic logs -l app.kubernetes.io/component=controller --tail=100 (why',
     ],
     [
-      'the template config is invalid (agent: Validated=False ConfigInvalid)',
+      'a template-config edit was refused (agent: Validated=False ConfigInvalid)',
       (i) => withValidated(noCfgConditions(i), 'ConfigInvalid', ['template "backends": undefined variable "svc"']),
-      'template config is invalid',
-      'fix the template or test named in validationErrors',
+      'refused the latest edit of its template config',
+      'fix the edit named in validationErrors',
     ],
     [
       'new controller pods fail the load gate',
@@ -1178,8 +1270,8 @@ describe('HAPTIC as its releases write it', () => {
     [
       'the dataplane generation: template errors',
       (i) => dataplaneInvalid(i, '2 validation error(s)'),
-      'template config is invalid',
-      'fix the template or test named in validationErrors',
+      'refused the latest edit of its template config',
+      'fix the edit named in validationErrors',
     ],
   ])('HS107 when %s', (_, change, title, fix) => {
     const f = only({ inputs: change(hapticInputs({ refused: true })) }, 'HS107');
@@ -1892,6 +1984,7 @@ describe('the catalogue', () => {
     ['HS112', { inputs: unobserved(hapticInputs(midway)) }],
     ['HS113', { haptic: { ingresses: [] } }],
     ['HS114', { scenario: 'hs114-argo-preview-unrouted' }],
+    ['HS115', { haptic: { ingresses: [ingress('web', 'haproxy', 'web', { name: 'http' })] } }],
     ['HS201', { pods: [...oldPods(), probeFailing(newPod())], events: [unhealthy], haptic: {} }],
     ['HS202', { pods: [...oldPods(), crashLooping(newPod())], events: [backOff], haptic: {} }],
     ['HS203', { pods: [...oldPods(), imagePull(newPod())], haptic: {} }],

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { diagnoseContext } from '../../../src/diagnose/context.ts';
 import { diagnose } from '../../../src/diagnose/index.ts';
 import { rolloutQueries } from '../../../src/kube/rollout-snapshot.ts';
-import { trimEvent, trimObject, trimPod, trimSlice } from '../../../src/kube/trim.ts';
+import { trimEvent, trimHAProxyCfg, trimObject, trimPod, trimSlice } from '../../../src/kube/trim.ts';
 import { buildRollout } from '../../../src/model/rollout/rollout.ts';
 import type { KubeObject } from '../../../src/types/kube.ts';
 import type { HapticInputs, RolloutSnapshot } from '../../../src/types/snapshot.ts';
@@ -39,7 +39,13 @@ function trimmed(s: RolloutSnapshot): RolloutSnapshot {
   const haptic = Object.fromEntries(
     Object.entries(s.haptic).map(([k, read]) => [
       k,
-      { ...read, items: read.items.map((i: KubeObject) => trimObject(structuredClone(i))) },
+      {
+        ...read,
+        // HAProxyCfgs keep when their spec was last written (loadHaptic's trimmer of them)
+        items: read.items.map((i: KubeObject) =>
+          (k === 'haproxyCfgs' ? trimHAProxyCfg : trimObject)(structuredClone(i)),
+        ),
+      },
     ]),
   ) as unknown as HapticInputs;
   return {
@@ -76,7 +82,11 @@ const lastApplied = (o: KubeObject) => ({
 /** What the API server and the kubelet add to objects that no reader of a rollout looks at. */
 function noisy<T extends KubeObject>(object: T): T {
   const o = structuredClone(object) as any;
-  o.metadata.managedFields = [managed('kube-controller-manager'), managed('kubelet')];
+  o.metadata.managedFields = [
+    ...(o.metadata.managedFields ?? []),
+    managed('kube-controller-manager'),
+    managed('kubelet'),
+  ];
   o.metadata.annotations = { ...o.metadata.annotations, ...lastApplied(o) };
   if (o.kind === 'Pod') {
     o.metadata.generateName = `${o.metadata.name}-`;
@@ -155,7 +165,10 @@ function noisySnapshot(s: RolloutSnapshot): RolloutSnapshot {
         ...read,
         items: read.items.map((i: KubeObject) => ({
           ...structuredClone(i),
-          metadata: { ...structuredClone(i.metadata), managedFields: [managed('haptic')] },
+          metadata: {
+            ...structuredClone(i.metadata),
+            managedFields: [...(i.metadata.managedFields ?? []), managed('haptic')],
+          },
         })),
       },
     ]),
@@ -185,8 +198,15 @@ describe('trimming keeps what the model reads', () => {
       expect(outputs(noise)).toEqual(expected);
       const cut = trimmed(noise);
       expect(outputs(cut)).toEqual(expected);
-      // and the noise is gone
-      const text = JSON.stringify(cut);
+      // and the noise is gone: of managedFields, HAProxyCfgs keep only when their spec was written
+      const writers = cut.haptic.haproxyCfgs.items.flatMap((c) => c.metadata.managedFields ?? []);
+      for (const w of writers) expect(Object.keys(w).sort()).toEqual(['fieldsV1', 'manager', 'operation', 'time']);
+      expect(writers.every((w) => JSON.stringify(w.fieldsV1) === '{"f:spec":{}}')).toBe(true);
+      const unwritten = cut.haptic.haproxyCfgs.items.map((c) => ({
+        ...c,
+        metadata: { ...c.metadata, managedFields: undefined },
+      }));
+      const text = JSON.stringify({ ...cut, haptic: { ...cut.haptic, haproxyCfgs: { items: unwritten } } });
       for (const dropped of [
         'managedFields',
         'last-applied-configuration',

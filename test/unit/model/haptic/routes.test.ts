@@ -248,13 +248,13 @@ describe('routes to the Services that select the pods', () => {
       backend: 'gtw_front_web_web_80',
     });
     expect(judged(installations, [grant('HTTPRoute', 'front', 'web')]).miss).toBeUndefined();
-    expect(judged(dataplane, [grant('HTTPRoute', 'front')]).miss).toBe(
-      'references it from namespace front: HAPTIC haptic/haptic-config (dataplane generation) does not render backendRefs to another namespace',
-    );
+    // the dataplane generation renders it by the Service's name, grant or not (base.yaml BackendServers)
+    expect(judged(dataplane, [])).toMatchObject({ miss: undefined, backend: 'gtw_front_web_web_80' });
   });
 
   it('a TLSRoute: the agent renders it on a TLS listener of a Gateway it watches, one backend per rule', () => {
-    const secure = route('secure', [{ name: 'public' }], [{ name: 'web', port: 8443 }, { name: 'other' }]);
+    const plain = route('secure', [{ name: 'public' }], [{ name: 'web', port: 8443 }]);
+    const secure = { ...plain, spec: { ...plain.spec, hostnames: ['secure.example.com'] } };
     const tls = gateway('public', 'haproxy', 'shop', { listeners: [{ name: 'tls', protocol: 'TLS', port: 443 }] });
     const http = gateway('public', 'haproxy', 'shop', { listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] });
     const judged = (g: Gateway, insts = installations) =>
@@ -333,8 +333,15 @@ describe('routes to the Services that select the pods', () => {
       server: 'web-1',
       address: '10.0.0.1:8080',
       disabled: false,
+      services: ['web'],
     };
     expect(unroutedReason({ ...none, rendered: [server] }, ['web'], installations)).toBeUndefined();
     expect(unroutedReason({ ...none, rendered: [] }, ['web'], installations)).toBeDefined();
+    // per pod: its own server, or one in a backend of a Service that selects it, proves it routed; an old pod's
+    // server in another Service's backend does not
+    expect(unroutedReason({ ...none, rendered: [server] }, ['web'], installations, 'web-2')).toBeUndefined();
+    const stable = { ...server, services: ['web-stable'] };
+    expect(unroutedReason({ ...none, rendered: [stable] }, ['web'], installations, 'web-2')).toBeDefined();
+    expect(unroutedReason({ ...none, rendered: [stable] }, ['web'], installations, 'web-1')).toBeUndefined();
   });
 });
