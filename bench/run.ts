@@ -1,4 +1,4 @@
-// npm run bench [-- startup requests redraw memory all-namespaces verdict] [--keep] [--reuse] [--compare PATH] [--runs N]
+// npm run bench [-- startup requests redraw memory all-namespaces overview verdict] [--keep] [--reuse] [--compare PATH] [--runs N]
 //   [--rtt 0,10,25,50]
 //   [--cluster NAME] [--crowd N] [--target-replicas N] [--namespaces N] [--per-namespace N]
 //
@@ -35,6 +35,7 @@ import {
   type BenchContext,
 } from './lib.ts';
 import { benchMemory, memoryTable } from './memory.ts';
+import { benchOverview, overviewTable } from './overview.ts';
 import { PROBE_APP, benchRedraw, redrawTable } from './redraw.ts';
 import { benchRequests, requestsTable, type Target } from './requests.ts';
 import { allNamespacesTable, benchAllNamespaces } from './all-namespaces.ts';
@@ -45,7 +46,7 @@ import { benchVerdict, verdictTable } from './verdict.ts';
 const BIG_NAMESPACE = 'bench-300';
 const BIG = { name: 'web', namespace: BIG_NAMESPACE, replicas: 300 };
 const CROWD_NAMESPACE = 'bench-crowd';
-const ALL = ['startup', 'requests', 'redraw', 'memory', 'all-namespaces'] as const;
+const ALL = ['startup', 'requests', 'redraw', 'memory', 'all-namespaces', 'overview'] as const;
 /** run only when named: the verdict benchmark waits out a progress deadline (10 minutes by default) */
 const OPTIONAL = ['verdict'] as const;
 
@@ -77,6 +78,8 @@ const CROWD = {
   target: { name: 'web', replicas: count('target-replicas') },
   others: { count: Math.max(1, Math.round(count('crowd') / 500)), pods: count('crowd') },
 };
+/** status --watch's overview follows this many Deployments of one replica at once */
+const OVERVIEW_WORKLOADS = 200;
 const ALL_NAMESPACES = {
   prefix: 'bench-all-',
   namespaces: count('namespaces'),
@@ -104,6 +107,7 @@ const podsNeeded = Math.ceil(
     10 +
     (needsCrowd ? CROWD.others.pods + CROWD.target.replicas * 1.5 : 0) +
     (needsAllNamespaces ? ALL_NAMESPACES.namespaces * ALL_NAMESPACES.perNamespace * ALL_NAMESPACES.replicas * 2 : 0) +
+    (selected.includes('overview') ? OVERVIEW_WORKLOADS * 2 : 0) +
     (selected.includes('verdict') ? 30 : 0),
 );
 
@@ -134,23 +138,26 @@ const ctx: BenchContext = { cluster: state, kube, env: benchEnv(state), compare:
 const results: Record<string, unknown> = {};
 const tables: string[] = [];
 try {
-  log(
-    `cluster ${CLUSTER}: room for ${podCapacity} pods; deploying bench/web (10 replicas), bench/probe (1) and bench-300/web (300)`,
-  );
-  await ensureNamespace(kube, NAMESPACE);
-  await ensureNamespace(kube, BIG_NAMESPACE);
-  await kube.apply([
-    ...gatedApp({ name: STARTUP_APP.name, replicas: STARTUP_APP.replicas }),
-    ...gatedApp({ name: PROBE_APP.name, replicas: PROBE_APP.replicas }),
-    ...gatedApp({ ...BIG, terminationGracePeriodSeconds: 1 }),
-  ]);
-  for (const [name, ns] of [
-    [STARTUP_APP.name, NAMESPACE],
-    [PROBE_APP.name, NAMESPACE],
-    [BIG.name, BIG_NAMESPACE],
-  ] as const)
-    await waitRolledOut(kube, name, ns);
-  log(`apps ready (${((Date.now() - started) / 1000).toFixed(1)} s since start)`);
+  // the overview benchmark follows Deployments of its own: the shared apps are for the others
+  if (selected.some((name) => name !== 'overview')) {
+    log(
+      `cluster ${CLUSTER}: room for ${podCapacity} pods; deploying bench/web (10 replicas), bench/probe (1) and bench-300/web (300)`,
+    );
+    await ensureNamespace(kube, NAMESPACE);
+    await ensureNamespace(kube, BIG_NAMESPACE);
+    await kube.apply([
+      ...gatedApp({ name: STARTUP_APP.name, replicas: STARTUP_APP.replicas }),
+      ...gatedApp({ name: PROBE_APP.name, replicas: PROBE_APP.replicas }),
+      ...gatedApp({ ...BIG, terminationGracePeriodSeconds: 1 }),
+    ]);
+    for (const [name, ns] of [
+      [STARTUP_APP.name, NAMESPACE],
+      [PROBE_APP.name, NAMESPACE],
+      [BIG.name, BIG_NAMESPACE],
+    ] as const)
+      await waitRolledOut(kube, name, ns);
+    log(`apps ready (${((Date.now() - started) / 1000).toFixed(1)} s since start)`);
+  }
 
   const section = (title: string, body: string) => {
     const text = `\n## ${title}\n${body}\n`;
@@ -184,6 +191,14 @@ try {
     section(
       `-A across ${ALL_NAMESPACES.namespaces} namespaces × ${ALL_NAMESPACES.perNamespace} Deployments (median of ${r.runs} runs after ${r.warmups} warm-ups)`,
       allNamespacesTable(r),
+    );
+  }
+  if (selected.includes('overview')) {
+    const r = await benchOverview(ctx, { workloads: OVERVIEW_WORKLOADS, small: 10 });
+    results.overview = r;
+    section(
+      `status --watch over many workloads: the overview's feed following 10 and ${OVERVIEW_WORKLOADS} gated Deployments (1 replica each) at once, through a rollout of all of them (a fresh process each)`,
+      overviewTable(r),
     );
   }
   if (needsCrowd) await deployCrowd(ctx, CROWD);

@@ -7,6 +7,7 @@ import { waitExitCode } from '../cli/outcomes.ts';
 import { rolloutSelection } from '../cli/selection.ts';
 import { followStatus, loadStatus, waitStatus } from '../services/status.ts';
 import { noneFound } from '../services/targets.ts';
+import type { RolloutReport } from '../model/rollout/report.ts';
 import { formatStructured } from '../ui/output.ts';
 import { rolloutOutput, statusText } from '../ui/status-text.ts';
 
@@ -30,10 +31,20 @@ Without a name, every Deployment, StatefulSet, DaemonSet and Argo Rollout in the
 all namespaces; Rollouts where the cluster serves them and you may read them); a NAME two kinds have is ambiguous: \
 name the kind (deployment/NAME, statefulset/NAME, daemonset/NAME, rollout/NAME).
 
-One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout).
+One-shot text by default; -o json|yaml prints the model (apiVersion kubectl-haptic/v1, kind Rollout; a RolloutList \
+of them for several). When several workloads match, the text is a table, one row each as kubectl get lists them: \
+its state, the new pods through the gate (3/5 gated), the old pods left and draining, how long it has been rolling, \
+and why-stalled's first finding when it is stalled; failed and stalled rollouts first, complete ones last.
 
 --watch draws a live view until the rollout completes (↑/↓ pick a pod, enter opens its detail, ? lists the keys, q \
-quits).
+quits). When several workloads match (-l, -A, no name), it draws an overview instead, a row each with the one-shot \
+table's columns, the ones that need attention first and complete ones dimmed; it follows a workload that comes to \
+match after it opened too (it opens when none matches yet, as kubectl get --watch does), and keeps every row until \
+you quit. ↑/↓ pick a row, enter opens that workload's live \
+view, esc goes back, ? lists the keys, q quits. It stays until q, or with --exit-when-done ends once every rollout \
+is complete (with --drained: and drained), then prints the report of each that rolled. Every row is followed on \
+one set of informers (the lists and watches of one workload's view, shared by all the rows: they do not grow \
+with the rows); HAProxy's sessions (--sessions) are read for the open row only.
 
 --wait prints one line per transition and exits 0 when the rollout is complete (with --drained: and old pods are \
 gone; an Argo Rollout: Healthy), 1 when it failed (progress deadline exceeded; a StatefulSet with OnDelete, as \
@@ -59,6 +70,10 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
     { description: 'One-shot view of a rollout', command: 'kubectl haptic status web -n shop' },
     { description: 'Live view until the rollout completes', command: 'kubectl haptic status deployment/web --watch' },
     {
+      description: 'A live overview of every rollout of a release, until each is complete, then their reports',
+      command: 'kubectl haptic status -l app.kubernetes.io/part-of=shop --watch --exit-when-done',
+    },
+    {
       description: 'In CI: wait for the rollout and for old pods to drain, at most 5 minutes',
       command: 'kubectl haptic status web --wait --drained --timeout 5m',
     },
@@ -75,6 +90,10 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       command: 'kubectl haptic status rollout/web --wait',
     },
     {
+      description: 'A row per rollout of a Helm release, the ones that need attention first',
+      command: 'kubectl haptic status -l app.kubernetes.io/instance=shop',
+    },
+    {
       description:
         'Every Deployment, StatefulSet, DaemonSet and Argo Rollout labelled tier=frontend in all namespaces, as JSON',
       command: 'kubectl haptic status -A -l tier=frontend -o json',
@@ -85,7 +104,8 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
     ...rolloutFlags,
     watch: Flags.boolean({
       char: 'w',
-      summary: 'Live view (terminal only) until the rollout completes.',
+      summary:
+        'Live view (terminal only) until the rollout completes; over several workloads, a live overview with a row each.',
       exclusive: ['wait', 'output'],
     }),
     wait: Flags.boolean({
@@ -96,10 +116,15 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       summary: 'With --wait: give up after this long (e.g. 90s, 5m; 0 = no limit, the default).',
     }),
     drained: Flags.boolean({ summary: 'With --wait or --watch: also wait until old pods are gone.' }),
+    'exit-when-done': Flags.boolean({
+      summary:
+        "With --watch over several workloads: end once every rollout is complete (with --drained: and drained) and print their reports; without it the overview stays until q. One workload's view ends by itself.",
+      dependsOn: ['watch'],
+    }),
     ...failFastFlags,
     sessions: Flags.boolean({
       summary:
-        "Read each HAProxy pod's sessions to the rollout's pods through pods/exec (socat on HAProxy's master socket; read-only show commands): every second with --watch (on by default there) or --wait, once otherwise.",
+        "Read each HAProxy pod's sessions to the rollout's pods through pods/exec (socat on HAProxy's master socket; read-only show commands): every second with --watch (on by default there; in the overview of several, for the open row only) or --wait, once otherwise.",
       allowNo: true,
     }),
   };
@@ -119,23 +144,49 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
     const selection = rolloutSelection(client, args.name, flags, (note) => this.note(note));
     const conditionType = flags['condition-type'];
     if (flags.watch) {
-      const [feed, { watchRollout }, { reportText }, { wrapText, terminalWidth }] = await Promise.all([
-        followStatus(client, selection, {
-          conditionType,
-          drained: flags.drained,
-          sessions: flags.sessions ?? true,
-          map: (update) => this.safe(update),
-        }),
-        import('../ui/ink/watch.tsx'),
-        import('../ui/report-text.ts'),
-        import('../ui/wrap.ts'),
-      ]);
-      const watched = await watchRollout(feed.subscribe, feed.ended);
+      const [feed, { watchRollout }, { watchOverview }, { reportText }, { wrapText, terminalWidth }] =
+        await Promise.all([
+          followStatus(client, selection, {
+            conditionType,
+            drained: flags.drained,
+            sessions: flags.sessions ?? true,
+            map: (update) => this.safe(update),
+          }),
+          import('../ui/ink/watch.tsx'),
+          import('../ui/ink/overview-watch.tsx'),
+          import('../ui/report-text.ts'),
+          import('../ui/wrap.ts'),
+        ]);
+      let done: boolean;
+      let reports: RolloutReport[];
+      if (feed.kind === 'many') {
+        const watched = await watchOverview(
+          {
+            subscribe: (onEvent) =>
+              feed.subscribe((event) =>
+                onEvent(event.type === 'row' ? { ...event, row: this.safe(event.row) } : event),
+              ),
+            open: (key) => feed.open(key),
+          },
+          {
+            scope: this.safe(feed.scope),
+            allNamespaces: selection.namespace === undefined,
+            exitWhenDone: flags['exit-when-done'],
+          },
+          feed.ended,
+        );
+        done = watched.result === 'done';
+        reports = watched.reports;
+      } else {
+        const watched = await watchRollout(feed.subscribe, feed.ended);
+        done = watched.result === 'done';
+        reports = watched.report ? [watched.report] : [];
+      }
       if (feed.failure() !== undefined) throw feed.failure();
-      // the last frame stays on screen; the report follows it
-      if (watched.report)
-        process.stdout.write(`\n${wrapText(reportText(watched.report, this.paint(flags)), terminalWidth())}`);
-      this.finish(watched.result === 'done' ? ExitCode.ok : ExitCode.interrupted);
+      // the last frame stays on screen; the report of each rollout that made progress follows it
+      for (const report of reports)
+        process.stdout.write(`\n${wrapText(reportText(report, this.paint(flags)), terminalWidth())}`);
+      this.finish(done ? ExitCode.ok : ExitCode.interrupted);
       return;
     }
     if (flags.wait) {
@@ -160,10 +211,15 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       return;
     }
     const now = Date.now();
-    const models = this.safe(
-      await loadStatus(client, { ...selection, allowNone: true, conditionType, sessions: flags.sessions }, now),
+    const answer = this.safe(
+      await loadStatus(
+        client,
+        { ...selection, allowNone: true, conditionType, sessions: flags.sessions, overview: !flags.output },
+        now,
+      ),
       flags.output,
     );
+    const { models } = answer;
     if (!models.length && !flags.output) {
       process.stderr.write(`${this.safe(noneFound(selection))}\n`);
       return;
@@ -173,6 +229,19 @@ ${exitCodesHelp({ 130: '--watch stopped with q or Ctrl-C' })}`;
       return;
     }
     const paint = this.paint(flags);
+    if (answer.tops) {
+      // several workloads: a row each, as kubectl get lists them; one keeps its full report
+      const [{ overviewText }, { describeFinding }] = await Promise.all([
+        import('../ui/overview-text.ts'),
+        import('../diagnose/catalogue.ts'),
+      ]);
+      const rows = models.map((model, i) => {
+        const top = answer.tops![i];
+        return { model, top: top && describeFinding(top) };
+      });
+      process.stdout.write(overviewText(rows, now, paint, selection.namespace === undefined));
+      return;
+    }
     process.stdout.write(models.map((m) => statusText(m, now, paint)).join('\n'));
   }
 }

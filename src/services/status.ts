@@ -1,10 +1,10 @@
 import type { KubeClient } from '../kube/client.ts';
-import { UserError } from '../lib/errors.ts';
 import type { RolloutUpdate, WaitEntry } from '../model/rollout/report.ts';
 import type { RolloutModel } from '../model/rollout/rollout.ts';
-import type { RolloutTarget } from '../types/kube.ts';
+import type { Finding } from '../types/finding.ts';
 import { rolloutModels, rolloutSnapshots } from './rollout-snapshots.ts';
-import { resolveTargets, type TargetSelection, targetRef } from './targets.ts';
+import type { OverviewFeed } from './live-overview.ts';
+import { resolveTargets, type TargetSelection, withReferencedTemplate } from './targets.ts';
 import type { WaitResult } from './wait.ts';
 
 export interface StatusOptions extends TargetSelection {
@@ -13,17 +13,32 @@ export interface StatusOptions extends TargetSelection {
   sessions?: boolean | undefined;
 }
 
-/** One snapshot, one model per workload. */
+/** What one-shot status answers: the models and, for a row each when several match, why-stalled's first finding. */
+export interface StatusAnswer {
+  models: RolloutModel[];
+  /** per model, the first finding of a stalled rollout; only when `overview` was asked and several matched */
+  tops?: (Finding | undefined)[] | undefined;
+}
+
+/** One snapshot, one model per workload; with `overview`, why-stalled's first finding of each when several match. */
 export async function loadStatus(
   client: KubeClient,
-  options: StatusOptions,
+  options: StatusOptions & { overview?: boolean | undefined },
   now = Date.now(),
-): Promise<RolloutModel[]> {
+): Promise<StatusAnswer> {
   const snapshots = await rolloutSnapshots(client, options);
-  const models = rolloutModels(snapshots, now, options.conditionType);
-  if (!options.sessions) return models;
-  const { modelsWithSessions } = await import('./sessions.ts');
-  return modelsWithSessions(client, snapshots, models);
+  let models = rolloutModels(snapshots, now, options.conditionType);
+  if (options.sessions) {
+    const { modelsWithSessions } = await import('./sessions.ts');
+    models = await modelsWithSessions(client, snapshots, models);
+  }
+  if (!options.overview || models.length < 2) return { models };
+  // the rules load only for an overview: a one-workload answer prints no finding
+  const [{ topFinding }, { diagnoseContext }] = await Promise.all([
+    import('../diagnose/index.ts'),
+    import('../diagnose/context.ts'),
+  ]);
+  return { models, tops: models.map((m, i) => topFinding(diagnoseContext(snapshots[i]!, m, now))) };
 }
 
 export interface FollowStatusOptions {
@@ -43,37 +58,59 @@ export interface RolloutFeed {
   failure(): unknown;
 }
 
-/**
- * status --watch: the one workload the selection names, followed with informers. What following needs loads only
- * here: a one-shot status reads once and prints.
- */
-/** Why --watch does not start on several matches, naming them (the first few) as kubectl names resources. */
-export function watchOneOf(targets: RolloutTarget[]): string {
-  if (!targets.length) return '--watch follows one workload; none matches';
-  const SHOWN = 5;
-  const namespaced = new Set(targets.map((t) => t.metadata.namespace)).size > 1;
-  const names = targets.slice(0, SHOWN).map((t) => `${targetRef(t)}${namespaced ? ` -n ${t.metadata.namespace}` : ''}`);
-  const more = targets.length > SHOWN ? ` and ${targets.length - SHOWN} more` : '';
-  return `--watch follows one workload; ${targets.length} match (${names.join(', ')}${more}): name one`;
+/** What status --watch follows: one workload (its live view), or several (the overview, a row each). */
+export type StatusFeed = ({ kind: 'one' } & RolloutFeed) | ({ kind: 'many'; scope: string } & OverviewFeed);
+
+/** The overview's first line says what it follows: `-l app=web in namespace shop`, `every namespace`. */
+export function overviewScope(selection: TargetSelection): string {
+  const where = selection.namespace === undefined ? 'every namespace' : `namespace ${selection.namespace}`;
+  return selection.selector ? `-l ${selection.selector} in ${where}` : where;
 }
 
+/**
+ * status --watch: one workload named (or the only one a selection matches) is followed with informers for its live
+ * view; a selection of several (-l, -A, no name) is the overview, which follows every one and those that come to
+ * match after it opened, on one set of informers. What following needs loads only here: a one-shot status reads
+ * once and prints.
+ */
 export async function followStatus(
   client: KubeClient,
   selection: TargetSelection,
   options: FollowStatusOptions,
-): Promise<RolloutFeed> {
-  const targets = await resolveTargets(client, selection);
-  if (targets.length !== 1) throw new UserError(watchOneOf(targets));
-  const [{ followRollout }, { SessionSampler }] = await Promise.all([
-    import('./live-rollout.ts'),
+): Promise<StatusFeed> {
+  const listed = !selection.names.length;
+  const [targets, { SessionSampler }] = await Promise.all([
+    resolveTargets(client, { ...selection, allowNone: listed }),
     import('./sessions.ts'),
   ]);
   const sessions = options.sessions ? new SessionSampler(client) : undefined;
+  if (listed && targets.length !== 1) {
+    const { followOverview } = await import('./live-overview.ts');
+    const feed = followOverview(client, targets, {
+      conditionType: options.conditionType,
+      drained: options.drained,
+      namespace: selection.namespace,
+      selector: selection.selector,
+      sessions,
+      map: options.map,
+      resolve: (t) => withReferencedTemplate(client, t),
+    });
+    return {
+      kind: 'many',
+      scope: overviewScope(selection),
+      subscribe: (onEvent) => feed.subscribe(onEvent),
+      open: (key) => feed.open(key),
+      ended: feed.ended,
+      failure: () => feed.failure(),
+    };
+  }
+  const { followRollout } = await import('./live-rollout.ts');
   const map = options.map ?? ((update: RolloutUpdate) => update);
   let failure: unknown;
   let end!: () => void;
   const ended = new Promise<void>((resolve) => (end = resolve));
   return {
+    kind: 'one',
     ended,
     failure: () => failure,
     subscribe(onUpdate) {

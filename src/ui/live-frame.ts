@@ -455,13 +455,17 @@ function helpLines(s: LiveState): Line[] {
 
 /** The frame for this state: at most `height` lines, none wider than `width`. */
 export function liveFrame(s: LiveState): Line[] {
-  const lines = s.mode === 'detail' ? detailLines(s) : s.mode === 'help' ? helpLines(s) : tableLines(s);
+  return fitFrame(s.mode === 'detail' ? detailLines(s) : s.mode === 'help' ? helpLines(s) : tableLines(s), s);
+}
+
+/** Lines fitted to the terminal: at most `height` (the last says how many more), none wider than `width`. */
+export function fitFrame(lines: Line[], size: { width: number; height: number }): Line[] {
   const fitted =
-    lines.length > s.height
+    lines.length > size.height
       ? [
-          ...lines.slice(0, s.height - 1),
-          [seg(`… ${lines.length - s.height + 1} more lines (a taller terminal shows them)`, { dim: true })],
+          ...lines.slice(0, size.height - 1),
+          [seg(`… ${lines.length - size.height + 1} more lines (a taller terminal shows them)`, { dim: true })],
         ]
       : lines;
-  return fitted.map((l) => clip(l, Math.max(20, s.width - 1)));
+  return fitted.map((l) => clip(l, Math.max(20, size.width - 1)));
 }

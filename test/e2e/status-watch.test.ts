@@ -320,4 +320,179 @@ describe('kubectl haptic status --watch in a terminal', () => {
     expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=130']);
     await shellWorks();
   });
+  it('-l over five workloads rolling at once: a row each, the gate counts moving, enter opens one and esc comes back, a broken one shows its finding', async () => {
+    const ns = await newNamespace('watch-many');
+    const labels = (name: string) => ({ app: name, 'app.kubernetes.io/part-of': 'shop' });
+    const deployments = ['web', 'api', 'cart'];
+    const sets = ['db', 'cache'];
+    await api().apply([
+      ...[...deployments, 'pay'].flatMap((name) => [
+        gatedDeployment({ name, namespace: ns, replicas: 2, labels: labels(name), maxSurge: 1, maxUnavailable: 0 }),
+        ...routedService({ name, namespace: ns, selector: labels(name) }),
+      ]),
+      ...sets.flatMap((name) => [
+        gatedStatefulSet({ name, namespace: ns, replicas: 2, labels: labels(name) }),
+        ...routedService({ name, namespace: ns, selector: labels(name) }),
+      ]),
+    ]);
+    await waitFor(
+      async () => [
+        ...(await api().list<any>('apps/v1', 'Deployment', { namespace: ns })),
+        ...(await api().list<any>('apps/v1', 'StatefulSet', { namespace: ns })),
+      ],
+      {
+        what: 'six workloads ready',
+        timeoutMs: 120_000,
+        intervalMs: 500,
+        until: (all) =>
+          all.length === 6 &&
+          all.every(
+            (w) =>
+              w.status?.observedGeneration === w.metadata.generation &&
+              w.status?.readyReplicas === 2 &&
+              w.status?.updatedReplicas === 2,
+          ),
+      },
+    );
+    // all of them roll at once, new pods starting 3 s after they are placed; pay's new image cannot be pulled
+    const delayed = { 'standin.kubectl-haptic.dev/start-delay-ms': '3000' };
+    await Promise.all([
+      ...deployments.map((name) =>
+        api().patch('apps/v1', 'Deployment', name, ns, {
+          spec: { template: { metadata: { annotations: delayed } } },
+        }),
+      ),
+      api().patch('apps/v1', 'Deployment', 'pay', ns, {
+        spec: { template: { metadata: { annotations: { 'standin.kubectl-haptic.dev/fail': 'image-pull' } } } },
+      }),
+      ...sets.map((name) =>
+        api().patch('apps/v1', 'StatefulSet', name, ns, {
+          spec: { template: { metadata: { annotations: delayed } } },
+        }),
+      ),
+    ]);
+    await start(`bin/kubectl-haptic status -l app.kubernetes.io/part-of=shop -n ${ns} --watch; echo "exit=$?"`);
+    const healthy = [...deployments.map((d) => `deployment.apps/${d}`), ...sets.map((d) => `statefulset.apps/${d}`)];
+    const row = (s: string[], ref: string) => s.find((l) => /^[❯ ] /.test(l) && l.slice(2).startsWith(`${ref} `));
+
+    // a row each while they roll: the gate counts short of 2/2
+    const rolling = await waitFor(screen, {
+      what: 'a row per workload, some still short of the gate',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (s) =>
+        [...healthy, 'deployment.apps/pay'].every((r) => row(s, r)) &&
+        healthy.some((r) => /… rolling +[01]\/2 gated/.test(row(s, r)!)),
+    });
+    expect(rolling.find((l) => / workloads · /.test(l))).toMatch(
+      /^6 workloads · -l app\.kubernetes\.io\/part-of=shop in namespace watch-many-\S+ · /,
+    );
+    expect(rolling.some((l) => /^ {2}NAME +STATE +GATE +OLD PODS +ROLLING +FINDING$/.test(l))).toBe(true);
+    expect(await paneInfo('#{cursor_flag}')).toBe('0');
+
+    // the broken one's row: its finding, and it sorts first (it needs a person)
+    const stalled = await waitFor(screen, {
+      what: "pay's row with HS203",
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      until: (s) => /HS203 \S/.test(row(s, 'deployment.apps/pay') ?? ''),
+    });
+    expect(stalled.indexOf(row(stalled, 'deployment.apps/pay')!)).toBe(
+      stalled.findIndex((l) => /^ {2}NAME /.test(l)) + 1,
+    );
+
+    // ↓ selects the first row, enter opens its live view, esc comes back to the overview
+    await tmux('send-keys', '-t', SESSION, 'Down');
+    await waitFor(screen, {
+      what: 'the first row selected',
+      intervalMs: 100,
+      until: (s) => s.some((l) => l.startsWith('❯ deployment.apps/pay ')),
+    });
+    await tmux('send-keys', '-t', SESSION, 'Enter');
+    const open = await waitFor(screen, {
+      what: "pay's live view",
+      intervalMs: 100,
+      until: (s) =>
+        s.includes('◂ esc: the overview (6 workloads)') &&
+        s.some((l) => l.startsWith(`deployment.apps/pay -n ${ns} · `)) &&
+        s.some((l) => l.startsWith('NEW PODS')),
+    });
+    expect(open.join('\n')).toContain('HS203');
+    await tmux('send-keys', '-t', SESSION, 'Escape');
+    await waitFor(screen, {
+      what: 'back to the overview',
+      intervalMs: 100,
+      until: (s) => s.some((l) => /^ {2}NAME +STATE/.test(l)) && !s.some((l) => l.startsWith('◂ esc')),
+    });
+
+    // the gate counts moved as the stand-ins let the new pods through: every healthy row 2/2, complete
+    const through = await waitFor(screen, {
+      what: 'every healthy row through the gate',
+      timeoutMs: 120_000,
+      intervalMs: 200,
+      until: (s) => healthy.every((r) => /(✓ complete|↓ draining) +2\/2 gated/.test(row(s, r) ?? '')),
+    });
+    expect(row(through, 'deployment.apps/pay')).toMatch(/… rolling +0\/2 gated .*HS203 /);
+    await tmux('send-keys', '-t', SESSION, 'q');
+    const after = await exited();
+    expect(after.filter((l) => l.startsWith('exit='))).toEqual(['exit=130']);
+    await shellWorks();
+  });
+
+  it('follows a workload created with the label after it opened, and with --exit-when-done ends by itself with the report of each', async () => {
+    const ns = await newNamespace('watch-late');
+    const labels = (name: string) => ({ app: name, 'app.kubernetes.io/part-of': 'blog' });
+    const deploy = (name: string, podAnnotations?: Record<string, string>) => [
+      gatedDeployment({ name, namespace: ns, replicas: 1, labels: labels(name), podAnnotations }),
+      ...routedService({ name, namespace: ns, selector: labels(name) }),
+    ];
+    await api().apply([...deploy('front'), ...deploy('feed')]);
+    for (const name of ['front', 'feed'])
+      await waitFor(() => api().get<any>('apps/v1', 'Deployment', name, ns), {
+        what: `deployment ${name} available`,
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        until: (d) => d.status?.observedGeneration === d.metadata.generation && d.status?.availableReplicas === 1,
+      });
+    // front's new pod takes 10 s to start: the view cannot be done before the late workload comes
+    await rollout(ns, 'front', 10_000);
+    await rollout(ns, 'feed', 3000);
+    await tmux('clear-history', '-t', SESSION);
+    await start(
+      `bin/kubectl-haptic status -l app.kubernetes.io/part-of=blog -n ${ns} --watch --exit-when-done; echo "exit=$?"`,
+    );
+    const row = (s: string[], ref: string) => s.find((l) => /^[❯ ] /.test(l) && l.slice(2).startsWith(`${ref} `));
+    await waitFor(screen, {
+      what: 'a row for each of the two',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (s) => !!row(s, 'deployment.apps/front') && !!row(s, 'deployment.apps/feed'),
+    });
+    await api().apply(deploy('late', { 'standin.kubectl-haptic.dev/start-delay-ms': '3000' }));
+    const joined = await waitFor(screen, {
+      what: 'the late workload in the overview',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (s) => !!row(s, 'deployment.apps/late') && s.some((l) => l.startsWith('3 workloads · ')),
+    });
+    expect(row(joined, 'deployment.apps/late')).toMatch(/(… reading|… rolling|✓ complete|↓ draining)/);
+    await exited(120_000);
+    // the pane with what scrolled off its rows: the last frame, then the reports
+    const final = (await tmux('capture-pane', '-p', '-t', SESSION, '-S', '-')).split('\n').map((l) => l.trimEnd());
+    expect(final.filter((l) => l.startsWith('exit='))).toEqual(['exit=0']);
+    // the last frame stays: the overview, every row complete, no keys; then the report of each that rolled
+    for (const name of ['front', 'feed', 'late']) {
+      expect(row(final, `deployment.apps/${name}`)).toMatch(/(✓ complete|↓ draining) +1\/1 gated/);
+      expect(
+        final.some((l) =>
+          new RegExp(
+            `^Rollout report: deployment\\.apps/${name} -n ${ns} complete( and drained)? in \\d+\\.\\ds \\(as watched\\)$`,
+          ).test(l),
+        ),
+        `the report of ${name}`,
+      ).toBe(true);
+    }
+    expect(final.some((l) => l.startsWith('↑↓ select'))).toBe(false);
+    await shellWorks();
+  });
 });

@@ -389,7 +389,7 @@ describe('kubectl haptic status', () => {
     });
   });
 
-  it('prints a completed rollout as header, NEW PODS table and HAPTIC line; -l and -A -l print one block per Deployment', async () => {
+  it('prints a completed rollout as header, NEW PODS table and HAPTIC line; -l and -A -l print a row per Deployment', async () => {
     const ns = await newNamespace('status-a');
     const ns2 = await newNamespace('status-b');
     const labels = (app: string) => ({ app, suite: ns });
@@ -460,22 +460,40 @@ describe('kubectl haptic status', () => {
     expect(lines[8]).toBe('');
     expect(lines[9]).toMatch(hapticLine);
 
-    // -l: one block per Deployment of the namespace, by name; -A -l: across namespaces
-    const blocks = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('deployment.apps/'));
+    // -l: a row per Deployment of the namespace, as kubectl get lists many (complete ones by name), and HAPTIC's
+    // installation once; -A -l: across namespaces, with the NAMESPACE column; a selector one workload matches keeps
+    // the full report
+    const row = (name: string) =>
+      new RegExp(`^deployment\\.apps/${name} {3,}✓ complete {3,}\\d/\\d gated {3,}- {3,}-$`);
     const several = await runPlugin(['status', '-n', ns, '-l', `suite=${ns}`]);
-    expect(several.code).toBe(0);
-    expect(blocks(several.stdout)).toEqual([summary('alpha', ns, 2), summary('beta', ns, 1)]);
-    expect(several.stdout.split('\n').filter((l) => l.startsWith('HAPTIC '))).toHaveLength(2);
-    expect(several.stdout).toContain(`\n\n${summary('beta', ns, 1)}\n✓ deployment "beta" successfully rolled out\n`);
+    expect(several.code, several.stderr).toBe(0);
+    const table = several.stdout.split('\n');
+    expect(table[0]).toMatch(/^NAME {3,}STATE {3,}GATE {3,}OLD PODS {3,}ROLLING {3,}FINDING$/);
+    expect(table[1]).toMatch(row('alpha'));
+    expect(table[2]).toMatch(row('beta'));
+    expect(table[3]).toBe('');
+    expect(table.slice(4).filter((l) => l.startsWith('HAPTIC '))).toHaveLength(1);
+    expect(table[4]).toMatch(hapticLine);
     const everywhere = await runPlugin(['status', '-A', '-l', `suite=${ns}`]);
-    expect(everywhere.code).toBe(0);
-    expect(blocks(everywhere.stdout)).toEqual([
-      summary('alpha', ns, 2),
-      summary('beta', ns, 1),
-      summary('gamma', ns2, 1),
-    ]);
-    expect(everywhere.stdout.split('\n').filter((l) => l.startsWith('NEW PODS '))).toHaveLength(3);
-    expect(everywhere.stdout.split('\n').filter((l) => l.startsWith('HAPTIC '))).toHaveLength(3);
+    expect(everywhere.code, everywhere.stderr).toBe(0);
+    const all = everywhere.stdout.split('\n');
+    expect(all[0]).toMatch(/^NAMESPACE {3,}NAME {3,}STATE /);
+    expect(all.slice(1, 4).map((l) => l.split(/ {3,}/).slice(0, 2))).toEqual(
+      [
+        [ns, 'deployment.apps/alpha'],
+        [ns, 'deployment.apps/beta'],
+        [ns2, 'deployment.apps/gamma'],
+        // by namespace, as kubectl sorts (the namespaces' names end in random hex)
+      ].sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0)),
+    );
+    expect(everywhere.stdout).not.toContain('NEW PODS ');
+    // -o json stays the full models, one item per workload
+    const listed = JSON.parse((await runPlugin(['status', '-A', '-l', `suite=${ns}`, '-o', 'json'])).stdout);
+    expect(listed.items.map((m: { name: string }) => m.name)).toEqual(
+      ns < ns2 ? ['alpha', 'beta', 'gamma'] : ['gamma', 'alpha', 'beta'],
+    );
+    const single = await runPlugin(['status', '-A', '-l', `suite=${ns},app=gamma`]);
+    expect(single.stdout.split('\n')[0]).toBe(summary('gamma', ns2, 1));
   });
 
   it('gives one line and exit code 3 for an unknown Deployment and for --watch without a terminal', async () => {

@@ -1,9 +1,8 @@
 import { Box, Text } from 'ink';
-import { liveFrame, type LiveState } from '../live-frame.ts';
+import { type Line, liveFrame, type LiveState } from '../live-frame.ts';
 
-/** Draws a frame of the live view: one Text per line, one span per segment (no wrapping: lines are clipped). */
-export function LiveView(props: LiveState) {
-  const lines = liveFrame(props);
+/** Draws lines of segments: one Text per line, one span per segment (no wrapping: lines are clipped). */
+export function Frame({ lines }: { lines: Line[] }) {
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
@@ -27,4 +26,9 @@ export function LiveView(props: LiveState) {
       ))}
     </Box>
   );
+}
+
+/** Draws a frame of the live view. */
+export function LiveView(props: LiveState) {
+  return <Frame lines={liveFrame(props)} />;
 }

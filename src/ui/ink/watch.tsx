@@ -1,6 +1,6 @@
 import { transitionText } from '../../model/rollout/transitions.ts';
 import { render, useApp, useInput } from 'ink';
-import { useEffect, useState } from 'react';
+import { type ReactElement, useEffect, useState } from 'react';
 import type { RolloutReport } from '../../model/rollout/report.ts';
 import { selectablePods, type Mode } from '../live-frame.ts';
 import { LiveView } from './LiveView.tsx';
@@ -83,18 +83,21 @@ function App({
  */
 export async function watchRollout(subscribe: RolloutSubscription, ended?: Promise<void>): Promise<WatchResult> {
   let result: WatchResult = { result: 'interrupted' };
-  const instance = render(<App subscribe={subscribe} onDone={(report) => (result = { result: 'done', report })} />, {
-    exitOnCtrlC: false,
-    patchConsole: false,
-    interactive: true,
-  });
-  // --watch has checked stdout is a terminal: draw in place even where CI=true is set (Ink would otherwise print
-  // only the last frame). Keys arrive through Ink's raw-mode input; without a terminal on stdin, Ctrl-C still
-  // arrives as SIGINT: unmount (the terminal is restored) and return, so `status --watch; next-command` goes on.
+  await runInk(<App subscribe={subscribe} onDone={(report) => (result = { result: 'done', report })} />, ended);
+  return result;
+}
+
+/**
+ * Draws an Ink app until it exits, `ended` settles or SIGINT arrives. --watch has checked stdout is a terminal: draw
+ * in place even where CI=true is set (Ink would otherwise print only the last frame). Keys arrive through Ink's
+ * raw-mode input; without a terminal on stdin, Ctrl-C still arrives as SIGINT: unmount (the terminal is restored) and
+ * return, so `status --watch; next-command` goes on.
+ */
+export async function runInk(app: ReactElement, ended?: Promise<void>): Promise<void> {
+  const instance = render(app, { exitOnCtrlC: false, patchConsole: false, interactive: true });
   const interrupt = () => instance.unmount();
   process.once('SIGINT', interrupt);
   void ended?.then(() => instance.unmount());
   await instance.waitUntilExit();
   process.off('SIGINT', interrupt);
-  return result;
 }
