@@ -15,6 +15,7 @@ import {
   overviewOrder,
   openFrame,
 } from './overview-frame.ts';
+import { useTerminalSize } from './use-terminal-size.ts';
 
 /** A workload the overview follows, as its feed names it. */
 export interface OverviewRowRef {
@@ -91,12 +92,7 @@ export function OverviewApp({
   const [podMode, setPodMode] = useState<Mode>('table');
   const [pod, setPod] = useState<string | undefined>(undefined);
   const [ended, setEnded] = useState(false);
-  const [size, setSize] = useState({ width: process.stdout.columns || 100, height: process.stdout.rows || 40 });
-  useEffect(() => {
-    const resize = () => setSize({ width: process.stdout.columns || 100, height: process.stdout.rows || 40 });
-    process.stdout.on('resize', resize);
-    return () => void process.stdout.off('resize', resize);
-  }, []);
+  const size = useTerminalSize();
   useEffect(() => {
     let timer: NodeJS.Timeout | undefined;
     // a burst of updates (many rows recompute after one event) draws once; the clock moves the ROLLING column

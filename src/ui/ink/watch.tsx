@@ -5,6 +5,7 @@ import type { RolloutReport } from '../../model/rollout/report.ts';
 import { selectablePods, type Mode } from '../live-frame.ts';
 import { LiveView } from './LiveView.tsx';
 import { useRollout, type RolloutSubscription } from './use-rollout.ts';
+import { useTerminalSize } from './use-terminal-size.ts';
 
 export interface WatchResult {
   result: 'done' | 'interrupted';
@@ -30,12 +31,7 @@ function App({
   });
   const [mode, setMode] = useState<Mode>('table');
   const [selected, setSelected] = useState<string | undefined>(undefined);
-  const [size, setSize] = useState({ width: process.stdout.columns || 100, height: process.stdout.rows || 40 });
-  useEffect(() => {
-    const resize = () => setSize({ width: process.stdout.columns || 100, height: process.stdout.rows || 40 });
-    process.stdout.on('resize', resize);
-    return () => void process.stdout.off('resize', resize);
-  }, []);
+  const size = useTerminalSize();
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the rollout is done; later updates must not end it again
   useEffect(() => {
     if (!update?.done) return;
